@@ -1,0 +1,2 @@
+import HeadlessTable
+print("hi")

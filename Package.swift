@@ -1,0 +1,49 @@
+// swift-tools-version: 6.0
+//
+// HeadlessTable — the data side of a table view, without the view.
+// Foundation only: this package declares no package dependency.
+
+import PackageDescription
+
+let package = Package(
+    name: "HeadlessTable",
+    products: [
+        .library(name: "HeadlessTable", targets: ["HeadlessTable"]),
+        .library(name: "TableDiff", targets: ["TableDiff"]),
+        .library(name: "FetchedResults", targets: ["FetchedResults"]),
+        .library(name: "TableSnapshotTesting", targets: ["TableSnapshotTesting"]),
+        .executable(name: "headless-table", targets: ["headless-table"]),
+        .executable(name: "table-benchmarks", targets: ["table-benchmarks"]),
+        .executable(name: "diff-basics", targets: ["DiffBasics"]),
+    ],
+    targets: [
+        // The diff: identities, the linear-time sectioned diff, staged changesets,
+        // and UIKit's batch-update rules on a plain value model. Standard library only.
+        .target(name: "TableDiff"),
+        // Records, the embedded store, fetch requests and the fetched results controller.
+        .target(name: "FetchedResults", dependencies: ["TableDiff"]),
+        // The table view, reuse, layout and rendering; re-exports the modules above.
+        .target(name: "HeadlessTable", dependencies: ["TableDiff", "FetchedResults"]),
+        // Text snapshots for XCTest and Swift Testing.
+        .target(name: "TableSnapshotTesting", dependencies: ["HeadlessTable"]),
+        // The command-line tool.
+        .executableTarget(name: "headless-table", dependencies: ["HeadlessTable"]),
+        // `swift run -c release table-benchmarks`
+        .executableTarget(
+            name: "table-benchmarks",
+            dependencies: ["HeadlessTable"],
+            path: "Benchmarks/TableBenchmarks"
+        ),
+        .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),
+
+        .testTarget(name: "TableDiffTests", dependencies: ["TableDiff", "TableSnapshotTesting"], exclude: ["__Snapshots__"]),
+        .testTarget(name: "FetchedResultsTests", dependencies: ["FetchedResults"]),
+        .testTarget(
+            name: "HeadlessTableCLITests",
+            dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting"],
+            exclude: ["__Snapshots__"]
+        ),
+        .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+// HeadlessTable: one import for the whole library.
+@_exported import FetchedResults
+@_exported import TableDiff

@@ -1,0 +1,92 @@
+/// Marks one longest strictly increasing subsequence of `values`.
+///
+/// Used to choose which rows (and sections) stay where they are: the rows of a
+/// longest increasing subsequence of new positions keep their relative order, and
+/// every other row is moved — so a changeset has as few moves as possible.
+///
+/// Patience sorting: each value is placed on the leftmost pile whose top is not
+/// smaller, found by binary search over the pile tops; a value larger than every
+/// top (an unchanged run) costs O(1). Ties are impossible: values are distinct.
+///
+/// - Parameters:
+///   - values: distinct integers.
+///   - keep: called with the offset (in `values`) of every member of the subsequence.
+/// - Complexity: O(*m* log *L*), where *m* is the number of values and *L* the
+///   length of the longest increasing subsequence; O(*m*) when the values are
+///   already increasing.
+func _longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>, keep: (Int) -> Void) {
+    let m = values.count
+    if m == 0 { return }
+    var increasing = true
+    for k in 1..<m where values[k - 1] >= values[k] {
+        increasing = false
+        break
+    }
+    if increasing {
+        for k in 0..<m { keep(k) }
+        return
+    }
+    var tails: [Int32] = []           // offsets of the pile tops
+    var previous = [Int32](repeating: -1, count: m)
+    tails.reserveCapacity(64)
+    previous.withUnsafeMutableBufferPointer { previous in
+        for k in 0..<m {
+            let v = values[k]
+            if let last = tails.last, values[Int(last)] >= v {
+                var low = 0, high = tails.count - 1
+                while low < high {
+                    let mid = (low + high) >> 1
+                    if values[Int(tails[mid])] < v { low = mid + 1 } else { high = mid }
+                }
+                previous[k] = low > 0 ? tails[low - 1] : -1
+                tails[low] = Int32(k)
+            } else {
+                previous[k] = tails.last ?? -1
+                tails.append(Int32(k))
+            }
+        }
+        var k = Int(tails[tails.count - 1])
+        while k >= 0 {
+            keep(k)
+            k = Int(previous[k])
+        }
+    }
+}
+
+/// The offsets of a longest strictly increasing subsequence of `values` that
+/// contains every value for which `isChanged` is true, or nil when those values
+/// are not themselves increasing.
+///
+/// A value can join the changed ones only if it lies, by offset and by value,
+/// between the changed values around it; any increasing run of such values,
+/// plus all the changed ones, is increasing. So this is the longest increasing
+/// subsequence of the compatible unchanged values, plus the changed values.
+///
+/// - Complexity: O(*m* log *m*), where *m* is the number of values.
+func _longestIncreasingKeeping(values: ArraySlice<Int32>, isChanged: (Int) -> Bool) -> [Int]? {
+    let m = values.count
+    let base = values.startIndex
+    var changed: [Int] = []
+    for k in 0..<m where isChanged(k) {
+        if let last = changed.last, values[base + last] >= values[base + k] { return nil }
+        changed.append(k)
+    }
+    // Bounds from the changed values around each offset.
+    var compatible: [Int32] = [], compatibleOffsets: [Int] = []
+    var next = 0   // index in `changed` of the first changed offset after k
+    for k in 0..<m {
+        if next < changed.count && changed[next] == k { next += 1; continue }
+        let low = next > 0 ? values[base + changed[next - 1]] : Int32.min
+        let high = next < changed.count ? values[base + changed[next]] : Int32.max
+        let v = values[base + k]
+        if low < v && v < high {
+            compatible.append(v)
+            compatibleOffsets.append(k)
+        }
+    }
+    var result = changed
+    compatible.withUnsafeBufferPointer { buffer in
+        _longestIncreasingSubsequence(buffer) { result.append(compatibleOffsets[$0]) }
+    }
+    return result
+}

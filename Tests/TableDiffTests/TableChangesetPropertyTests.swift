@@ -1,0 +1,73 @@
+import Testing
+import TableDiff
+
+/// Random pairs of tables: every changeset is replayed by the UIKit oracle.
+@Suite struct TableChangesetPropertyTests {
+    @Test(arguments: TableGenerator.Shape.allCases)
+    func randomPairsReplayUnderUIKitRules(shape: TableGenerator.Shape) {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed &+ UInt64(TableGenerator.Shape.allCases.firstIndex(of: shape)!))
+        let pairs = 2_000   // × 6 shapes: 12,000 pairs per run
+        var failures = 0
+        for _ in 0..<pairs {
+            let (old, new) = TableGenerator.pair(shape, &g)
+            let changeset = TableChangeset(from: old, to: new)
+            let problems = UIKitOracle.problems(of: changeset, from: old, to: new)
+            if !problems.isEmpty {
+                failures += 1
+                if failures <= 3 {
+                    Issue.record("""
+                        seed \(seed) (TABLE_TEST_SEED=\(seed) to replay), shape \(shape)
+                        old: \(describe(old))
+                        new: \(describe(new))
+                        \(changeset)
+                        \(problems.joined(separator: "\n"))
+                        """)
+                }
+            }
+        }
+        #expect(failures == 0, "seed \(seed): \(failures) of \(pairs) pairs failed")
+    }
+
+    /// In one section: moves are the fewest possible, and a changed row is kept in
+    /// place (one stage) unless that costs more than two extra moves (then it
+    /// moves and a second stage reloads it). Checked against brute force.
+    @Test func flatMovesAreFewestAndStagesFewestWithinCost() {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        for _ in 0..<3_000 {
+            let n = g.int(0...10)
+            let old = (0..<n).map { Item(id: $0) }
+            var new = Array(old.filter { _ in g.chance(0.85) }.shuffled(using: &g))
+            if g.chance(0.7) { new.sort { $0.id < $1.id } ; new.swapAt(g.int(0..<max(new.count, 1)) % max(new.count, 1), g.int(0..<max(new.count, 1)) % max(new.count, 1)) }
+            for k in new.indices where g.chance(0.25) { new[k].content = 1 }
+            if g.chance(0.3) { new.insert(Item(id: 100), at: g.int(0...new.count)) }
+            let changeset = TableChangeset(from: old, to: new)
+
+            let paired = new.filter { $0.id < 100 }
+            let positions = paired.map(\.id)               // old index of each paired row, in new order
+            let changed = paired.map { $0.content != 0 }
+            // Longest increasing run, and the longest one that keeps every changed row (O(n²)).
+            var best = [Int](repeating: 1, count: positions.count)
+            var bestKeeping = [Int?](repeating: nil, count: positions.count)
+            for k in positions.indices {
+                for l in 0..<k where positions[l] < positions[k] { best[k] = max(best[k], best[l] + 1) }
+                if !changed[..<k].contains(true) { bestKeeping[k] = 1 }
+                for l in 0..<k where positions[l] < positions[k] && !changed[(l + 1)..<k].contains(true) {
+                    if let b = bestKeeping[l] { bestKeeping[k] = max(bestKeeping[k] ?? 0, b + 1) }
+                }
+            }
+            let l1 = best.max() ?? 0
+            let ends = positions.indices.filter { !changed[($0 + 1)...].contains(true) }
+            let l2: Int? = positions.isEmpty ? 0 : ends.compactMap { bestKeeping[$0] }.max()
+            let oneStage = l2.map { l1 - $0 <= 2 } ?? false
+            let expectedMoves = positions.count - (oneStage ? l2! : l1)
+            let expectedStages = old == new ? 0 : (oneStage ? 1 : 2)
+
+            let moves = changeset.stages.reduce(0) { $0 + $1.update.movedRows.count }
+            #expect(moves == expectedMoves && changeset.stages.count == expectedStages,
+                    "seed \(seed): \(old) → \(new): \(moves) moves in \(changeset.stages.count) stages, expected \(expectedMoves) in \(expectedStages)")
+            #expect(UIKitOracle.problems(of: changeset, from: [TableSection(name: "", rows: old)], to: [TableSection(name: "", rows: new)]).isEmpty)
+        }
+    }
+}
