@@ -1,1 +1,5 @@
-// placeholder
+import Foundation
+import TableDiff
+
+/// A UUID is its own identity.
+extension UUID: TableDiffable {}

@@ -101,7 +101,7 @@ extension TableChangeset {
             identity: { $0.diffIdentifier },
             contentEqual: { $0.isContentEqual(to: $1) })
         let oldNames = old.map(\.name), newNames = new.map(\.name)
-        let sectionMatching = _matchIdentities(old: oldNames, new: newNames, identity: { $0 }, contentEqual: nil)
+        let sectionMatching = _matchIdentities(old: oldNames, new: newNames, identity: { $0 }, contentEqual: { _, _ in true })
         let planned = _planStages(
             oldRowCounts: old.map(\.rows.count), newRowCounts: new.map(\.rows.count),
             rows: rowMatching, sections: sectionMatching)

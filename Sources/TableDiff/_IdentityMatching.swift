@@ -5,12 +5,11 @@
 // and hands flat integer arrays to the planner (`_StagePlanner.swift`).
 //
 // Design (see `Guides/TableDiff.md` for the measurements behind it):
-// - Every identity is hashed exactly once.
+// - Every identity is hashed at most once.
 // - Old identities go into a compact open-addressing table: power-of-two
-//   capacity, linear probing, 8-byte slots holding 31 bits of the hash as a tag
-//   and the row's index. A probe compares tags before it reads any identity, so
-//   it touches one cache line of the table per lookup. Positions come from the
-//   tag, so the table can grow without re-hashing identities.
+//   capacity, linear probing, 4-byte slots holding the row's index and a tag of
+//   hash bits. A probe compares tags before it reads any identity, so it
+//   touches one cache line of the table per lookup.
 // - New rows are first compared with the old row after the last match (a
 //   cursor): long runs of unchanged rows match without touching the table.
 // - Duplicates are detected exactly (they are reported), and paired in order:
@@ -59,34 +58,77 @@ struct _BitSet: Sendable {
     }
 }
 
-/// The open-addressing table of identities.
+/// The table of old identities: open addressing with linear probing, 4-byte
+/// slots, sized once for the old elements (at most three quarters full).
 ///
-/// A slot is 0 when empty; otherwise bits 32…62 hold the tag (31 bits of the
-/// identity's hash), bit 63 marks an identity already reported as duplicated,
-/// bit 31 marks an element of the *new* side, and bits 0…30 hold the element's
-/// index plus one.
+/// A slot is 0 when empty; otherwise its low `indexBits` bits hold the element's
+/// index plus one, the bits above them up to bit 30 a tag (high bits of the hash,
+/// independent of the position, which comes from the low bits), and bit 31 marks
+/// an identity already reported as duplicated. A probe compares tags before it
+/// reads an identity.
 @usableFromInline
-struct _SlotTable {
+struct _OldTable {
+    @usableFromInline var slots: [UInt32]
+    @usableFromInline let mask: Int
+    @usableFromInline let indexMask: UInt32
+    @usableFromInline let tagMask: UInt32
+    @usableFromInline static let reportedBit: UInt32 = 1 << 31
+
+    @inlinable
+    init(count: Int) {
+        var capacity = 16
+        while capacity * 3 < count * 4 { capacity <<= 1 }
+        slots = [UInt32](repeating: 0, count: capacity)
+        mask = capacity - 1
+        var indexBits = 1
+        while (1 << indexBits) <= count + 1 { indexBits += 1 }
+        indexMask = UInt32((1 << indexBits) - 1)
+        tagMask = 0x7FFF_FFFF & ~indexMask
+    }
+}
+
+/// The table of new identities that are not among the old ones (to find
+/// duplicates among the new): 8-byte slots, growing as needed. A slot holds 31
+/// bits of the hash as a tag (which also gives the position, so that the table
+/// grows without re-hashing), a reported-duplicate bit, and the index plus one.
+@usableFromInline
+struct _NewTable {
     @usableFromInline var slots: [UInt64]
-    @usableFromInline var mask: Int
-    @usableFromInline var count: Int
+    @usableFromInline var count = 0
 
     @usableFromInline static let tagMask: UInt64 = 0x7FFF_FFFF_0000_0000
     @usableFromInline static let reportedBit: UInt64 = 1 << 63
-    @usableFromInline static let newSideBit: UInt64 = 1 << 31
-    @usableFromInline static let indexMask: UInt64 = 0x7FFF_FFFF
+    @usableFromInline static let indexMask: UInt64 = 0xFFFF_FFFF
 
+    /// A table for about `expectedCount` identities (it grows past them).
     @inlinable
     init(expectedCount: Int) {
-        var capacity = 16
-        while capacity < expectedCount * 2 { capacity <<= 1 }
+        var capacity = 64
+        while capacity * 3 < expectedCount * 4 { capacity <<= 1 }
         slots = [UInt64](repeating: 0, count: capacity)
-        mask = capacity - 1
-        count = 0
     }
 
     @inlinable
-    static func tag(_ hash: Int) -> UInt64 { UInt64(UInt32(truncatingIfNeeded: hash) & 0x7FFF_FFFF) }
+    static func tag(_ hash: UInt64) -> UInt64 { (hash >> 32) & 0x7FFF_FFFF }
+
+    /// Finds the new element with `tag` for which `isSame` holds, or adds
+    /// `index`; returns the slot found, or nil when added.
+    @inlinable
+    mutating func findOrAdd(tag: UInt64, index: Int, isSame: (Int) -> Bool) -> Int? {
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let mask = slots.count - 1
+        var p = Int(tag) & mask
+        while true {
+            let v = slots[p]
+            if v == 0 {
+                slots[p] = tag << 32 | UInt64(index + 1)
+                count += 1
+                return nil
+            }
+            if (v & Self.tagMask) >> 32 == tag && isSame(Int(v & Self.indexMask) - 1) { return p }
+            p = (p + 1) & mask
+        }
+    }
 
     /// Doubles the capacity; positions are recomputed from the stored tags.
     @inlinable
@@ -94,138 +136,182 @@ struct _SlotTable {
         let newCapacity = slots.count * 2
         var newSlots = [UInt64](repeating: 0, count: newCapacity)
         let newMask = newCapacity - 1
-        newSlots.withUnsafeMutableBufferPointer { target in
-            for v in slots where v != 0 {
-                var p = Int((v & Self.tagMask) >> 32) & newMask
-                while target[p] != 0 { p = (p + 1) & newMask }
-                target[p] = v
-            }
+        for v in slots where v != 0 {
+            var p = Int((v & Self.tagMask) >> 32) & newMask
+            while newSlots[p] != 0 { p = (p + 1) & newMask }
+            newSlots[p] = v
         }
         slots = newSlots
-        mask = newMask
     }
 }
 
 /// Pairs old and new elements by identity and compares the contents of pairs.
 ///
 /// - Complexity: O(*n* + *m*) expected, where *n* and *m* are the numbers of old
-///   and new elements; each identity is hashed once.
+///   and new elements; each old identity is hashed once, and a new one only when
+///   it does not continue a run of unchanged rows.
 @inlinable
 func _matchIdentities<Element, ID: Hashable>(
     old: [Element], new: [Element],
     identity: (Element) -> ID,
-    contentEqual: ((Element, Element) -> Bool)?
+    contentEqual: (Element, Element) -> Bool
 ) -> _Matching {
     let oldCount = old.count, newCount = new.count
     precondition(oldCount < Int(Int32.max) && newCount < Int(Int32.max), "HeadlessTable diffs at most 2^31 - 2 rows")
     var result = _Matching(oldCount: oldCount, newCount: newCount)
-    var table = _SlotTable(expectedCount: oldCount)
+    var table = _OldTable(count: oldCount)
+    let mask = table.mask, tagMask = table.tagMask, indexMask = table.indexMask
+    // New identities not among the old: at least the rows the new table has in
+    // excess, and usually a few percent more.
+    var newTable = _NewTable(expectedCount: max(newCount - oldCount, newCount / 16))
+    let batchSize = 64
+    let hashes = UnsafeMutablePointer<UInt64>.allocate(capacity: batchSize)
+    defer { hashes.deallocate() }
+    // For each new row of the lookahead batch: the slot of the old table holding
+    // its identity, or -1.
+    let found = UnsafeMutablePointer<Int>.allocate(capacity: batchSize)
+    defer { found.deallocate() }
 
     // Duplicate chains in the old elements, allocated on the first duplicate:
     // `next[i]` is the next occurrence after `i`; for a first occurrence `f`,
     // `tail[f]` is its last occurrence and `cursor[f]` the next one to pair.
     var next: [Int32] = [], tail: [Int32] = [], cursor: [Int32] = []
 
+    // 1. Every old identity into the table. A large table is filled region by
+    // region: rows are partitioned (stably) by the top bits of their position,
+    // so that each partition's inserts stay within a region of the table that
+    // fits in the cache, instead of missing it on every insert.
     old.withUnsafeBufferPointer { old in
-        for i in 0..<oldCount {
-            let id = identity(old[i])
-            let tag = _SlotTable.tag(id.hashValue)
-            var p = Int(tag) & table.mask
-            while true {
-                let v = table.slots[p]
-                if v == 0 {
-                    table.slots[p] = tag << 32 | UInt64(i + 1)
-                    table.count += 1
-                    break
-                }
-                if (v & _SlotTable.tagMask) >> 32 == tag {
-                    let f = Int(v & _SlotTable.indexMask) - 1
-                    if identity(old[f]) == id {
-                        if next.isEmpty {
-                            next = [Int32](repeating: -1, count: oldCount)
-                            tail = [Int32](repeating: -1, count: oldCount)
-                            cursor = [Int32](repeating: -1, count: oldCount)
+        table.slots.withUnsafeMutableBufferPointer { slots in
+            var base = 0
+            while base < oldCount {
+                let end = min(base + batchSize, oldCount)
+                for i in base..<end { hashes[i - base] = UInt64(bitPattern: Int64(identity(old[i]).hashValue)) }
+                for i in base..<end {
+                    let hash = hashes[i - base]
+                    let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
+                    var p = Int(truncatingIfNeeded: hash) & mask
+                    while true {
+                        let v = slots[p]
+                        if v == 0 {
+                            slots[p] = tag | UInt32(i + 1)
+                            break
                         }
-                        if tail[f] < 0 {
-                            tail[f] = Int32(f)
-                            cursor[f] = Int32(f)
+                        if v & tagMask == tag {
+                            let f = Int(v & indexMask) - 1
+                            if identity(old[f]) == identity(old[i]) {
+                                if next.isEmpty {
+                                    next = [Int32](repeating: -1, count: oldCount)
+                                    tail = [Int32](repeating: -1, count: oldCount)
+                                    cursor = [Int32](repeating: -1, count: oldCount)
+                                }
+                                if tail[f] < 0 {
+                                    tail[f] = Int32(f)
+                                    cursor[f] = Int32(f)
+                                }
+                                next[Int(tail[f])] = Int32(i)
+                                tail[f] = Int32(i)
+                                if v & _OldTable.reportedBit == 0 {
+                                    slots[p] = v | _OldTable.reportedBit
+                                    result.duplicates.append(Int32(f))
+                                }
+                                break
+                            }
                         }
-                        next[Int(tail[f])] = Int32(i)
-                        tail[f] = Int32(i)
-                        if v & _SlotTable.reportedBit == 0 {
-                            table.slots[p] = v | _SlotTable.reportedBit
-                            result.duplicates.append(Int32(f))
-                        }
-                        break
+                        p = (p + 1) & mask
                     }
                 }
-                p = (p + 1) & table.mask
+                base = end
             }
-            if table.count * 2 > table.slots.count { table.grow() }
         }
     }
     let oldHasDuplicates = !next.isEmpty
 
+    // 2. Every new element: first against the old element after the last pair
+    // (runs of unchanged rows pair here, unhashed), else through the table. A
+    // row that needs the table is usually followed by more (a block of inserted
+    // or shuffled rows), so hashes are computed a batch ahead, and the probes
+    // too run in a short loop whose misses overlap.
+    var changed = result.changed
+    var hasChanges = false
+    var nextOld = 0   // the old element after the last pair
+    var lookahead = 0..<0   // the new rows whose hashes are in `hashes`
     old.withUnsafeBufferPointer { old in
         new.withUnsafeBufferPointer { new in
-            var nextOld = 0   // the old element after the last pair: runs match here without the table
-            for j in 0..<newCount {
-                let id = identity(new[j])
-                var partner = -1
-                if !oldHasDuplicates, nextOld < oldCount, result.oldToNew[nextOld] < 0, identity(old[nextOld]) == id {
-                    partner = nextOld
-                } else {
-                    let tag = _SlotTable.tag(id.hashValue)
-                    var p = Int(tag) & table.mask
-                    probing: while true {
-                        let v = table.slots[p]
-                        if v == 0 {
-                            // Not in the old table: remember it, to find duplicates among the new.
-                            table.slots[p] = tag << 32 | _SlotTable.newSideBit | UInt64(j + 1)
-                            table.count += 1
-                            if table.count * 2 > table.slots.count { table.grow() }
-                            break probing
-                        }
-                        if (v & _SlotTable.tagMask) >> 32 == tag {
-                            let k = Int(v & _SlotTable.indexMask) - 1
-                            if v & _SlotTable.newSideBit == 0 {
-                                if identity(old[k]) == id {
+            result.oldToNew.withUnsafeMutableBufferPointer { oldToNew in
+                result.newToOld.withUnsafeMutableBufferPointer { newToOld in
+                    table.slots.withUnsafeMutableBufferPointer { slots in
+                        for j in 0..<newCount {
+                            let id = identity(new[j])
+                            var partner = -1
+                            if !oldHasDuplicates, nextOld < oldCount, oldToNew[nextOld] < 0, identity(old[nextOld]) == id {
+                                partner = nextOld
+                            } else {
+                                if !lookahead.contains(j) {
+                                    // Hash and look up a batch of rows ahead: the lookups
+                                    // only read the old table, so they stay valid.
+                                    lookahead = j..<min(j + batchSize, newCount)
+                                    for k in lookahead { hashes[k - j] = UInt64(bitPattern: Int64(identity(new[k]).hashValue)) }
+                                    for k in lookahead {
+                                        let hash = hashes[k - j]
+                                        let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
+                                        var p = Int(truncatingIfNeeded: hash) & mask
+                                        found[k - j] = -1
+                                        while true {
+                                            let v = slots[p]
+                                            if v == 0 { break }
+                                            if v & tagMask == tag && identity(old[Int(v & indexMask) - 1]) == identity(new[k]) {
+                                                found[k - j] = p
+                                                break
+                                            }
+                                            p = (p + 1) & mask
+                                        }
+                                    }
+                                }
+                                let p = found[j - lookahead.lowerBound]
+                                if p >= 0 {
+                                    let v = slots[p]
+                                    let k = Int(v & indexMask) - 1
                                     if oldHasDuplicates, tail[k] >= 0 {
                                         partner = Int(cursor[k])
                                         if partner >= 0 { cursor[k] = next[partner] }
-                                    } else if result.oldToNew[k] < 0 {
+                                    } else if oldToNew[k] < 0 {
                                         partner = k
                                     }
-                                    if partner < 0, v & _SlotTable.reportedBit == 0 {
+                                    if partner < 0, v & _OldTable.reportedBit == 0 {
                                         // More occurrences in the new table than in the old.
-                                        table.slots[p] = v | _SlotTable.reportedBit
+                                        slots[p] = v | _OldTable.reportedBit
                                         result.duplicates.append(Int32(k))
                                     }
-                                    break probing
+                                } else {
+                                    // Not an old identity: a duplicate if another new row has it.
+                                    let hash = hashes[j - lookahead.lowerBound]
+                                    if let slot = newTable.findOrAdd(tag: _NewTable.tag(hash), index: j, isSame: { identity(new[$0]) == id }) {
+                                        let v = newTable.slots[slot]
+                                        if v & _NewTable.reportedBit == 0 {
+                                            newTable.slots[slot] = v | _NewTable.reportedBit
+                                            result.duplicates.append(Int32(-(Int(v & _NewTable.indexMask))))
+                                        }
+                                    }
                                 }
-                            } else if identity(new[k]) == id {
-                                if v & _SlotTable.reportedBit == 0 {
-                                    table.slots[p] = v | _SlotTable.reportedBit
-                                    result.duplicates.append(Int32(-(k + 1)))
+                            }
+                            if partner >= 0 {
+                                oldToNew[partner] = Int32(j)
+                                newToOld[j] = Int32(partner)
+                                nextOld = partner + 1
+                                if !contentEqual(old[partner], new[j]) {
+                                    changed[partner] = true
+                                    hasChanges = true
                                 }
-                                break probing
                             }
                         }
-                        p = (p + 1) & table.mask
-                    }
-                }
-                if partner >= 0 {
-                    result.oldToNew[partner] = Int32(j)
-                    result.newToOld[j] = Int32(partner)
-                    nextOld = partner + 1
-                    if let contentEqual, !contentEqual(old[partner], new[j]) {
-                        result.changed[partner] = true
-                        result.hasChanges = true
                     }
                 }
             }
         }
     }
+    result.changed = changed
+    result.hasChanges = hasChanges
     // Old duplicates first, each side in order of position.
     result.duplicates.sort { a, b in
         (a >= 0) != (b >= 0) ? a >= 0 : (a >= 0 ? a < b : a > b)

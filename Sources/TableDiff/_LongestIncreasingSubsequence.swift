@@ -6,51 +6,55 @@
 ///
 /// Patience sorting: each value is placed on the leftmost pile whose top is not
 /// smaller, found by binary search over the pile tops; a value larger than every
-/// top (an unchanged run) costs O(1). Ties are impossible: values are distinct.
+/// top (as in a run of unchanged rows) costs O(1). Ties are impossible: values
+/// are distinct.
 ///
 /// - Parameters:
-///   - values: distinct integers.
-///   - keep: called with the offset (in `values`) of every member of the subsequence.
+///   - count: the number of offsets; offsets for which `value` returns nil are
+///     not part of the sequence.
+///   - value: the value at an offset, or nil to skip it.
+///   - keep: called with every offset of the subsequence, last first.
 /// - Complexity: O(*m* log *L*), where *m* is the number of values and *L* the
 ///   length of the longest increasing subsequence; O(*m*) when the values are
 ///   already increasing.
-func _longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>, keep: (Int) -> Void) {
-    let m = values.count
-    if m == 0 { return }
-    var increasing = true
-    for k in 1..<m where values[k - 1] >= values[k] {
-        increasing = false
-        break
-    }
-    if increasing {
-        for k in 0..<m { keep(k) }
-        return
-    }
-    var tails: [Int32] = []           // offsets of the pile tops
-    var previous = [Int32](repeating: -1, count: m)
-    tails.reserveCapacity(64)
-    previous.withUnsafeMutableBufferPointer { previous in
-        for k in 0..<m {
-            let v = values[k]
-            if let last = tails.last, values[Int(last)] >= v {
-                var low = 0, high = tails.count - 1
-                while low < high {
-                    let mid = (low + high) >> 1
-                    if values[Int(tails[mid])] < v { low = mid + 1 } else { high = mid }
-                }
-                previous[k] = low > 0 ? tails[low - 1] : -1
-                tails[low] = Int32(k)
-            } else {
-                previous[k] = tails.last ?? -1
-                tails.append(Int32(k))
+@inline(__always)
+func _longestIncreasingSubsequence(
+    count: Int, previous: UnsafeMutablePointer<Int32>, tails: inout [Int32],
+    value: (Int) -> Int32?, keep: (Int) -> Void
+) {
+    tails.removeAll(keepingCapacity: true)
+    var lastValue = Int32.min
+    for k in 0..<count {
+        guard let v = value(k) else { continue }
+        if tails.isEmpty || lastValue < v {
+            previous[k] = tails.last ?? -1
+            tails.append(Int32(k))
+            lastValue = v
+        } else {
+            // The leftmost pile whose top is not smaller than v.
+            var low = 0, high = tails.count - 1
+            while low < high {
+                let mid = (low + high) >> 1
+                if value(Int(tails[mid]))! < v { low = mid + 1 } else { high = mid }
             }
-        }
-        var k = Int(tails[tails.count - 1])
-        while k >= 0 {
-            keep(k)
-            k = Int(previous[k])
+            previous[k] = low > 0 ? tails[low - 1] : -1
+            tails[low] = Int32(k)
+            if low == tails.count - 1 { lastValue = v }
         }
     }
+    var k = Int(tails.last ?? -1)
+    while k >= 0 {
+        keep(k)
+        k = Int(previous[k])
+    }
+}
+
+/// Marks one longest strictly increasing subsequence of `values` (see above).
+func _longestIncreasingSubsequence(_ values: UnsafeBufferPointer<Int32>, keep: (Int) -> Void) {
+    let previous = UnsafeMutablePointer<Int32>.allocate(capacity: max(values.count, 1))
+    defer { previous.deallocate() }
+    var tails: [Int32] = []
+    _longestIncreasingSubsequence(count: values.count, previous: previous, tails: &tails, value: { values[$0] }, keep: keep)
 }
 
 /// The offsets of a longest strictly increasing subsequence of `values` that

@@ -309,38 +309,35 @@ func _buildTransition(
 
     // Rows: per A section, the paired rows that stay in the same section are
     // candidates to stay; a longest increasing run of their B positions stays.
-    var candidates: [Int32] = [], candidateRows: [Int32] = []
-    var candidateStarts: [Int] = [0]   // per A section, into the candidate arrays
-    var changedMovesAcross = false
-    for s in 0..<aSections {
-        let t = sectionAToB[s]
-        let start = Int(aStarts[s]), end = Int(aStarts[s + 1])
-        if t < 0 {
-            assert((start..<end).allSatisfy { rowAToB[$0] < 0 }, "a row leaves a deleted section")
-        } else {
-            for i in start..<end {
-                let j = rowAToB[i]
-                if j < 0 { continue }
-                if bSections == 1 || bRowSection[Int(j)] == t {
-                    candidates.append(j)
-                    candidateRows.append(Int32(i))
-                } else if changedA?[i] ?? false {
-                    changedMovesAcross = true
-                }
-            }
-        }
-        candidateStarts.append(candidates.count)
-    }
     var stays = _BitSet(count: rowAToB.count)
     var sectionsMovingChanged: [Int] = []
-    candidates.withUnsafeBufferPointer { values in
-        for s in 0..<aSections where candidateStarts[s] < candidateStarts[s + 1] {
-            let range = candidateStarts[s]..<candidateStarts[s + 1]
-            _longestIncreasingSubsequence(UnsafeBufferPointer(rebasing: values[range])) {
-                stays[Int(candidateRows[range.lowerBound + $0])] = true
-            }
-            if let changedA, range.contains(where: { changedA[Int(candidateRows[$0])] && !stays[Int(candidateRows[$0])] }) {
-                sectionsMovingChanged.append(s)
+    var changedMovesAcross = false
+    let previous = UnsafeMutablePointer<Int32>.allocate(capacity: max(rowAToB.count, 1))
+    defer { previous.deallocate() }
+    var tails: [Int32] = []
+    rowAToB.withUnsafeBufferPointer { rowAToB in
+        bRowSection.withUnsafeBufferPointer { bRowSection in
+            for s in 0..<aSections {
+                let t = sectionAToB[s]
+                let start = Int(aStarts[s]), end = Int(aStarts[s + 1])
+                if t < 0 {
+                    assert((start..<end).allSatisfy { rowAToB[$0] < 0 }, "a row leaves a deleted section")
+                    continue
+                }
+                // The B position of a paired row staying in section t, else nil.
+                func candidate(_ i: Int) -> Int32? {
+                    let j = rowAToB[i]
+                    return j >= 0 && (bSections == 1 || bRowSection[Int(j)] == t) ? j : nil
+                }
+                _longestIncreasingSubsequence(
+                    count: end - start, previous: previous + start, tails: &tails,
+                    value: { candidate(start + $0) }, keep: { stays[start + $0] = true })
+                guard let changedA else { continue }
+                var movingChanged = false
+                for i in start..<end where changedA[i] && !stays[i] && rowAToB[i] >= 0 {
+                    if candidate(i) == nil { changedMovesAcross = true } else { movingChanged = true }
+                }
+                if movingChanged { sectionsMovingChanged.append(s) }
             }
         }
     }
@@ -349,24 +346,26 @@ func _buildTransition(
     // is not already there, and keeping the changed rows in place instead costs
     // at most `_stageCostInMoves` more moves, keep them in place.
     if let changedA, !refreshIsFree, !changedMovesAcross, !sectionsMovingChanged.isEmpty {
-        var alternative: [(section: Int, stays: [Int])] = []
+        var alternative: [(rows: [Int], stays: [Int])] = []
         var extraMoves = 0
         for s in sectionsMovingChanged {
-            let range = candidateStarts[s]..<candidateStarts[s + 1]
-            guard let kept = _longestIncreasingKeeping(
-                values: candidates[range], isChanged: { changedA[Int(candidateRows[range.lowerBound + $0])] })
-            else {
+            let t = sectionAToB[s]
+            let rows = (Int(aStarts[s])..<Int(aStarts[s + 1])).filter { i in
+                let j = rowAToB[i]
+                return j >= 0 && (bSections == 1 || bRowSection[Int(j)] == t)
+            }
+            let values = rows.map { rowAToB[$0] }
+            guard let kept = _longestIncreasingKeeping(values: values[...], isChanged: { changedA[rows[$0]] }) else {
                 extraMoves = Int.max   // the changed rows are out of order: one must move
                 break
             }
-            let current = range.filter { stays[Int(candidateRows[$0])] }.count
-            extraMoves += current - kept.count
-            alternative.append((s, kept.map { range.lowerBound + $0 }))
+            extraMoves += rows.filter { stays[$0] }.count - kept.count
+            alternative.append((rows, kept.map { rows[$0] }))
         }
         if extraMoves <= _stageCostInMoves {
-            for (s, kept) in alternative {
-                for k in candidateStarts[s]..<candidateStarts[s + 1] { stays[Int(candidateRows[k])] = false }
-                for k in kept { stays[Int(candidateRows[k])] = true }
+            for (rows, kept) in alternative {
+                for i in rows { stays[i] = false }
+                for i in kept { stays[i] = true }
             }
         }
     }

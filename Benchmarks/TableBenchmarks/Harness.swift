@@ -1,0 +1,186 @@
+import Foundation
+
+// A small benchmark harness in the manner of ordo-one/package-benchmark and
+// google/swift-benchmark, Foundation only: warm-up, timed samples with
+// ContinuousClock, percentiles, CPU time and peak resident memory from
+// getrusage, and every timing next to baselines measured in the same run.
+// Each workload runs in its own child process, so that its peak memory is its own.
+
+/// Keeps a value alive so the optimizer cannot remove the work that made it.
+@inline(never) @_optimize(none)
+func blackHole<T>(_ value: T) {}
+
+/// A benchmark: a workload and the baselines it is compared with.
+struct Workload {
+    /// `group/name`, e.g. `diff/flat-100k-uuid`.
+    var name: String
+    /// What is measured, for people.
+    var summary: String
+    /// The ratios this workload must stay under.
+    var targets: [Target] = []
+    /// Builds the inputs (not timed) and returns what to time.
+    var prepare: () -> Prepared
+}
+
+struct Target: Codable {
+    /// A baseline of the same workload (`hashFloor`), or another workload (`diff/flat-1M-uuid`).
+    var against: String
+    var atMost: Double
+}
+
+struct Prepared {
+    var subject: () -> Void
+    var baselines: [Baseline] = []
+    /// Domain counters (stages, changes, cells created, …), computed once.
+    var counters: [String: Int] = [:]
+    /// How many samples at most; lower for slow workloads.
+    var maxSamples = 25
+}
+
+struct Baseline {
+    var name: String
+    /// nil when the baseline is skipped (e.g. it would not finish within a minute).
+    var run: (() -> Void)?
+    var skipped: String? = nil
+    var maxSamples = 25
+}
+
+/// Percentiles of a set of timings, in nanoseconds.
+struct Percentiles: Codable {
+    var p0: Double, p25: Double, p50: Double, p75: Double, p90: Double, p99: Double, p100: Double
+    var samples: Int
+
+    init(_ values: [Double]) {
+        let sorted = values.sorted()
+        func at(_ q: Double) -> Double {
+            sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded()))]
+        }
+        p0 = at(0); p25 = at(0.25); p50 = at(0.5); p75 = at(0.75); p90 = at(0.9); p99 = at(0.99); p100 = at(1)
+        samples = sorted.count
+    }
+}
+
+struct Result: Codable {
+    var name: String
+    var summary: String
+    /// The first run, before any warm-up: what a one-off call costs, page faults included.
+    var coldRun: Double
+    var wallClock: Percentiles
+    var cpuUser: Double          // ns per sample
+    var cpuSystem: Double        // ns per sample
+    var peakMemoryResident: Int  // bytes, whole child process
+    var peakMemoryResidentDelta: Int   // bytes, over the memory after the inputs were built
+    var baselines: [String: Percentiles]
+    var skippedBaselines: [String: String]
+    var counters: [String: Int]
+    var targets: [Target]
+}
+
+struct Usage {
+    var user: Double, system: Double, maxResident: Int
+
+    static func now() -> Usage {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func ns(_ t: timeval) -> Double { Double(t.tv_sec) * 1e9 + Double(t.tv_usec) * 1e3 }
+        // On Linux ru_maxrss is in KiB.
+        return Usage(user: ns(usage.ru_utime), system: ns(usage.ru_stime), maxResident: Int(usage.ru_maxrss) * 1024)
+    }
+}
+
+/// Keeps glibc's heap from being trimmed and re-grown between samples, as it is
+/// in a long-running program; otherwise the kernel's page zeroing for the
+/// megabytes a large diff allocates lands in some samples and not others.
+/// The cost of a cold call is reported separately (`coldRun`).
+func keepHeapWarm() {
+    #if os(Linux)
+    // glibc's mallopt (not exported by the Glibc module): M_TRIM_THRESHOLD is -1,
+    // M_MMAP_THRESHOLD -3; 32 MiB is the largest mmap threshold glibc accepts.
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+    let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+    _ = mallopt(-1, Int32.max)
+    _ = mallopt(-3, 32 << 20)
+    #endif
+}
+
+/// Times `body`: one warm-up run (kept as the sample when a run takes over a
+/// second), then samples until at least 5 samples and 1 s, or `maxSamples`, or 20 s.
+func measure(maxSamples: Int, first: inout Double, _ body: () -> Void) -> [Double] {
+    let clock = ContinuousClock()
+    let firstRun = clock.measure(body)
+    first = firstRun.nanoseconds
+    var samples: [Double] = []
+    if firstRun > .seconds(1) { samples.append(firstRun.nanoseconds) }
+    let start = clock.now
+    while samples.count < maxSamples {
+        samples.append(clock.measure(body).nanoseconds)
+        let elapsed = clock.now - start
+        if (samples.count >= 5 && elapsed > .seconds(1)) || elapsed > .seconds(20) { break }
+    }
+    return samples
+}
+
+extension Duration {
+    var nanoseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+    }
+}
+
+/// Runs one workload in this process and returns its result.
+func runWorkload(_ workload: Workload) -> Result {
+    keepHeapWarm()
+    let prepared = workload.prepare()
+    let afterSetup = Usage.now()
+    let before = Usage.now()
+    var cold = 0.0
+    let times = measure(maxSamples: prepared.maxSamples, first: &cold, prepared.subject)
+    let after = Usage.now()
+    var baselines: [String: Percentiles] = [:]
+    var skipped: [String: String] = [:]
+    for baseline in prepared.baselines {
+        if let run = baseline.run {
+            var ignored = 0.0
+            baselines[baseline.name] = Percentiles(measure(maxSamples: baseline.maxSamples, first: &ignored, run))
+        } else {
+            skipped[baseline.name] = baseline.skipped ?? "skipped"
+        }
+    }
+    let runs = Double(max(times.count, 1)) + (times.first.map { $0 > 1e9 } == true ? 0 : 1)
+    return Result(
+        name: workload.name, summary: workload.summary,
+        coldRun: cold,
+        wallClock: Percentiles(times),
+        cpuUser: (after.user - before.user) / runs, cpuSystem: (after.system - before.system) / runs,
+        peakMemoryResident: after.maxResident,
+        peakMemoryResidentDelta: max(0, after.maxResident - afterSetup.maxResident),
+        baselines: baselines, skippedBaselines: skipped, counters: prepared.counters, targets: workload.targets)
+}
+
+/// A seeded generator (SplitMix64): the same inputs in every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A UUID drawn from a seeded generator.
+func seededUUID(_ g: inout SplitMix64) -> UUID {
+    let a = g.next(), b = g.next()
+    return UUID(uuid: (
+        UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16), UInt8(truncatingIfNeeded: a >> 24),
+        UInt8(truncatingIfNeeded: a >> 32), UInt8(truncatingIfNeeded: a >> 40), UInt8(truncatingIfNeeded: a >> 48) & 0x0F | 0x40, UInt8(truncatingIfNeeded: a >> 56),
+        UInt8(truncatingIfNeeded: b) & 0x3F | 0x80, UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b >> 16), UInt8(truncatingIfNeeded: b >> 24),
+        UInt8(truncatingIfNeeded: b >> 32), UInt8(truncatingIfNeeded: b >> 40), UInt8(truncatingIfNeeded: b >> 48), UInt8(truncatingIfNeeded: b >> 56)))
+}
