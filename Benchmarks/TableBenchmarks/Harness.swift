@@ -108,21 +108,33 @@ func keepHeapWarm() {
     #endif
 }
 
-/// Times `body`: one warm-up run (kept as the sample when a run takes over a
-/// second), then samples until at least 5 samples and 1 s, or `maxSamples`, or 20 s.
-func measure(maxSamples: Int, first: inout Double, _ body: () -> Void) -> [Double] {
+/// Times the subject and its baselines in interleaved rounds — subject, then
+/// each baseline, then again — so that a slow spell of a shared machine falls
+/// on all of them alike. Every body runs once untimed first (its time is kept
+/// as the cold run; and as a sample when it took over a second). Rounds go on
+/// until at least 5 samples and 1 s, or 20 s; each body stops at its own
+/// sample limit.
+func measureInterleaved(_ bodies: [(maxSamples: Int, run: () -> Void)]) -> (samples: [[Double]], cold: [Double]) {
     let clock = ContinuousClock()
-    let firstRun = clock.measure(body)
-    first = firstRun.nanoseconds
-    var samples: [Double] = []
-    if firstRun > .seconds(1) { samples.append(firstRun.nanoseconds) }
-    let start = clock.now
-    while samples.count < maxSamples {
-        samples.append(clock.measure(body).nanoseconds)
-        let elapsed = clock.now - start
-        if (samples.count >= 5 && elapsed > .seconds(1)) || elapsed > .seconds(20) { break }
+    var samples = [[Double]](repeating: [], count: bodies.count)
+    var cold: [Double] = []
+    for (k, body) in bodies.enumerated() {
+        let first = clock.measure(body.run)
+        cold.append(first.nanoseconds)
+        if first > .seconds(1) { samples[k].append(first.nanoseconds) }
     }
-    return samples
+    let start = clock.now
+    while true {
+        var ran = false
+        for (k, body) in bodies.enumerated() where samples[k].count < body.maxSamples {
+            samples[k].append(clock.measure(body.run).nanoseconds)
+            ran = true
+        }
+        let elapsed = clock.now - start
+        let enough = samples.enumerated().allSatisfy { k, s in s.count >= min(5, bodies[k].maxSamples) }
+        if !ran || (enough && elapsed > .seconds(1)) || elapsed > .seconds(20) { break }
+    }
+    return (samples, cold)
 }
 
 extension Duration {
@@ -137,25 +149,21 @@ func runWorkload(_ workload: Workload) -> Result {
     keepHeapWarm()
     let prepared = workload.prepare()
     let afterSetup = Usage.now()
+    let measured = prepared.baselines.filter { $0.run != nil }
     let before = Usage.now()
-    var cold = 0.0
-    let times = measure(maxSamples: prepared.maxSamples, first: &cold, prepared.subject)
+    let (samples, cold) = measureInterleaved(
+        [(prepared.maxSamples, prepared.subject)] + measured.map { ($0.maxSamples, $0.run!) })
     let after = Usage.now()
     var baselines: [String: Percentiles] = [:]
+    for (k, baseline) in measured.enumerated() { baselines[baseline.name] = Percentiles(samples[k + 1]) }
     var skipped: [String: String] = [:]
-    for baseline in prepared.baselines {
-        if let run = baseline.run {
-            var ignored = 0.0
-            baselines[baseline.name] = Percentiles(measure(maxSamples: baseline.maxSamples, first: &ignored, run))
-        } else {
-            skipped[baseline.name] = baseline.skipped ?? "skipped"
-        }
-    }
-    let runs = Double(max(times.count, 1)) + (times.first.map { $0 > 1e9 } == true ? 0 : 1)
+    for baseline in prepared.baselines where baseline.run == nil { skipped[baseline.name] = baseline.skipped ?? "skipped" }
+    // CPU time is for the whole measurement (subject and baselines), per subject sample.
+    let runs = Double(max(samples[0].count, 1))
     return Result(
         name: workload.name, summary: workload.summary,
-        coldRun: cold,
-        wallClock: Percentiles(times),
+        coldRun: cold[0],
+        wallClock: Percentiles(samples[0]),
         cpuUser: (after.user - before.user) / runs, cpuSystem: (after.system - before.system) / runs,
         peakMemoryResident: after.maxResident,
         peakMemoryResidentDelta: max(0, after.maxResident - afterSetup.maxResident),

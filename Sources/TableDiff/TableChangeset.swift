@@ -96,12 +96,9 @@ extension TableChangeset {
     public init(from old: [TableSection<Row>], to new: [TableSection<Row>]) {
         let oldRows = old.count == 1 ? old[0].rows : old.flatMap(\.rows)
         let newRows = new.count == 1 ? new[0].rows : new.flatMap(\.rows)
-        let rowMatching = _matchIdentities(
-            old: oldRows, new: newRows,
-            identity: { $0.diffIdentifier },
-            contentEqual: { $0.isContentEqual(to: $1) })
+        let rowMatching = _matchIdentities(old: oldRows, new: newRows)
         let oldNames = old.map(\.name), newNames = new.map(\.name)
-        let sectionMatching = _matchIdentities(old: oldNames, new: newNames, identity: { $0 }, contentEqual: { _, _ in true })
+        let sectionMatching = _matchIdentities(old: oldNames, new: newNames)
         let planned = _planStages(
             oldRowCounts: old.map(\.rows.count), newRowCounts: new.map(\.rows.count),
             rows: rowMatching, sections: sectionMatching)

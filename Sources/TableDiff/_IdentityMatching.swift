@@ -151,11 +151,7 @@ struct _NewTable {
 ///   and new elements; each old identity is hashed once, and a new one only when
 ///   it does not continue a run of unchanged rows.
 @inlinable
-func _matchIdentities<Element, ID: Hashable>(
-    old: [Element], new: [Element],
-    identity: (Element) -> ID,
-    contentEqual: (Element, Element) -> Bool
-) -> _Matching {
+func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
     let oldCount = old.count, newCount = new.count
     precondition(oldCount < Int(Int32.max) && newCount < Int(Int32.max), "HeadlessTable diffs at most 2^31 - 2 rows")
     var result = _Matching(oldCount: oldCount, newCount: newCount)
@@ -186,7 +182,7 @@ func _matchIdentities<Element, ID: Hashable>(
             var base = 0
             while base < oldCount {
                 let end = min(base + batchSize, oldCount)
-                for i in base..<end { hashes[i - base] = UInt64(bitPattern: Int64(identity(old[i]).hashValue)) }
+                for i in base..<end { hashes[i - base] = UInt64(bitPattern: Int64(old[i].diffIdentifier.hashValue)) }
                 for i in base..<end {
                     let hash = hashes[i - base]
                     let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
@@ -199,7 +195,7 @@ func _matchIdentities<Element, ID: Hashable>(
                         }
                         if v & tagMask == tag {
                             let f = Int(v & indexMask) - 1
-                            if identity(old[f]) == identity(old[i]) {
+                            if old[f].diffIdentifier == old[i].diffIdentifier {
                                 if next.isEmpty {
                                     next = [Int32](repeating: -1, count: oldCount)
                                     tail = [Int32](repeating: -1, count: oldCount)
@@ -229,29 +225,33 @@ func _matchIdentities<Element, ID: Hashable>(
 
     // 2. Every new element: first against the old element after the last pair
     // (runs of unchanged rows pair here, unhashed), else through the table. A
-    // row that needs the table is usually followed by more (a block of inserted
-    // or shuffled rows), so hashes are computed a batch ahead, and the probes
-    // too run in a short loop whose misses overlap.
+    // row that needs the table is often followed by more (a block of inserted
+    // or shuffled rows), so while rows keep needing it, hashes are computed a
+    // growing batch ahead (1, 2, 4, … 64 rows), and the probes too run in a
+    // short loop whose misses overlap.
     var changed = result.changed
     var hasChanges = false
     var nextOld = 0   // the old element after the last pair
     var lookahead = 0..<0   // the new rows whose hashes are in `hashes`
+    var window = 1          // rows hashed ahead: doubles while rows keep needing the table
     old.withUnsafeBufferPointer { old in
         new.withUnsafeBufferPointer { new in
             result.oldToNew.withUnsafeMutableBufferPointer { oldToNew in
                 result.newToOld.withUnsafeMutableBufferPointer { newToOld in
                     table.slots.withUnsafeMutableBufferPointer { slots in
                         for j in 0..<newCount {
-                            let id = identity(new[j])
+                            let id = new[j].diffIdentifier
                             var partner = -1
-                            if !oldHasDuplicates, nextOld < oldCount, oldToNew[nextOld] < 0, identity(old[nextOld]) == id {
+                            if !oldHasDuplicates, nextOld < oldCount, oldToNew[nextOld] < 0, old[nextOld].diffIdentifier == id {
                                 partner = nextOld
+                                window = 1
                             } else {
                                 if !lookahead.contains(j) {
                                     // Hash and look up a batch of rows ahead: the lookups
                                     // only read the old table, so they stay valid.
-                                    lookahead = j..<min(j + batchSize, newCount)
-                                    for k in lookahead { hashes[k - j] = UInt64(bitPattern: Int64(identity(new[k]).hashValue)) }
+                                    lookahead = j..<min(j + window, newCount)
+                                    window = min(window * 2, batchSize)
+                                    for k in lookahead { hashes[k - j] = UInt64(bitPattern: Int64(new[k].diffIdentifier.hashValue)) }
                                     for k in lookahead {
                                         let hash = hashes[k - j]
                                         let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
@@ -260,7 +260,7 @@ func _matchIdentities<Element, ID: Hashable>(
                                         while true {
                                             let v = slots[p]
                                             if v == 0 { break }
-                                            if v & tagMask == tag && identity(old[Int(v & indexMask) - 1]) == identity(new[k]) {
+                                            if v & tagMask == tag && old[Int(v & indexMask) - 1].diffIdentifier == new[k].diffIdentifier {
                                                 found[k - j] = p
                                                 break
                                             }
@@ -286,7 +286,7 @@ func _matchIdentities<Element, ID: Hashable>(
                                 } else {
                                     // Not an old identity: a duplicate if another new row has it.
                                     let hash = hashes[j - lookahead.lowerBound]
-                                    if let slot = newTable.findOrAdd(tag: _NewTable.tag(hash), index: j, isSame: { identity(new[$0]) == id }) {
+                                    if let slot = newTable.findOrAdd(tag: _NewTable.tag(hash), index: j, isSame: { new[$0].diffIdentifier == id }) {
                                         let v = newTable.slots[slot]
                                         if v & _NewTable.reportedBit == 0 {
                                             newTable.slots[slot] = v | _NewTable.reportedBit
@@ -299,7 +299,7 @@ func _matchIdentities<Element, ID: Hashable>(
                                 oldToNew[partner] = Int32(j)
                                 newToOld[j] = Int32(partner)
                                 nextOld = partner + 1
-                                if !contentEqual(old[partner], new[j]) {
+                                if !old[partner].isContentEqual(to: new[j]) {
                                     changed[partner] = true
                                     hasChanges = true
                                 }

@@ -94,3 +94,58 @@ func _longestIncreasingKeeping(values: ArraySlice<Int32>, isChanged: (Int) -> Bo
     }
     return result
 }
+
+/// A run of paired rows: consecutive A rows whose B positions are consecutive too.
+struct _Run {
+    /// The first A row (flat index).
+    var start: Int32
+    var length: Int32
+    /// The B position of the first row.
+    var first: Int32
+}
+
+/// The runs of a longest increasing subsequence of runs, weighted by length.
+///
+/// Any increasing subsequence that takes one row of a run can take the whole run
+/// (the run's positions are consecutive, so nothing else lies between them), so
+/// a longest increasing subsequence of rows is made of whole runs: the heaviest
+/// increasing sequence of runs. Runs have disjoint position ranges, so ordering
+/// them by first position orders them entirely; a Fenwick tree over that order
+/// gives the heaviest sequence ending before each run.
+///
+/// - Parameter keep: called with the index (in `runs`) of every run kept.
+/// - Complexity: O(*r* log *r*), where *r* is the number of runs.
+func _heaviestIncreasingRuns(_ runs: [_Run], keep: (Int) -> Void) {
+    let r = runs.count
+    if r == 0 { return }
+    // Rank of every run by first position.
+    let byFirst = (0..<r).sorted { runs[$0].first < runs[$1].first }
+    var rank = [Int32](repeating: 0, count: r)
+    for (position, k) in byFirst.enumerated() { rank[k] = Int32(position + 1) }
+    // Fenwick tree over ranks: the heaviest sequence (weight, last run) in a prefix.
+    var treeWeight = [Int](repeating: 0, count: r + 1)
+    var treeRun = [Int32](repeating: -1, count: r + 1)
+    var parent = [Int32](repeating: -1, count: r)
+    var best = (weight: 0, run: -1)
+    for k in 0..<r {
+        var weight = 0, run: Int32 = -1
+        var x = Int(rank[k]) - 1
+        while x > 0 {
+            if treeWeight[x] > weight { weight = treeWeight[x]; run = treeRun[x] }
+            x &= x - 1
+        }
+        parent[k] = run
+        let total = weight + Int(runs[k].length)
+        if total > best.weight { best = (total, k) }
+        x = Int(rank[k])
+        while x <= r {
+            if total > treeWeight[x] { treeWeight[x] = total; treeRun[x] = Int32(k) }
+            x += x & -x
+        }
+    }
+    var k = best.run
+    while k >= 0 {
+        keep(k)
+        k = Int(parent[k])
+    }
+}

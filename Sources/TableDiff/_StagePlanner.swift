@@ -315,6 +315,7 @@ func _buildTransition(
     let previous = UnsafeMutablePointer<Int32>.allocate(capacity: max(rowAToB.count, 1))
     defer { previous.deallocate() }
     var tails: [Int32] = []
+    var runs: [_Run] = []
     rowAToB.withUnsafeBufferPointer { rowAToB in
         bRowSection.withUnsafeBufferPointer { bRowSection in
             for s in 0..<aSections {
@@ -329,9 +330,30 @@ func _buildTransition(
                     let j = rowAToB[i]
                     return j >= 0 && (bSections == 1 || bRowSection[Int(j)] == t) ? j : nil
                 }
-                _longestIncreasingSubsequence(
-                    count: end - start, previous: previous + start, tails: &tails,
-                    value: { candidate(start + $0) }, keep: { stays[start + $0] = true })
+                // Usually the candidates come in long runs (unchanged stretches):
+                // then the longest increasing subsequence is chosen among whole
+                // runs; otherwise (reversed, shuffled) row by row.
+                runs.removeAll(keepingCapacity: true)
+                var candidateCount = 0
+                for i in start..<end {
+                    guard let j = candidate(i) else { continue }
+                    candidateCount += 1
+                    if let last = runs.last, Int(last.start + last.length) == i, last.first + last.length == j {
+                        runs[runs.count - 1].length += 1
+                    } else {
+                        runs.append(_Run(start: Int32(i), length: 1, first: j))
+                    }
+                }
+                if runs.count * 8 <= candidateCount {
+                    _heaviestIncreasingRuns(runs) { k in
+                        let run = runs[k]
+                        for i in Int(run.start)..<Int(run.start + run.length) { stays[i] = true }
+                    }
+                } else {
+                    _longestIncreasingSubsequence(
+                        count: end - start, previous: previous + start, tails: &tails,
+                        value: { candidate(start + $0) }, keep: { stays[start + $0] = true })
+                }
                 guard let changedA else { continue }
                 var movingChanged = false
                 for i in start..<end where changedA[i] && !stays[i] && rowAToB[i] >= 0 {

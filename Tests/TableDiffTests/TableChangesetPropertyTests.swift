@@ -36,11 +36,17 @@ import TableDiff
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
         for _ in 0..<3_000 {
-            let n = g.int(0...10)
+            // Small tables, and larger ones with long unchanged runs.
+            let large = g.chance(0.3)
+            let n = large ? g.int(20...80) : g.int(0...10)
             let old = (0..<n).map { Item(id: $0) }
-            var new = Array(old.filter { _ in g.chance(0.85) }.shuffled(using: &g))
-            if g.chance(0.7) { new.sort { $0.id < $1.id } ; new.swapAt(g.int(0..<max(new.count, 1)) % max(new.count, 1), g.int(0..<max(new.count, 1)) % max(new.count, 1)) }
-            for k in new.indices where g.chance(0.25) { new[k].content = 1 }
+            var new = old.filter { _ in g.chance(large ? 0.95 : 0.85) }
+            if !large && g.chance(0.3) { new.shuffle(using: &g) }
+            for _ in 0..<g.int(0...3) where new.count > 1 {
+                let item = new.remove(at: g.int(0..<new.count))   // a few rows move
+                new.insert(item, at: g.int(0...new.count))
+            }
+            for k in new.indices where g.chance(large ? 0.03 : 0.25) { new[k].content = 1 }
             if g.chance(0.3) { new.insert(Item(id: 100), at: g.int(0...new.count)) }
             let changeset = TableChangeset(from: old, to: new)
 
