@@ -111,6 +111,10 @@ extension TableChangeset {
             var sections: [TableSection<Row>] = []
             sections.reserveCapacity(layout.sections.count)
             for (k, ref) in layout.sections.enumerated() {
+                if layout.verbatim[k] {
+                    sections.append(element(ref, old, new))   // shares the section's rows
+                    continue
+                }
                 let rows = layout.rows[Int(layout.starts[k])..<Int(layout.starts[k + 1])].map {
                     element($0, oldRows, newRows)
                 }

@@ -231,7 +231,8 @@ func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
     // short loop whose misses overlap.
     var changed = result.changed
     var hasChanges = false
-    var nextOld = 0   // the old element after the last pair
+    var nextOld = 0     // the old element after the last pair
+    var resumeOld = 0   // where the run was before the last jump
     var lookahead = 0..<0   // the new rows whose hashes are in `hashes`
     var window = 1          // rows hashed ahead: doubles while rows keep needing the table
     old.withUnsafeBufferPointer { old in
@@ -242,8 +243,21 @@ func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
                         for j in 0..<newCount {
                             let id = new[j].diffIdentifier
                             var partner = -1
+                            // Where a run of unchanged rows may continue: after the last
+                            // pair; one row further (one old row deleted or moved away);
+                            // or after the pair before a row moved in from elsewhere.
                             if !oldHasDuplicates, nextOld < oldCount, oldToNew[nextOld] < 0, old[nextOld].diffIdentifier == id {
                                 partner = nextOld
+                                window = 1
+                            } else if !oldHasDuplicates, nextOld + 1 < oldCount, oldToNew[nextOld + 1] < 0,
+                                old[nextOld + 1].diffIdentifier == id
+                            {
+                                partner = nextOld + 1
+                                window = 1
+                            } else if !oldHasDuplicates, resumeOld < oldCount, oldToNew[resumeOld] < 0,
+                                old[resumeOld].diffIdentifier == id
+                            {
+                                partner = resumeOld
                                 window = 1
                             } else {
                                 if !lookahead.contains(j) {
@@ -298,6 +312,7 @@ func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
                             if partner >= 0 {
                                 oldToNew[partner] = Int32(j)
                                 newToOld[j] = Int32(partner)
+                                if partner != nextOld && partner != nextOld + 1 { resumeOld = nextOld }
                                 nextOld = partner + 1
                                 if !old[partner].isContentEqual(to: new[j]) {
                                     changed[partner] = true

@@ -115,37 +115,49 @@ struct _Run {
 ///
 /// - Parameter keep: called with the index (in `runs`) of every run kept.
 /// - Complexity: O(*r* log *r*), where *r* is the number of runs.
-func _heaviestIncreasingRuns(_ runs: [_Run], keep: (Int) -> Void) {
+func _heaviestIncreasingRuns(_ runs: UnsafeBufferPointer<_Run>, scratch: inout _RunScratch, keep: (Int) -> Void) {
     let r = runs.count
     if r == 0 { return }
     // Rank of every run by first position.
-    let byFirst = (0..<r).sorted { runs[$0].first < runs[$1].first }
-    var rank = [Int32](repeating: 0, count: r)
-    for (position, k) in byFirst.enumerated() { rank[k] = Int32(position + 1) }
+    scratch.order.removeAll(keepingCapacity: true)
+    scratch.order.append(contentsOf: 0..<Int32(r))
+    scratch.order.sort { runs[Int($0)].first < runs[Int($1)].first }
+    scratch.rank.removeAll(keepingCapacity: true)
+    scratch.rank.append(contentsOf: repeatElement(0, count: r))
+    for (position, k) in scratch.order.enumerated() { scratch.rank[Int(k)] = Int32(position + 1) }
     // Fenwick tree over ranks: the heaviest sequence (weight, last run) in a prefix.
-    var treeWeight = [Int](repeating: 0, count: r + 1)
-    var treeRun = [Int32](repeating: -1, count: r + 1)
-    var parent = [Int32](repeating: -1, count: r)
+    scratch.treeWeight.removeAll(keepingCapacity: true)
+    scratch.treeWeight.append(contentsOf: repeatElement(0, count: r + 1))
+    scratch.treeRun.removeAll(keepingCapacity: true)
+    scratch.treeRun.append(contentsOf: repeatElement(-1, count: r + 1))
+    scratch.parent.removeAll(keepingCapacity: true)
+    scratch.parent.append(contentsOf: repeatElement(-1, count: r))
+    let rank = scratch.rank
     var best = (weight: 0, run: -1)
     for k in 0..<r {
         var weight = 0, run: Int32 = -1
         var x = Int(rank[k]) - 1
         while x > 0 {
-            if treeWeight[x] > weight { weight = treeWeight[x]; run = treeRun[x] }
+            if scratch.treeWeight[x] > weight { weight = scratch.treeWeight[x]; run = scratch.treeRun[x] }
             x &= x - 1
         }
-        parent[k] = run
+        scratch.parent[k] = run
         let total = weight + Int(runs[k].length)
         if total > best.weight { best = (total, k) }
         x = Int(rank[k])
         while x <= r {
-            if total > treeWeight[x] { treeWeight[x] = total; treeRun[x] = Int32(k) }
+            if total > scratch.treeWeight[x] { scratch.treeWeight[x] = total; scratch.treeRun[x] = Int32(k) }
             x += x & -x
         }
     }
     var k = best.run
     while k >= 0 {
         keep(k)
-        k = Int(parent[k])
+        k = Int(scratch.parent[k])
     }
+}
+
+/// Buffers for `_heaviestIncreasingRuns`, reused from one section to the next.
+struct _RunScratch {
+    var order: [Int32] = [], rank: [Int32] = [], treeWeight: [Int] = [], treeRun: [Int32] = [], parent: [Int32] = []
 }

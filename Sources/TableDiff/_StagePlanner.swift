@@ -26,6 +26,9 @@ struct _Layout: Sendable {
     @usableFromInline var starts: [Int32]
     /// For every row: an old row `i` (≥ 0) or a new row `j` as `-(j + 1)`, by flat index.
     @usableFromInline var rows: [Int32]
+    /// For every section: whether it is exactly its old (or new) section, rows
+    /// and all — then its data is that section's, shared, not rebuilt.
+    @usableFromInline var verbatim: [Bool]
 
     /// The section that holds the row at flat index `flat`.
     func section(ofRow flat: Int) -> Int { _sectionOf(flat, starts) }
@@ -67,6 +70,8 @@ func _prefixStarts(_ counts: [Int]) -> [Int32] {
 ///   (see `_longestIncreasingSubsequence`).
 @usableFromInline
 func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sections: _Matching) -> [_PlannedStage] {
+    let clock = ContinuousClock(); var t0 = clock.now
+    func lap(_ s: String) { if _profilePhases { print("  ", s, clock.now - t0) }; t0 = clock.now }
     let oldStarts = _prefixStarts(oldRowCounts), newStarts = _prefixStarts(newRowCounts)
     let oldSectionCount = oldRowCounts.count, newSectionCount = newRowCounts.count
     let oldCount = rows.oldToNew.count, newCount = rows.newToOld.count
@@ -95,7 +100,8 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
         _Layout(
             sections: (0..<newSectionCount).map { Int32(-($0 + 1)) },
             starts: newStarts,
-            rows: (0..<newCount).map { Int32(-($0 + 1)) })
+            rows: (0..<newCount).map { Int32(-($0 + 1)) },
+            verbatim: [Bool](repeating: true, count: newSectionCount))
     }
 
     if !needsOpen && !needsClose {
@@ -111,16 +117,19 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
         var close = BatchUpdate()
         for (a, b) in refresh {
             shown.rows[Int(b)] = a   // still shows the old content until reloaded
-            close.reloadedRows.append(shown.path(ofRow: Int(b)))
+            let path = shown.path(ofRow: Int(b))
+            shown.verbatim[path.section] = false
+            close.reloadedRows.append(path)
         }
         close.reloadedRows.sort()
         return [_PlannedStage(update: update, layout: shown), _PlannedStage(update: close, layout: nil)]
     }
 
+    lap("classify")
     // A: the table before the main stage (after the open stage, if any).
     // Receiving sections are inserted after the old section that comes before
     // them in the new table, holding only their new rows.
-    var a = _Layout(sections: [], starts: [0], rows: [])
+    var a = _Layout(sections: [], starts: [0], rows: [], verbatim: [])
     var insertedInOpen: [Int] = []
     do {
         var anchored = [[Int]](repeating: [], count: oldSectionCount + 1)   // by old section + 1
@@ -134,6 +143,7 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
             for t in list {
                 insertedInOpen.append(a.sections.count)
                 a.sections.append(Int32(-(t + 1)))
+                a.verbatim.append(false)
                 for j in Int(newStarts[t])..<Int(newStarts[t + 1]) where rows.newToOld[j] < 0 {
                     a.rows.append(Int32(-(j + 1)))
                 }
@@ -143,6 +153,7 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
         appendReceiving(anchored[0])
         for s in 0..<oldSectionCount {
             a.sections.append(Int32(s))
+            a.verbatim.append(true)
             for i in Int(oldStarts[s])..<Int(oldStarts[s + 1]) { a.rows.append(Int32(i)) }
             a.starts.append(Int32(a.rows.count))
             appendReceiving(anchored[s + 1])
@@ -152,7 +163,7 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
     // B: the table after the main stage (before the close stage, if any).
     // Emitting sections stay, after the new section that comes after the old one
     // before them, holding only their deleted rows.
-    var b = _Layout(sections: [], starts: [0], rows: [])
+    var b = _Layout(sections: [], starts: [0], rows: [], verbatim: [])
     var deletedInClose: [Int] = []
     do {
         var anchored = [[Int]](repeating: [], count: newSectionCount + 1)   // by new section + 1
@@ -166,6 +177,7 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
             for s in list {
                 deletedInClose.append(b.sections.count)
                 b.sections.append(Int32(s))
+                b.verbatim.append(false)
                 for i in Int(oldStarts[s])..<Int(oldStarts[s + 1]) where rows.oldToNew[i] < 0 {
                     b.rows.append(Int32(i))
                 }
@@ -175,12 +187,14 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
         appendEmitting(anchored[0])
         for t in 0..<newSectionCount {
             b.sections.append(Int32(-(t + 1)))
+            b.verbatim.append(true)
             for j in Int(newStarts[t])..<Int(newStarts[t + 1]) { b.rows.append(Int32(-(j + 1))) }
             b.starts.append(Int32(b.rows.count))
             appendEmitting(anchored[t + 1])
         }
     }
 
+    lap("layouts")
     // Pair A and B by identity: a row's key is its old index, or the old count
     // plus its new index when it is new; a section's likewise.
     func rowKey(_ ref: Int32) -> Int {
@@ -215,12 +229,14 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
         for (index, ref) in a.rows.enumerated() where ref >= 0 && rows.changed[Int(ref)] { changed[index] = true }
         changedA = changed
     }
+    lap("pairing")
     let (update, refresh) = _buildTransition(
         aStarts: a.starts, bStarts: b.starts,
         sectionAToB: sectionPairs.forward, sectionBToA: sectionPairs.backward,
         rowAToB: rowPairs.forward, rowBToA: rowPairs.backward,
         changedA: changedA, refreshIsFree: true)
 
+    lap("transition")
     var stages: [_PlannedStage] = []
     let refreshInOpen = needsOpen
     if needsOpen {
@@ -232,6 +248,7 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
             let path = a.path(ofRow: Int(rowA))
             open.reloadedRows.append(TablePath(row: path.row, section: Int(a.sections[path.section])))
             shown.rows[Int(rowA)] = -(rows.oldToNew[Int(a.rows[Int(rowA)])] + 1)
+            shown.verbatim[path.section] = false
         }
         open.reloadedRows.sort()
         stages.append(_PlannedStage(update: open, layout: shown))
@@ -242,8 +259,10 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
         var shown = b
         if !refreshInOpen {
             for (rowA, rowB) in refresh {
-                close.reloadedRows.append(b.path(ofRow: Int(rowB)))
+                let path = b.path(ofRow: Int(rowB))
+                close.reloadedRows.append(path)
                 shown.rows[Int(rowB)] = a.rows[Int(rowA)]   // the old content, until reloaded
+                shown.verbatim[path.section] = false
             }
             close.reloadedRows.sort()
         }
@@ -298,15 +317,6 @@ func _buildTransition(
         update.movedSections.append(Move(from: s, to: Int(sectionAToB[s])))
     }
 
-    // The section of every B row.
-    var bRowSection: [Int32] = []
-    if bSections > 1 {
-        bRowSection = [Int32](repeating: 0, count: rowBToA.count)
-        for t in 0..<bSections {
-            for j in Int(bStarts[t])..<Int(bStarts[t + 1]) { bRowSection[j] = Int32(t) }
-        }
-    }
-
     // Rows: per A section, the paired rows that stay in the same section are
     // candidates to stay; a longest increasing run of their B positions stays.
     var stays = _BitSet(count: rowAToB.count)
@@ -315,9 +325,10 @@ func _buildTransition(
     let previous = UnsafeMutablePointer<Int32>.allocate(capacity: max(rowAToB.count, 1))
     defer { previous.deallocate() }
     var tails: [Int32] = []
-    var runs: [_Run] = []
+    let runs = UnsafeMutablePointer<_Run>.allocate(capacity: max(rowAToB.count, 1))
+    defer { runs.deallocate() }
+    var scratch = _RunScratch()
     rowAToB.withUnsafeBufferPointer { rowAToB in
-        bRowSection.withUnsafeBufferPointer { bRowSection in
             for s in 0..<aSections {
                 let t = sectionAToB[s]
                 let start = Int(aStarts[s]), end = Int(aStarts[s + 1])
@@ -326,26 +337,30 @@ func _buildTransition(
                     continue
                 }
                 // The B position of a paired row staying in section t, else nil.
+                let bStart = bStarts[Int(t)], bEnd = bStarts[Int(t) + 1]
                 func candidate(_ i: Int) -> Int32? {
                     let j = rowAToB[i]
-                    return j >= 0 && (bSections == 1 || bRowSection[Int(j)] == t) ? j : nil
+                    return j >= bStart && j < bEnd ? j : nil
                 }
                 // Usually the candidates come in long runs (unchanged stretches):
                 // then the longest increasing subsequence is chosen among whole
                 // runs; otherwise (reversed, shuffled) row by row.
-                runs.removeAll(keepingCapacity: true)
-                var candidateCount = 0
+                var runCount = 0, candidateCount = 0
                 for i in start..<end {
                     guard let j = candidate(i) else { continue }
                     candidateCount += 1
-                    if let last = runs.last, Int(last.start + last.length) == i, last.first + last.length == j {
-                        runs[runs.count - 1].length += 1
+                    if runCount > 0, Int(runs[runCount - 1].start + runs[runCount - 1].length) == i,
+                        runs[runCount - 1].first + runs[runCount - 1].length == j
+                    {
+                        runs[runCount - 1].length += 1
                     } else {
-                        runs.append(_Run(start: Int32(i), length: 1, first: j))
+                        runs[runCount] = _Run(start: Int32(i), length: 1, first: j)
+                        runCount += 1
                     }
                 }
-                if runs.count * 8 <= candidateCount {
-                    _heaviestIncreasingRuns(runs) { k in
+                if runCount * 8 <= candidateCount {
+                    let runs = UnsafeBufferPointer(start: runs, count: runCount)
+                    _heaviestIncreasingRuns(runs, scratch: &scratch) { k in
                         let run = runs[k]
                         for i in Int(run.start)..<Int(run.start + run.length) { stays[i] = true }
                     }
@@ -356,12 +371,20 @@ func _buildTransition(
                 }
                 guard let changedA else { continue }
                 var movingChanged = false
-                for i in start..<end where changedA[i] && !stays[i] && rowAToB[i] >= 0 {
-                    if candidate(i) == nil { changedMovesAcross = true } else { movingChanged = true }
+                // Changed rows that move; a word at a time, as changed rows are few.
+                var word = start >> 6
+                while word << 6 < end {
+                    var bits = changedA.words[word] & ~stays.words[word]
+                    while bits != 0 {
+                        let i = word << 6 + bits.trailingZeroBitCount
+                        bits &= bits - 1
+                        guard i >= start, i < end, rowAToB[i] >= 0 else { continue }
+                        if candidate(i) == nil { changedMovesAcross = true } else { movingChanged = true }
+                    }
+                    word += 1
                 }
                 if movingChanged { sectionsMovingChanged.append(s) }
             }
-        }
     }
 
     // A row that moves and changes costs a stage (to reload it). When that stage
@@ -371,10 +394,10 @@ func _buildTransition(
         var alternative: [(rows: [Int], stays: [Int])] = []
         var extraMoves = 0
         for s in sectionsMovingChanged {
-            let t = sectionAToB[s]
+            let t = Int(sectionAToB[s])
             let rows = (Int(aStarts[s])..<Int(aStarts[s + 1])).filter { i in
                 let j = rowAToB[i]
-                return j >= 0 && (bSections == 1 || bRowSection[Int(j)] == t)
+                return j >= bStarts[t] && j < bStarts[t + 1]
             }
             let values = rows.map { rowAToB[$0] }
             guard let kept = _longestIncreasingKeeping(values: values[...], isChanged: { changedA[rows[$0]] }) else {
@@ -394,7 +417,14 @@ func _buildTransition(
 
     for s in 0..<aSections where sectionAToB[s] >= 0 {
         let start = Int(aStarts[s]), end = Int(aStarts[s + 1])
-        for i in start..<end {
+        var i = start
+        while i < end {
+            // A whole word of rows that stay, unchanged and paired, needs nothing.
+            if i & 63 == 0, i + 64 <= end, stays.words[i >> 6] == ~0, changedA.map({ $0.words[i >> 6] == 0 }) ?? true {
+                i += 64
+                continue
+            }
+            defer { i += 1 }
             let from = TablePath(row: i - start, section: s)
             let j = rowAToB[i]
             if j < 0 {
@@ -406,7 +436,7 @@ func _buildTransition(
                 if changed { update.reloadedRows.append(from) }
                 continue
             }
-            let tj = bSections == 1 ? 0 : Int(bRowSection[Int(j)])
+            let tj = bSections == 1 ? 0 : _sectionOf(Int(j), bStarts)
             update.movedRows.append(Move(from: from, to: TablePath(row: Int(j) - Int(bStarts[tj]), section: tj)))
             if changed { refresh.append((Int32(i), j)) }
         }
@@ -423,3 +453,5 @@ func _buildTransition(
     }
     return (update, refresh)
 }
+
+public nonisolated(unsafe) var _profilePhases = false

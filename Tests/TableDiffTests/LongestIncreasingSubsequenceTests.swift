@@ -61,7 +61,8 @@ import Testing
                 }
             }
             var kept: [Int] = []
-            _heaviestIncreasingRuns(runs) { r in kept += Int(runs[r].start)..<Int(runs[r].start + runs[r].length) }
+            var scratch = _RunScratch()
+            runs.withUnsafeBufferPointer { buffer in _heaviestIncreasingRuns(buffer, scratch: &scratch) { r in kept += Int(runs[r].start)..<Int(runs[r].start + runs[r].length) } }
             Self.check(values, kept: kept, seed: seed)
         }
     }
