@@ -110,15 +110,12 @@ extension TableChangeset {
             guard let layout = stage.layout else { return Stage(update: stage.update, sections: new) }
             var sections: [TableSection<Row>] = []
             sections.reserveCapacity(layout.sections.count)
-            for (k, ref) in layout.sections.enumerated() {
-                if layout.verbatim[k] {
-                    sections.append(element(ref, old, new))   // shares the section's rows
-                    continue
+            for (ref, rows) in zip(layout.sections, layout.rows) {
+                if let rows {
+                    sections.append(TableSection(name: element(ref, oldNames, newNames), rows: rows.map { element($0, oldRows, newRows) }))
+                } else {
+                    sections.append(element(ref, old, new))   // the section as it is, its rows shared
                 }
-                let rows = layout.rows[Int(layout.starts[k])..<Int(layout.starts[k + 1])].map {
-                    element($0, oldRows, newRows)
-                }
-                sections.append(TableSection(name: element(ref, oldNames, newNames), rows: rows))
             }
             return Stage(update: stage.update, sections: sections)
         }

@@ -22,21 +22,10 @@
 struct _Layout: Sendable {
     /// For every section: an old section `s` (≥ 0) or a new section `t` as `-(t + 1)`.
     @usableFromInline var sections: [Int32]
-    /// Where each section's rows start in `rows`, plus the end.
-    @usableFromInline var starts: [Int32]
-    /// For every row: an old row `i` (≥ 0) or a new row `j` as `-(j + 1)`, by flat index.
-    @usableFromInline var rows: [Int32]
-    /// For every section: whether it is exactly its old (or new) section, rows
-    /// and all — then its data is that section's, shared, not rebuilt.
-    @usableFromInline var verbatim: [Bool]
-
-    /// The section that holds the row at flat index `flat`.
-    func section(ofRow flat: Int) -> Int { _sectionOf(flat, starts) }
-
-    func path(ofRow flat: Int) -> TablePath {
-        let k = section(ofRow: flat)
-        return TablePath(row: flat - Int(starts[k]), section: k)
-    }
+    /// For every section: nil when it is exactly that old or new section, rows
+    /// and all (its data is then that section's, shared); otherwise its rows,
+    /// each an old row `i` (≥ 0) or a new row `j` as `-(j + 1)`, by flat index.
+    @usableFromInline var rows: [[Int32]?]
 }
 
 @usableFromInline
@@ -48,7 +37,6 @@ struct _PlannedStage: Sendable {
 
 /// The section (by `starts`, one more than the sections) holding flat row `flat`.
 func _sectionOf(_ flat: Int, _ starts: [Int32]) -> Int {
-    // The last section whose start is ≤ flat and that is not empty at flat.
     var low = 0, high = starts.count - 1
     while low < high {
         let mid = (low + high) >> 1
@@ -63,212 +51,154 @@ func _prefixStarts(_ counts: [Int]) -> [Int32] {
     return starts
 }
 
-/// Plans the stages of a changeset.
-///
-/// - Complexity: O(*n* + *s* + *m* log *m*), where *n* is the number of rows, *s*
-///   the number of sections and *m* the number of paired rows not in order
-///   (see `_longestIncreasingSubsequence`).
-@usableFromInline
-func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sections: _Matching) -> [_PlannedStage] {
-    let clock = ContinuousClock(); var t0 = clock.now
-    func lap(_ s: String) { if _profilePhases { print("  ", s, clock.now - t0) }; t0 = clock.now }
-    let oldStarts = _prefixStarts(oldRowCounts), newStarts = _prefixStarts(newRowCounts)
-    let oldSectionCount = oldRowCounts.count, newSectionCount = newRowCounts.count
-    let oldCount = rows.oldToNew.count, newCount = rows.newToOld.count
+/// The old and new tables, their pairing, and the order of sections around the
+/// main stage.
+struct _Tables {
+    let oldStarts: [Int32], newStarts: [Int32]
+    let rows: _Matching, sections: _Matching
+    /// Deleted sections that hold a row of the new table: they stay through the
+    /// main stage (the rows leave them) and are deleted in the close stage.
+    var emitting: [Bool]
+    /// Inserted sections that receive a row of the old table: the open stage
+    /// inserts them (with their new rows) before the main stage.
+    var receiving: [Bool]
+    /// The sections before the main stage (A) and after it (B): old or new
+    /// section references, as in `_Layout.sections`.
+    var aOrder: [Int32] = [], bOrder: [Int32] = []
+    /// Positions in A of old sections and of receiving sections; in B of new
+    /// sections and of emitting sections; -1 when absent.
+    var aOfOld: [Int32] = [], aOfNew: [Int32] = [], bOfNew: [Int32] = [], bOfOld: [Int32] = []
 
-    // Deleted sections that still hold a row of the new table ("emitting"), and
-    // inserted sections that receive a row of the old one ("receiving").
-    var emitting = [Bool](repeating: false, count: oldSectionCount)
-    var receiving = [Bool](repeating: false, count: newSectionCount)
-    var needsClose = false, needsOpen = false
-    for s in 0..<oldSectionCount where sections.oldToNew[s] < 0 {
-        for i in Int(oldStarts[s])..<Int(oldStarts[s + 1]) where rows.oldToNew[i] >= 0 {
-            emitting[s] = true
-            needsClose = true
-            break
+    var oldSectionCount: Int { oldStarts.count - 1 }
+    var newSectionCount: Int { newStarts.count - 1 }
+
+    init(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sections: _Matching) {
+        oldStarts = _prefixStarts(oldRowCounts)
+        newStarts = _prefixStarts(newRowCounts)
+        self.rows = rows
+        self.sections = sections
+        emitting = [Bool](repeating: false, count: oldRowCounts.count)
+        receiving = [Bool](repeating: false, count: newRowCounts.count)
+        for s in 0..<oldRowCounts.count where sections.oldToNew[s] < 0 {
+            emitting[s] = (Int(oldStarts[s])..<Int(oldStarts[s + 1])).contains { rows.oldToNew[$0] >= 0 }
         }
-    }
-    for t in 0..<newSectionCount where sections.newToOld[t] < 0 {
-        for j in Int(newStarts[t])..<Int(newStarts[t + 1]) where rows.newToOld[j] >= 0 {
-            receiving[t] = true
-            needsOpen = true
-            break
+        for t in 0..<newRowCounts.count where sections.newToOld[t] < 0 {
+            receiving[t] = (Int(newStarts[t])..<Int(newStarts[t + 1])).contains { rows.newToOld[$0] >= 0 }
         }
-    }
 
-    let identityLayout = {
-        _Layout(
-            sections: (0..<newSectionCount).map { Int32(-($0 + 1)) },
-            starts: newStarts,
-            rows: (0..<newCount).map { Int32(-($0 + 1)) },
-            verbatim: [Bool](repeating: true, count: newSectionCount))
-    }
-
-    if !needsOpen && !needsClose {
-        // The common case: old → new in one batch, plus a stage that reloads rows
-        // that moved and changed, if any.
-        let (update, refresh) = _buildTransition(
-            aStarts: oldStarts, bStarts: newStarts,
-            sectionAToB: sections.oldToNew, sectionBToA: sections.newToOld,
-            rowAToB: rows.oldToNew, rowBToA: rows.newToOld,
-            changedA: rows.hasChanges ? rows.changed : nil, refreshIsFree: false)
-        if refresh.isEmpty { return update.isEmpty ? [] : [_PlannedStage(update: update, layout: nil)] }
-        var shown = identityLayout()
-        var close = BatchUpdate()
-        for (a, b) in refresh {
-            shown.rows[Int(b)] = a   // still shows the old content until reloaded
-            let path = shown.path(ofRow: Int(b))
-            shown.verbatim[path.section] = false
-            close.reloadedRows.append(path)
-        }
-        close.reloadedRows.sort()
-        return [_PlannedStage(update: update, layout: shown), _PlannedStage(update: close, layout: nil)]
-    }
-
-    lap("classify")
-    // A: the table before the main stage (after the open stage, if any).
-    // Receiving sections are inserted after the old section that comes before
-    // them in the new table, holding only their new rows.
-    var a = _Layout(sections: [], starts: [0], rows: [], verbatim: [])
-    var insertedInOpen: [Int] = []
-    do {
-        var anchored = [[Int]](repeating: [], count: oldSectionCount + 1)   // by old section + 1
+        // A: the old sections, and each receiving section after the old section
+        // that comes before it in the new table.
         var lastOld = -1
+        var receivingAfter = [[Int32]](repeating: [], count: oldSectionCount + 1)
         for t in 0..<newSectionCount {
             let s = Int(sections.newToOld[t])
-            if s >= 0 { lastOld = s } else if receiving[t] { anchored[lastOld + 1].append(t) }
+            if s >= 0 { lastOld = s } else if receiving[t] { receivingAfter[lastOld + 1].append(Int32(-(t + 1))) }
         }
-        a.rows.reserveCapacity(oldCount)
-        func appendReceiving(_ list: [Int]) {
-            for t in list {
-                insertedInOpen.append(a.sections.count)
-                a.sections.append(Int32(-(t + 1)))
-                a.verbatim.append(false)
-                for j in Int(newStarts[t])..<Int(newStarts[t + 1]) where rows.newToOld[j] < 0 {
-                    a.rows.append(Int32(-(j + 1)))
-                }
-                a.starts.append(Int32(a.rows.count))
-            }
-        }
-        appendReceiving(anchored[0])
-        for s in 0..<oldSectionCount {
-            a.sections.append(Int32(s))
-            a.verbatim.append(true)
-            for i in Int(oldStarts[s])..<Int(oldStarts[s + 1]) { a.rows.append(Int32(i)) }
-            a.starts.append(Int32(a.rows.count))
-            appendReceiving(anchored[s + 1])
-        }
-    }
-
-    // B: the table after the main stage (before the close stage, if any).
-    // Emitting sections stay, after the new section that comes after the old one
-    // before them, holding only their deleted rows.
-    var b = _Layout(sections: [], starts: [0], rows: [], verbatim: [])
-    var deletedInClose: [Int] = []
-    do {
-        var anchored = [[Int]](repeating: [], count: newSectionCount + 1)   // by new section + 1
+        aOrder += receivingAfter[0]
+        for s in 0..<oldSectionCount { aOrder.append(Int32(s)); aOrder += receivingAfter[s + 1] }
+        // B: the new sections, and each emitting section after the new section
+        // that comes after the old one before it.
         var lastNew = -1
+        var emittingAfter = [[Int32]](repeating: [], count: newSectionCount + 1)
         for s in 0..<oldSectionCount {
             let t = Int(sections.oldToNew[s])
-            if t >= 0 { lastNew = t } else if emitting[s] { anchored[lastNew + 1].append(s) }
+            if t >= 0 { lastNew = t } else if emitting[s] { emittingAfter[lastNew + 1].append(Int32(s)) }
         }
-        b.rows.reserveCapacity(newCount)
-        func appendEmitting(_ list: [Int]) {
-            for s in list {
-                deletedInClose.append(b.sections.count)
-                b.sections.append(Int32(s))
-                b.verbatim.append(false)
-                for i in Int(oldStarts[s])..<Int(oldStarts[s + 1]) where rows.oldToNew[i] < 0 {
-                    b.rows.append(Int32(i))
-                }
-                b.starts.append(Int32(b.rows.count))
-            }
+        bOrder += emittingAfter[0]
+        for t in 0..<newSectionCount { bOrder.append(Int32(-(t + 1))); bOrder += emittingAfter[t + 1] }
+
+        aOfOld = [Int32](repeating: -1, count: oldSectionCount)
+        aOfNew = [Int32](repeating: -1, count: newSectionCount)
+        for (k, ref) in aOrder.enumerated() {
+            if ref >= 0 { aOfOld[Int(ref)] = Int32(k) } else { aOfNew[Int(-(ref + 1))] = Int32(k) }
         }
-        appendEmitting(anchored[0])
-        for t in 0..<newSectionCount {
-            b.sections.append(Int32(-(t + 1)))
-            b.verbatim.append(true)
-            for j in Int(newStarts[t])..<Int(newStarts[t + 1]) { b.rows.append(Int32(-(j + 1))) }
-            b.starts.append(Int32(b.rows.count))
-            appendEmitting(anchored[t + 1])
+        bOfNew = [Int32](repeating: -1, count: newSectionCount)
+        bOfOld = [Int32](repeating: -1, count: oldSectionCount)
+        for (k, ref) in bOrder.enumerated() {
+            if ref >= 0 { bOfOld[Int(ref)] = Int32(k) } else { bOfNew[Int(-(ref + 1))] = Int32(k) }
         }
     }
 
-    lap("layouts")
-    // Pair A and B by identity: a row's key is its old index, or the old count
-    // plus its new index when it is new; a section's likewise.
-    func rowKey(_ ref: Int32) -> Int {
-        if ref >= 0 { return Int(ref) }
-        let j = Int(-(ref + 1))
-        let i = rows.newToOld[j]
-        return i >= 0 ? Int(i) : oldCount + j
+    var needsOpen: Bool { aOrder.count > oldSectionCount }
+    var needsClose: Bool { bOrder.count > newSectionCount }
+
+    /// The path in B of new row `j`.
+    func bPath(ofNew j: Int) -> TablePath {
+        let t = _sectionOf(j, newStarts)
+        return TablePath(row: j - Int(newStarts[t]), section: Int(bOfNew[t]))
     }
-    func sectionKey(_ ref: Int32) -> Int {
-        if ref >= 0 { return Int(ref) }
+
+    /// The rows of a layout section that is not verbatim: the receiving section
+    /// `t`'s new rows, or the emitting section `s`'s deleted rows.
+    func partialRows(_ ref: Int32) -> [Int32] {
+        if ref >= 0 {
+            let s = Int(ref)
+            return (oldStarts[s]..<oldStarts[s + 1]).filter { rows.oldToNew[Int($0)] < 0 }
+        }
         let t = Int(-(ref + 1))
-        let s = sections.newToOld[t]
-        return s >= 0 ? Int(s) : oldSectionCount + t
+        return (newStarts[t]..<newStarts[t + 1]).filter { rows.newToOld[Int($0)] < 0 }.map { -($0 + 1) }
     }
-    func pair(_ from: [Int32], _ to: [Int32], keyCount: Int, key: (Int32) -> Int) -> (forward: [Int32], backward: [Int32]) {
-        var position = [Int32](repeating: -1, count: keyCount)
-        for (index, ref) in to.enumerated() { position[key(ref)] = Int32(index) }
-        var forward = [Int32](repeating: -1, count: from.count)
-        var backward = [Int32](repeating: -1, count: to.count)
-        for (index, ref) in from.enumerated() {
-            let target = position[key(ref)]
-            forward[index] = target
-            if target >= 0 { backward[Int(target)] = Int32(index) }
-        }
-        return (forward, backward)
-    }
-    let rowPairs = pair(a.rows, b.rows, keyCount: oldCount + newCount, key: rowKey)
-    let sectionPairs = pair(a.sections, b.sections, keyCount: oldSectionCount + newSectionCount, key: sectionKey)
-    var changedA: _BitSet? = nil
-    if rows.hasChanges {
-        var changed = _BitSet(count: a.rows.count)
-        for (index, ref) in a.rows.enumerated() where ref >= 0 && rows.changed[Int(ref)] { changed[index] = true }
-        changedA = changed
-    }
-    lap("pairing")
-    let (update, refresh) = _buildTransition(
-        aStarts: a.starts, bStarts: b.starts,
-        sectionAToB: sectionPairs.forward, sectionBToA: sectionPairs.backward,
-        rowAToB: rowPairs.forward, rowBToA: rowPairs.backward,
-        changedA: changedA, refreshIsFree: true)
 
-    lap("transition")
-    var stages: [_PlannedStage] = []
-    let refreshInOpen = needsOpen
-    if needsOpen {
-        // Open: insert the receiving sections; reload moved-and-changed rows in
-        // their old places (A's old sections hold exactly the old rows).
-        var open = BatchUpdate(insertedSections: insertedInOpen)
-        var shown = a
-        for (rowA, _) in refresh {
-            let path = a.path(ofRow: Int(rowA))
-            open.reloadedRows.append(TablePath(row: path.row, section: Int(a.sections[path.section])))
-            shown.rows[Int(rowA)] = -(rows.oldToNew[Int(a.rows[Int(rowA)])] + 1)
-            shown.verbatim[path.section] = false
-        }
-        open.reloadedRows.sort()
-        stages.append(_PlannedStage(update: open, layout: shown))
+    /// A layout of `order`: sections verbatim, except receiving and emitting ones.
+    func layout(_ order: [Int32], partial: (Int32) -> Bool) -> _Layout {
+        _Layout(sections: order, rows: order.map { partial($0) ? partialRows($0) : nil })
     }
-    let needsCloseStage = needsClose || (!refreshInOpen && !refresh.isEmpty)
-    if needsCloseStage {
-        var close = BatchUpdate(deletedSections: deletedInClose)
-        var shown = b
-        if !refreshInOpen {
-            for (rowA, rowB) in refresh {
-                let path = b.path(ofRow: Int(rowB))
-                close.reloadedRows.append(path)
-                shown.rows[Int(rowB)] = a.rows[Int(rowA)]   // the old content, until reloaded
-                shown.verbatim[path.section] = false
-            }
-            close.reloadedRows.sort()
+}
+
+/// Plans the stages of a changeset.
+///
+/// - Complexity: O(*n* + *s* log *s* + *m* log *m*), where *n* is the number of
+///   rows, *s* the number of sections and *m* the number of paired rows not in
+///   runs that keep their order (see `_longestIncreasingSubsequence`).
+@usableFromInline
+func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sections: _Matching) -> [_PlannedStage] {
+    let tables = _Tables(oldRowCounts: oldRowCounts, newRowCounts: newRowCounts, rows: rows, sections: sections)
+    let needsOpen = tables.needsOpen, needsClose = tables.needsClose
+    let (update, refresh) = _buildTransition(tables, refreshIsFree: needsOpen || needsClose)
+
+    // Layouts after the open stage (A) and after the main stage (B), when those
+    // are not the new table.
+    var afterOpen = tables.layout(tables.aOrder) { $0 < 0 }
+    var afterMain = tables.layout(tables.bOrder) { $0 >= 0 }
+    // Rows that move and change are reloaded in the open stage if there is one
+    // (at their old place), else in the close stage (at their new place); until
+    // then they show their old content.
+    let refreshInOpen = needsOpen
+    var reloads: [TablePath] = []
+    for (i, j) in refresh {
+        if refreshInOpen {
+            let s = _sectionOf(Int(i), tables.oldStarts)
+            reloads.append(TablePath(row: Int(i) - Int(tables.oldStarts[s]), section: s))
+            let k = Int(tables.aOfOld[s])
+            var shown = afterOpen.rows[k] ?? Array(tables.oldStarts[s]..<tables.oldStarts[s + 1])
+            shown[Int(i) - Int(tables.oldStarts[s])] = -(j + 1)
+            afterOpen.rows[k] = shown
+        } else {
+            let path = tables.bPath(ofNew: Int(j))
+            reloads.append(path)
+            let t = _sectionOf(Int(j), tables.newStarts)
+            var shown = afterMain.rows[path.section] ?? (tables.newStarts[t]..<tables.newStarts[t + 1]).map { -($0 + 1) }
+            shown[path.row] = i
+            afterMain.rows[path.section] = shown
         }
-        stages.append(_PlannedStage(update: update, layout: shown))
-        stages.append(_PlannedStage(update: close, layout: nil))
-    } else {
+    }
+    reloads.sort()
+
+    var stages: [_PlannedStage] = []
+    if needsOpen {
+        // Open: insert the receiving sections, with their new rows.
+        let inserted = tables.aOrder.indices.filter { tables.aOrder[$0] < 0 }
+        stages.append(_PlannedStage(
+            update: BatchUpdate(insertedSections: inserted, reloadedRows: refreshInOpen ? reloads : []),
+            layout: afterOpen))
+    }
+    if needsClose || (!refreshInOpen && !refresh.isEmpty) {
+        // Close: delete the emitting sections (emptied of the rows that moved).
+        let deleted = tables.bOrder.indices.filter { tables.bOrder[$0] >= 0 }
+        stages.append(_PlannedStage(update: update, layout: afterMain))
+        stages.append(_PlannedStage(
+            update: BatchUpdate(deletedSections: deleted, reloadedRows: refreshInOpen ? [] : reloads), layout: nil))
+    } else if !update.isEmpty {
         stages.append(_PlannedStage(update: update, layout: nil))
     }
     return stages
@@ -279,42 +209,51 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
 /// them after they move, unless that costs more than this many extra moves.
 let _stageCostInMoves = 2
 
-/// Builds one batch from table A to table B, given how their sections and rows
-/// pair. Rows of deleted sections and of inserted sections must be unpaired.
+/// Builds the main batch, from the sections in `tables.aOrder` to those in
+/// `tables.bOrder`. Receiving sections exist on both sides (their rows arrive);
+/// emitting sections too (their rows leave); other deleted sections are deleted
+/// here, other inserted sections inserted here.
 ///
 /// Which sections and rows move is decided here: those of a longest increasing
 /// subsequence stay, the others move. Paired rows that stay and changed are
-/// reloaded; rows that move and changed are returned in `refresh` (A and B flat
-/// indices), for another stage to reload. `refreshIsFree` says whether that
+/// reloaded; rows that move and changed are returned in `refresh` (old and new
+/// flat indices), for another stage to reload. `refreshIsFree` says whether that
 /// other stage exists anyway; when it does not, changed rows are kept in place
 /// if that costs at most `_stageCostInMoves` more moves.
-func _buildTransition(
-    aStarts: [Int32], bStarts: [Int32],
-    sectionAToB: [Int32], sectionBToA: [Int32],
-    rowAToB: [Int32], rowBToA: [Int32],
-    changedA: _BitSet?,
-    refreshIsFree: Bool
-) -> (update: BatchUpdate, refresh: [(Int32, Int32)]) {
-    let aSections = aStarts.count - 1, bSections = bStarts.count - 1
+func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchUpdate, refresh: [(Int32, Int32)]) {
+    let rows = tables.rows, sections = tables.sections
+    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
+    let rowAToB = rows.oldToNew
+    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
     var update = BatchUpdate()
     var refresh: [(Int32, Int32)] = []
 
     // Sections: deleted, inserted, and moved unless on a longest increasing run.
     var sequence: [Int32] = [], sequenceSection: [Int32] = []
-    for s in 0..<aSections {
-        let t = sectionAToB[s]
-        if t < 0 { update.deletedSections.append(s) } else {
-            sequence.append(t)
-            sequenceSection.append(Int32(s))
+    for (k, ref) in tables.aOrder.enumerated() {
+        let b: Int32
+        if ref < 0 {
+            b = tables.bOfNew[Int(-(ref + 1))]                // receiving
+        } else if sections.oldToNew[Int(ref)] >= 0 {
+            b = tables.bOfNew[Int(sections.oldToNew[Int(ref)])]
+        } else {
+            b = tables.bOfOld[Int(ref)]                       // emitting, or -1: deleted
+        }
+        if b < 0 { update.deletedSections.append(k) } else {
+            sequence.append(b)
+            sequenceSection.append(Int32(k))
         }
     }
-    for t in 0..<bSections where sectionBToA[t] < 0 { update.insertedSections.append(t) }
-    var sectionStays = [Bool](repeating: false, count: aSections)
+    for (k, ref) in tables.bOrder.enumerated() where ref < 0 {
+        let t = Int(-(ref + 1))
+        if sections.newToOld[t] < 0 && !tables.receiving[t] { update.insertedSections.append(k) }
+    }
+    var sectionStays = [Bool](repeating: false, count: tables.aOrder.count)
     sequence.withUnsafeBufferPointer { seq in
         _longestIncreasingSubsequence(seq) { sectionStays[Int(sequenceSection[$0])] = true }
     }
-    for s in 0..<aSections where sectionAToB[s] >= 0 && !sectionStays[s] {
-        update.movedSections.append(Move(from: s, to: Int(sectionAToB[s])))
+    for (k, b) in zip(sequenceSection, sequence) where !sectionStays[Int(k)] {
+        update.movedSections.append(Move(from: Int(k), to: Int(b)))
     }
 
     // Rows: per A section, the paired rows that stay in the same section are
@@ -329,15 +268,12 @@ func _buildTransition(
     defer { runs.deallocate() }
     var scratch = _RunScratch()
     rowAToB.withUnsafeBufferPointer { rowAToB in
-            for s in 0..<aSections {
-                let t = sectionAToB[s]
-                let start = Int(aStarts[s]), end = Int(aStarts[s + 1])
-                if t < 0 {
-                    assert((start..<end).allSatisfy { rowAToB[$0] < 0 }, "a row leaves a deleted section")
-                    continue
-                }
-                // The B position of a paired row staying in section t, else nil.
-                let bStart = bStarts[Int(t)], bEnd = bStarts[Int(t) + 1]
+            for s in 0..<tables.oldSectionCount {
+                let t = sections.oldToNew[s]
+                let start = Int(oldStarts[s]), end = Int(oldStarts[s + 1])
+                if t < 0 { continue }   // deleted: its rows go with it, or (emitting) all move
+                // The new position of a paired row staying in section t, else nil.
+                let bStart = newStarts[Int(t)], bEnd = newStarts[Int(t) + 1]
                 func candidate(_ i: Int) -> Int32? {
                     let j = rowAToB[i]
                     return j >= bStart && j < bEnd ? j : nil
@@ -394,10 +330,10 @@ func _buildTransition(
         var alternative: [(rows: [Int], stays: [Int])] = []
         var extraMoves = 0
         for s in sectionsMovingChanged {
-            let t = Int(sectionAToB[s])
-            let rows = (Int(aStarts[s])..<Int(aStarts[s + 1])).filter { i in
+            let t = Int(sections.oldToNew[s])
+            let rows = (Int(oldStarts[s])..<Int(oldStarts[s + 1])).filter { i in
                 let j = rowAToB[i]
-                return j >= bStarts[t] && j < bStarts[t + 1]
+                return j >= newStarts[t] && j < newStarts[t + 1]
             }
             let values = rows.map { rowAToB[$0] }
             guard let kept = _longestIncreasingKeeping(values: values[...], isChanged: { changedA[rows[$0]] }) else {
@@ -415,8 +351,10 @@ func _buildTransition(
         }
     }
 
-    for s in 0..<aSections where sectionAToB[s] >= 0 {
-        let start = Int(aStarts[s]), end = Int(aStarts[s + 1])
+    for s in 0..<tables.oldSectionCount where sections.oldToNew[s] >= 0 || tables.emitting[s] {
+        let start = Int(oldStarts[s]), end = Int(oldStarts[s + 1])
+        let a = Int(tables.aOfOld[s])
+        let isEmitting = tables.emitting[s]
         var i = start
         while i < end {
             // A whole word of rows that stay, unchanged and paired, needs nothing.
@@ -425,10 +363,10 @@ func _buildTransition(
                 continue
             }
             defer { i += 1 }
-            let from = TablePath(row: i - start, section: s)
+            let from = TablePath(row: i - start, section: a)
             let j = rowAToB[i]
             if j < 0 {
-                update.deletedRows.append(from)
+                if !isEmitting { update.deletedRows.append(from) }   // else deleted with its section
                 continue
             }
             let changed = changedA?[i] ?? false
@@ -436,22 +374,16 @@ func _buildTransition(
                 if changed { update.reloadedRows.append(from) }
                 continue
             }
-            let tj = bSections == 1 ? 0 : _sectionOf(Int(j), bStarts)
-            update.movedRows.append(Move(from: from, to: TablePath(row: Int(j) - Int(bStarts[tj]), section: tj)))
+            update.movedRows.append(Move(from: from, to: tables.bPath(ofNew: Int(j))))
             if changed { refresh.append((Int32(i), j)) }
         }
     }
-    for t in 0..<bSections {
-        let start = Int(bStarts[t]), end = Int(bStarts[t + 1])
-        if sectionBToA[t] < 0 {
-            assert((start..<end).allSatisfy { rowBToA[$0] < 0 }, "a row enters an inserted section")
-            continue
-        }
-        for j in start..<end where rowBToA[j] < 0 {
-            update.insertedRows.append(TablePath(row: j - start, section: t))
+    for t in 0..<tables.newSectionCount where sections.newToOld[t] >= 0 {
+        let start = Int(newStarts[t]), end = Int(newStarts[t + 1])
+        let b = Int(tables.bOfNew[t])
+        for j in start..<end where rows.newToOld[j] < 0 {
+            update.insertedRows.append(TablePath(row: j - start, section: b))
         }
     }
     return (update, refresh)
 }
-
-public nonisolated(unsafe) var _profilePhases = false
