@@ -96,16 +96,22 @@ struct _Tables {
         }
         aOrder += receivingAfter[0]
         for s in 0..<oldSectionCount { aOrder.append(Int32(s)); aOrder += receivingAfter[s + 1] }
-        // B: the new sections, and each emitting section after the new section
-        // that comes after the old one before it.
-        var lastNew = -1
-        var emittingAfter = [[Int32]](repeating: [], count: newSectionCount + 1)
-        for s in 0..<oldSectionCount {
-            let t = Int(sections.oldToNew[s])
-            if t >= 0 { lastNew = t } else if emitting[s] { emittingAfter[lastNew + 1].append(Int32(s)) }
+        // B: the new sections, and each emitting section just before the section
+        // that follows it in A and is still there after the main stage (or at the
+        // end) — so that A and B agree on the order of the sections they share.
+        var emittingBefore = [[Int32]](repeating: [], count: newSectionCount + 1)   // by new section; last: at the end
+        var following = newSectionCount
+        for ref in aOrder.reversed() {
+            if ref < 0 {
+                following = Int(-(ref + 1))
+            } else if sections.oldToNew[Int(ref)] >= 0 {
+                following = Int(sections.oldToNew[Int(ref)])
+            } else if emitting[Int(ref)] {
+                emittingBefore[following].insert(ref, at: 0)
+            }
         }
-        bOrder += emittingAfter[0]
-        for t in 0..<newSectionCount { bOrder.append(Int32(-(t + 1))); bOrder += emittingAfter[t + 1] }
+        for t in 0..<newSectionCount { bOrder += emittingBefore[t]; bOrder.append(Int32(-(t + 1))) }
+        bOrder += emittingBefore[newSectionCount]
 
         aOfOld = [Int32](repeating: -1, count: oldSectionCount)
         aOfNew = [Int32](repeating: -1, count: newSectionCount)

@@ -1,0 +1,369 @@
+import Foundation
+
+/// Why a JSON text could not be read: where, and what was expected.
+public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The line (from 1) and column (from 1, in characters) of the problem.
+    public var line: Int, column: Int
+    /// The byte offset of the problem.
+    public var offset: Int
+    /// What is wrong, e.g. `expected ',' or ']' after an array element, found '}'`.
+    public var reason: String
+
+    public var description: String { "line \(line), column \(column): \(reason)" }
+}
+
+/// Reading and writing JSON as ``RecordValue``s.
+///
+/// The reader follows RFC 8259 strictly (no comments, no trailing commas) and
+/// keeps what Foundation's reader loses: a number written with `.` or an
+/// exponent is a ``RecordValue/double(_:)``, otherwise an ``RecordValue/int(_:)``
+/// (or a double when it does not fit). An object that is exactly
+/// `{"$date": "ISO-8601"}` is a ``RecordValue/date(_:)``. Object keys keep their
+/// order. Errors name the line, the column and what was expected.
+public enum JSON {
+    /// The deepest nesting of arrays and objects the reader accepts.
+    public static let maximumDepth = 512
+
+    /// Reads one JSON value from `data` (UTF-8, an optional byte order mark).
+    ///
+    /// - Complexity: O(*n*) in the length of the text.
+    public static func parse(_ data: Data) throws(JSONError) -> RecordValue {
+        var parser = _JSONParser(bytes: [UInt8](data))
+        return try parser.parseDocument()
+    }
+
+    /// Reads one JSON value from a string.
+    public static func parse(_ text: String) throws(JSONError) -> RecordValue {
+        var parser = _JSONParser(bytes: Array(text.utf8))
+        return try parser.parseDocument()
+    }
+
+    /// Writes a value as compact JSON: no spaces, keys in their order (or sorted),
+    /// dates as `{"$date":"…"}` in UTC.
+    public static func string(_ value: RecordValue, sortedKeys: Bool = false) -> String {
+        var out = ""
+        write(value, to: &out, sortedKeys: sortedKeys)
+        return out
+    }
+
+    static func write(_ value: RecordValue, to out: inout String, sortedKeys: Bool) {
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d):
+            if d.isFinite {
+                out += "\(d)"
+            } else {
+                out += "null"   // JSON has no infinities or NaN
+            }
+        case .string(let s): writeString(s, to: &out)
+        case .date(let d):
+            out += "{\"$date\":"
+            writeString(ISO8601.string(from: d), to: &out)
+            out += "}"
+        case .array(let elements):
+            out += "["
+            for (k, element) in elements.enumerated() {
+                if k > 0 { out += "," }
+                write(element, to: &out, sortedKeys: sortedKeys)
+            }
+            out += "]"
+        case .record(let record):
+            out += "{"
+            let fields = sortedKeys ? record.fields.sorted { $0.key < $1.key } : record.fields
+            for (k, field) in fields.enumerated() {
+                if k > 0 { out += "," }
+                writeString(field.key, to: &out)
+                out += ":"
+                write(field.value, to: &out, sortedKeys: sortedKeys)
+            }
+            out += "}"
+        }
+    }
+
+    /// Writes a JSON string literal.
+    public static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if scalar.value < 0x20 {
+                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}
+
+extension RecordValue: CustomStringConvertible {
+    /// The value as compact JSON.
+    public var description: String { JSON.string(self) }
+}
+
+struct _JSONParser {
+    let bytes: [UInt8]
+    var position = 0
+    var depth = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+    }
+
+    func error(_ reason: String, at offset: Int? = nil) -> JSONError {
+        let offset = min(offset ?? position, bytes.count)
+        var line = 1, lineStart = 0
+        for k in 0..<offset where bytes[k] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = k + 1
+        }
+        let column = (String(decoding: bytes[lineStart..<offset], as: UTF8.self).count) + 1
+        return JSONError(line: line, column: column, offset: offset, reason: reason)
+    }
+
+    /// The character at the position, for messages.
+    var found: String {
+        guard position < bytes.count else { return "the end of the text" }
+        var end = position + 1
+        while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+        let text = String(decoding: bytes[position..<end], as: UTF8.self)
+        return "'\(text)'"
+    }
+
+    mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseDocument() throws(JSONError) -> RecordValue {
+        skipWhitespace()
+        if position == bytes.count { throw error("expected a JSON value, found an empty text") }
+        let value = try parseValue()
+        skipWhitespace()
+        if position < bytes.count { throw error("expected the end of the text after the value, found \(found)") }
+        return value
+    }
+
+    mutating func parseValue() throws(JSONError) -> RecordValue {
+        guard position < bytes.count else { throw error("expected a value, found the end of the text") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try parseLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try parseLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try parseLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("expected a value (object, array, string, number, true, false or null), found \(found)")
+        }
+    }
+
+    mutating func parseLiteral(_ word: String) throws(JSONError) {
+        let utf8 = Array(word.utf8)
+        if position + utf8.count <= bytes.count && Array(bytes[position..<(position + utf8.count)]) == utf8 {
+            position += utf8.count
+        } else {
+            throw error("expected '\(word)', found \(found)")
+        }
+    }
+
+    mutating func enter() throws(JSONError) {
+        depth += 1
+        if depth > JSON.maximumDepth { throw error("arrays and objects nest deeper than \(JSON.maximumDepth) levels") }
+    }
+
+    mutating func parseArray() throws(JSONError) -> RecordValue {
+        try enter()
+        defer { depth -= 1 }
+        position += 1
+        var elements: [RecordValue] = []
+        skipWhitespace()
+        if position < bytes.count && bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard position < bytes.count else { throw error("expected ',' or ']' after an array element, found the end of the text") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "]") { position += 1; return .array(elements) }
+            throw error("expected ',' or ']' after an array element, found \(found)")
+        }
+    }
+
+    mutating func parseObject() throws(JSONError) -> RecordValue {
+        try enter()
+        defer { depth -= 1 }
+        let start = position
+        position += 1
+        var fields: [(String, RecordValue)] = []
+        skipWhitespace()
+        if position < bytes.count && bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return .record(DynamicRecord(fields: fields))
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                throw error("expected a string key in an object, found \(found)")
+            }
+            let key = try parseString()
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+                throw error("expected ':' after the key \"\(key)\", found \(found)")
+            }
+            position += 1
+            skipWhitespace()
+            fields.append((key, try parseValue()))
+            skipWhitespace()
+            guard position < bytes.count else { throw error("expected ',' or '}' after an object member, found the end of the text") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "}") { position += 1; break }
+            throw error("expected ',' or '}' after an object member, found \(found)")
+        }
+        if fields.count == 1, fields[0].0 == "$date", case .string(let text) = fields[0].1 {
+            guard let date = ISO8601.date(from: text) else {
+                throw error("'\(text)' is not an ISO 8601 date (e.g. 2024-05-01 or 2024-05-01T10:00:00Z)", at: start)
+            }
+            return .date(date)
+        }
+        return .record(DynamicRecord(fields: fields))
+    }
+
+    mutating func parseString() throws(JSONError) -> String {
+        let start = position
+        position += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = position
+        func flush(_ bytes: ArraySlice<UInt8>, into scalars: inout String.UnicodeScalarView) {
+            scalars.append(contentsOf: String(decoding: bytes, as: UTF8.self).unicodeScalars)
+        }
+        while true {
+            guard position < bytes.count else { throw error("a string is not closed: expected '\"', found the end of the text", at: start) }
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                flush(bytes[runStart..<position], into: &scalars)
+                position += 1
+                break
+            }
+            if byte < 0x20 { throw error("a control character must be escaped in a string (\\n, \\t, \\u00XX)") }
+            if byte >= 0x80 {
+                // Validate UTF-8 as we go: decoding replaces bad bytes silently.
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 0
+                guard length > 0, position + length <= bytes.count,
+                    String(validating: bytes[position..<(position + length)], as: UTF8.self) != nil
+                else { throw error("the text is not valid UTF-8") }
+                position += length
+                continue
+            }
+            if byte == UInt8(ascii: "\\") {
+                flush(bytes[runStart..<position], into: &scalars)
+                position += 1
+                guard position < bytes.count else { throw error("expected an escape after '\\', found the end of the text") }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    let high = try parseHex4()
+                    if (0xD800...0xDBFF).contains(high) {
+                        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                            throw error("expected a low surrogate \\uDC00…\\uDFFF after a high surrogate")
+                        }
+                        position += 2
+                        let low = try parseHex4()
+                        guard (0xDC00...0xDFFF).contains(low), let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) else {
+                            throw error("expected a low surrogate \\uDC00…\\uDFFF after a high surrogate")
+                        }
+                        scalars.append(scalar)
+                    } else if let scalar = Unicode.Scalar(high) {
+                        scalars.append(scalar)
+                    } else {
+                        throw error("a lone low surrogate \\u\(String(high, radix: 16, uppercase: true)) is not a character")
+                    }
+                default:
+                    position -= 1
+                    throw error("unknown escape \\\(found.dropFirst().dropLast()) (use \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\uXXXX)")
+                }
+                runStart = position
+                continue
+            }
+            position += 1
+        }
+        return String(scalars)
+    }
+
+    mutating func parseHex4() throws(JSONError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw error("expected 4 hexadecimal digits after \\u") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("expected 4 hexadecimal digits after \\u, found \(found)")
+            }
+            value = value << 4 | digit
+            position += 1
+        }
+        return value
+    }
+
+    mutating func parseNumber() throws(JSONError) -> RecordValue {
+        let start = position
+        func isDigit(_ k: Int) -> Bool { k < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[k]) }
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard isDigit(position) else { throw error("expected a digit in a number, found \(found)") }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+            if isDigit(position) { throw error("a number may not start with 0 (write 7, not 07)", at: start) }
+        } else {
+            while isDigit(position) { position += 1 }
+        }
+        var isInteger = true
+        if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard isDigit(position) else { throw error("expected a digit after the decimal point, found \(found)") }
+            while isDigit(position) { position += 1 }
+        }
+        if position < bytes.count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
+            isInteger = false
+            position += 1
+            if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) { position += 1 }
+            guard isDigit(position) else { throw error("expected a digit in the exponent, found \(found)") }
+            while isDigit(position) { position += 1 }
+        }
+        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        if isInteger, let int = Int(text) { return .int(int) }
+        guard let double = Double(text), double.isFinite else { throw error("the number \(text) is out of range", at: start) }
+        return .double(double)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import TableDiff
+
+/// A value of a dynamic record: what JSON holds, plus dates.
+///
+/// Numbers keep the kind they were written with: `1` is an ``int(_:)``, `1.0`
+/// and `1e3` are ``double(_:)`` values. Equality and hashing compare numbers by
+/// value, so `.int(1) == .double(1)`; a record's fields compare regardless of
+/// order.
+public enum RecordValue: Sendable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case date(Date)
+    case array([RecordValue])
+    case record(DynamicRecord)
+}
+
+extension RecordValue: Hashable {
+    public static func == (lhs: RecordValue, rhs: RecordValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.int(a), .int(b)): return a == b
+        case let (.double(a), .double(b)): return a == b
+        case let (.int(a), .double(b)), let (.double(b), .int(a)): return Double(a) == b && Int(exactly: b) == a
+        case let (.string(a), .string(b)): return a == b
+        case let (.date(a), .date(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.record(a), .record(b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let b): hasher.combine(1); hasher.combine(b)
+        case .int(let i): hasher.combine(2); hasher.combine(i)
+        case .double(let d):
+            if let i = Int(exactly: d) { hasher.combine(2); hasher.combine(i) } else { hasher.combine(3); hasher.combine(d) }
+        case .string(let s): hasher.combine(4); hasher.combine(s)
+        case .date(let d): hasher.combine(5); hasher.combine(d)
+        case .array(let a): hasher.combine(6); hasher.combine(a)
+        case .record(let r): hasher.combine(7); hasher.combine(r)
+        }
+    }
+}
+
+extension RecordValue: TableDiffable {}
+
+extension RecordValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: RecordValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, RecordValue)...) {
+        self = .record(DynamicRecord(fields: elements))
+    }
+}
+
+extension RecordValue {
+    /// The value's kind, for messages: `null`, `bool`, `int`, `double`, `string`,
+    /// `date`, `array` or `record`.
+    public var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "bool"
+        case .int: "int"
+        case .double: "double"
+        case .string: "string"
+        case .date: "date"
+        case .array: "array"
+        case .record: "record"
+        }
+    }
+
+    /// The nested record, if this value is one.
+    public var recordValue: DynamicRecord? {
+        if case .record(let record) = self { return record }
+        return nil
+    }
+
+    /// The elements, if this value is an array.
+    public var arrayValue: [RecordValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    /// The string, if this value is one.
+    public var stringValue: String? {
+        if case .string(let string) = self { return string }
+        return nil
+    }
+}
+
+/// A record whose fields are known only at run time: the JSON objects the
+/// command-line tool reads, and tests.
+///
+/// Fields keep the order they were given in (for printing); equality ignores it.
+public struct DynamicRecord: Hashable, Sendable {
+    /// The field names, in order.
+    public private(set) var keys: [String]
+    private var values: [String: RecordValue]
+
+    /// Creates a record from its fields; a repeated name keeps the last value.
+    public init(fields: some Sequence<(String, RecordValue)>) {
+        keys = []
+        values = [:]
+        for (key, value) in fields { self[key] = value }
+    }
+
+    /// The value of a field, or nil when there is no such field. Setting nil
+    /// removes the field.
+    public subscript(key: String) -> RecordValue? {
+        get { values[key] }
+        set {
+            if let newValue {
+                if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
+            } else if values.removeValue(forKey: key) != nil {
+                keys.removeAll { $0 == key }
+            }
+        }
+    }
+
+    /// The fields, in order.
+    public var fields: [(key: String, value: RecordValue)] { keys.compactMap { key in values[key].map { (key, $0) } } }
+
+    public static func == (lhs: DynamicRecord, rhs: DynamicRecord) -> Bool { lhs.values == rhs.values }
+    public func hash(into hasher: inout Hasher) { hasher.combine(values) }
+}

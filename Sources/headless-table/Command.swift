@@ -1,0 +1,130 @@
+import Foundation
+import HeadlessTable
+
+/// Where a command writes: standard output and standard error, or buffers in tests.
+struct CommandOutput: Sendable {
+    var out: @Sendable (String) -> Void
+    var err: @Sendable (String) -> Void
+
+    static let standard = CommandOutput(
+        out: { FileHandle.standardOutput.write(Data($0.utf8)) },
+        err: { FileHandle.standardError.write(Data($0.utf8)) })
+}
+
+/// An error a person can act on: printed on standard error, with a non-zero exit.
+struct CommandError: Error, CustomStringConvertible {
+    var description: String
+    /// 2 for a misused command line, 1 for bad input.
+    var status: Int32 = 1
+
+    init(_ description: String, status: Int32 = 1) {
+        self.description = description
+        self.status = status
+    }
+
+    static func usage(_ description: String) -> CommandError { CommandError(description, status: 2) }
+}
+
+/// The command-line tool's entry point.
+enum HeadlessTableCommand {
+    static let usage = """
+        usage: headless-table <command> [options]
+
+        commands:
+          demo                              a photo diary's fetch results, before and after a save, as batch updates
+          diff OLD NEW [--id KEY] [--format text|json]
+                                            the batch updates from one fetch result (JSON file) to another
+          help                              this text
+
+        A fetch result is a JSON file: {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]},
+        or a plain array of objects (one section named ""). Rows are identified by "id"
+        (--id names another key); their content is the whole object.
+
+        """
+
+    /// Runs the tool with `arguments` (without the program name) and returns the exit status.
+    static func run(arguments: [String], output: CommandOutput) -> Int32 {
+        var arguments = ArgumentList(arguments)
+        do {
+            guard let command = arguments.next() else {
+                output.err(usage)
+                return 2
+            }
+            switch command {
+            case "demo":
+                try DemoCommand.run(&arguments, output: output)
+            case "diff":
+                try DiffCommand.run(&arguments, output: output)
+            case "help", "--help", "-h":
+                output.out(usage)
+            default:
+                throw CommandError.usage("unknown command '\(command)'; try 'headless-table help'")
+            }
+            return 0
+        } catch let error as CommandError {
+            output.err("headless-table: \(error.description)\n")
+            if error.status == 2 { output.err("try 'headless-table help'\n") }
+            return error.status
+        } catch {
+            output.err("headless-table: \(error)\n")
+            return 1
+        }
+    }
+}
+
+/// Command-line arguments, taken one by one.
+struct ArgumentList {
+    private var remaining: [String]
+
+    init(_ arguments: [String]) { remaining = arguments }
+
+    /// The next positional argument, if any.
+    mutating func next() -> String? {
+        guard let index = remaining.firstIndex(where: { !$0.hasPrefix("--") || $0 == "--" }) else { return nil }
+        return remaining.remove(at: index)
+    }
+
+    /// The positional argument `name`, which must be there.
+    mutating func positional(_ name: String) throws -> String {
+        guard let value = next() else { throw CommandError.usage("missing \(name)") }
+        return value
+    }
+
+    /// The value of `--name VALUE`, if given (the last one wins).
+    mutating func option(_ name: String) throws -> String? {
+        var value: String?
+        while let index = remaining.firstIndex(of: name) {
+            guard index + 1 < remaining.count else { throw CommandError.usage("\(name) needs a value") }
+            value = remaining[index + 1]
+            remaining.removeSubrange(index...(index + 1))
+        }
+        return value
+    }
+
+    /// Whether `--name` is given.
+    mutating func flag(_ name: String) -> Bool {
+        let found = remaining.contains(name)
+        remaining.removeAll { $0 == name }
+        return found
+    }
+
+    /// Fails on anything not taken.
+    func finish() throws {
+        if let extra = remaining.first {
+            throw CommandError.usage(extra.hasPrefix("--") ? "unknown option \(extra)" : "unexpected argument '\(extra)'")
+        }
+    }
+}
+
+/// The `--format` option: text for people, JSON for programs.
+enum OutputFormat: String {
+    case text, json
+
+    static func parse(_ value: String?) throws -> OutputFormat {
+        guard let value else { return .text }
+        guard let format = OutputFormat(rawValue: value) else {
+            throw CommandError.usage("--format takes text or json, not '\(value)'")
+        }
+        return format
+    }
+}
