@@ -36,11 +36,17 @@ let package = Package(
         ),
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),
 
-        .testTarget(name: "TableDiffTests", dependencies: ["TableDiff", "TableSnapshotTesting"], exclude: ["__Snapshots__"]),
+        // Shared by the test targets: seeded generators and the independent UIKit oracle.
+        .target(name: "TableTestSupport", dependencies: ["TableDiff"], path: "Tests/TableTestSupport"),
+        .testTarget(
+            name: "TableDiffTests",
+            dependencies: ["TableDiff", "TableSnapshotTesting", "TableTestSupport"],
+            exclude: ["__Snapshots__"]
+        ),
         .testTarget(name: "FetchedResultsTests", dependencies: ["FetchedResults"]),
         .testTarget(
             name: "HeadlessTableCLITests",
-            dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting"],
+            dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport"],
             exclude: ["__Snapshots__"]
         ),
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),

@@ -1,5 +1,6 @@
 import Testing
 import TableDiff
+import TableTestSupport
 import TableSnapshotTesting
 
 /// The classic cases, as text snapshots: read them like code.

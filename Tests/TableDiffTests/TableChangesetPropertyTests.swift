@@ -1,5 +1,6 @@
 import Testing
 import TableDiff
+import TableTestSupport
 
 /// Random pairs of tables: every changeset is replayed by the UIKit oracle.
 @Suite struct TableChangesetPropertyTests {

@@ -1,16 +1,16 @@
 import TableDiff
 
 /// Random tables and random changes to them, for property tests.
-enum TableGenerator {
-    enum Shape: String, CaseIterable, Sendable {
+public enum TableGenerator {
+    public enum Shape: String, CaseIterable, Sendable {
         case flat, sectioned, shuffledSections, duplicates, empty, unrelated
 
     }
 
-    static let sectionNames = ["A", "B", "C", "D", "E", "F", "G", "H"]
+    public static let sectionNames = ["A", "B", "C", "D", "E", "F", "G", "H"]
 
     /// A random table of unique identities drawn from `ids`.
-    static func randomTable(_ g: inout SeededGenerator, sections: ClosedRange<Int>, rows: ClosedRange<Int>, ids: inout [Int], duplicateSectionNames: Bool = false) -> Table {
+    public static func randomTable(_ g: inout SeededGenerator, sections: ClosedRange<Int>, rows: ClosedRange<Int>, ids: inout [Int], duplicateSectionNames: Bool = false) -> Table {
         let count = g.int(sections)
         let names = duplicateSectionNames
             ? (0..<count).map { _ in sectionNames[g.int(0..<3)] }
@@ -24,7 +24,7 @@ enum TableGenerator {
     }
 
     /// A pair of tables, old and new, of the given shape.
-    static func pair(_ shape: Shape, _ g: inout SeededGenerator) -> (old: Table, new: Table) {
+    public static func pair(_ shape: Shape, _ g: inout SeededGenerator) -> (old: Table, new: Table) {
         switch shape {
         case .empty:
             var ids = Array(0..<40).shuffled(using: &g)
@@ -71,7 +71,7 @@ enum TableGenerator {
 
     /// A random change of a table: rows deleted, inserted, moved (within and across
     /// sections), changed; sections deleted, inserted, moved, renamed.
-    static func mutate(_ old: Table, _ g: inout SeededGenerator, nextID: Int, keepSections: Bool = false) -> Table {
+    public static func mutate(_ old: Table, _ g: inout SeededGenerator, nextID: Int, keepSections: Bool = false) -> Table {
         var new = old
         var fresh = nextID + 1000
         let rate = [0.05, 0.2, 0.5][g.int(0..<3)]

@@ -4,14 +4,14 @@ import TableDiff
 /// naively and separately from the library (by simulation: take out what
 /// leaves, then put in, in ascending order of destination, what arrives), to
 /// check the library's diff and its own batch engine against.
-enum UIKitOracle {
-    struct Refusal: Error, CustomStringConvertible {
-        var description: String
+public enum UIKitOracle {
+    public struct Refusal: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Replays `update` on `displayed` with `data` as the data source, as UIKit
     /// would. Returns what the table shows afterwards, or why UIKit refuses.
-    static func replay(_ update: BatchUpdate, displayed: Table, data: Table) -> Result<Table, Refusal> {
+    public static func replay(_ update: BatchUpdate, displayed: Table, data: Table) -> Result<Table, Refusal> {
         func refuse(_ text: String) -> Result<Table, Refusal> { .failure(Refusal(description: text)) }
         let before = displayed.map(\.rows.count), after = data.map(\.rows.count)
 
@@ -130,7 +130,7 @@ enum UIKitOracle {
 
     /// Checks a changeset from `old` to `new` against UIKit's rules and the
     /// promises of `TableChangeset`; returns every problem found.
-    static func problems(of changeset: TableChangeset<Item>, from old: Table, to new: Table) -> [String] {
+    public static func problems(of changeset: TableChangeset<Item>, from old: Table, to new: Table) -> [String] {
         var problems: [String] = []
         let oldIDs = old.flatMap(\.rows).map(\.id), newIDs = new.flatMap(\.rows).map(\.id)
         let oldCounts = Dictionary(oldIDs.map { ($0, 1) }, uniquingKeysWith: +)

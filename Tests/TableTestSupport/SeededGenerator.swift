@@ -2,12 +2,12 @@ import Foundation
 
 /// A seeded random number generator (SplitMix64), for property tests that can be
 /// replayed: a failing test prints its seed; set `TABLE_TEST_SEED` to replay it.
-struct SeededGenerator: RandomNumberGenerator {
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private(set) var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,14 +16,14 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// The seed for this run: `TABLE_TEST_SEED` when set, otherwise a fresh one.
-    static func runSeed() -> UInt64 {
+    public static func runSeed() -> UInt64 {
         if let text = ProcessInfo.processInfo.environment["TABLE_TEST_SEED"], let seed = UInt64(text) {
             return seed
         }
         return UInt64.random(in: 0...UInt64(UInt32.max))
     }
 
-    mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
-    mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+    public mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
+    public mutating func int(_ range: Range<Int>) -> Int { Int.random(in: range, using: &self) }
+    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 }
