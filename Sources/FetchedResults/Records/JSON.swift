@@ -319,9 +319,9 @@ struct _JSONParser {
     }
 
     mutating func parseHex4() throws(JSONError) -> UInt32 {
-        guard position + 4 <= bytes.count else { throw error("expected 4 hexadecimal digits after \\u") }
         var value: UInt32 = 0
         for _ in 0..<4 {
+            guard position < bytes.count else { throw error("expected 4 hexadecimal digits after \\u, found the end of the text") }
             let byte = bytes[position]
             let digit: UInt32
             switch byte {
