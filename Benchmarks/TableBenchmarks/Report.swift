@@ -53,6 +53,26 @@ enum Report {
         return lines.joined(separator: "\n")
     }
 
+    /// Each benchmark's median now against a saved run, and the ratios to its
+    /// baselines then and now (ratios travel between machines; times do not).
+    static func comparison(_ results: [Result], with saved: [Result]) -> String {
+        var lines = ["compared with the saved run:"]
+        for r in results {
+            guard let old = saved.first(where: { $0.name == r.name }) else {
+                lines.append("  \(r.name): not in the saved run")
+                continue
+            }
+            var line = "  \(r.name): p50 \(duration(old.wallClock.p50)) → \(duration(r.wallClock.p50)) (\(String(format: "%.2f", r.wallClock.p50 / old.wallClock.p50))×)"
+            for (name, b) in r.baselines.sorted(by: { $0.key < $1.key }) {
+                if let before = old.baselines[name] {
+                    line += "; vs \(name) \(String(format: "%.2f", old.wallClock.p50 / before.p50))× → \(String(format: "%.2f", r.wallClock.p50 / b.p50))×"
+                }
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
     static func json(_ results: [Result]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

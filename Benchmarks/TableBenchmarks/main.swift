@@ -1,6 +1,8 @@
 import Foundation
 
-// table-benchmarks: `swift run -c release table-benchmarks [--filter REGEX] [--format text|json] [--list]`
+// table-benchmarks: `swift run -c release table-benchmarks [--filter REGEX] [--format text|json]
+// [--compare SAVED.json] [--list]`. Save a run with `--format json > saved.json`; a later
+// run with `--compare saved.json` prints each benchmark's median then and now.
 //
 // Every workload runs in a child process (this executable with `--child NAME`),
 // and prints its result as JSON for the parent to collect.
@@ -24,7 +26,7 @@ struct BenchmarkCommand {
     }
 
     func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("table-benchmarks: \(message)\nusage: table-benchmarks [--filter REGEX] [--format text|json] [--list] | --profile NAME\n".utf8))
+        FileHandle.standardError.write(Data("table-benchmarks: \(message)\nusage: table-benchmarks [--filter REGEX] [--format text|json] [--compare SAVED.json] [--list] | --profile NAME\n".utf8))
         return 2
     }
 
@@ -50,6 +52,7 @@ struct BenchmarkCommand {
         let format = option("--format") ?? "text"
         guard format == "text" || format == "json" else { return fail("--format takes text or json") }
         let filter = option("--filter")
+        let comparePath = option("--compare")
         let list = arguments.contains("--list")
         arguments.removeAll { $0 == "--list" }
         if !arguments.isEmpty { return fail("unexpected \(arguments.joined(separator: " "))") }
@@ -83,6 +86,12 @@ struct BenchmarkCommand {
             results.append(result)
         }
         print(format == "json" ? Report.json(results) : Report.text(results))
+        if let comparePath {
+            guard let data = FileManager.default.contents(atPath: comparePath),
+                let saved = try? JSONDecoder().decode(Report.Document.self, from: data)
+            else { return fail("--compare: \(comparePath) is not a saved `--format json` report") }
+            print(Report.comparison(results, with: saved.benchmarks))
+        }
         return 0
     }
 }
