@@ -9,10 +9,13 @@ enum DiffWorkloads {
             flat("5k", count: 5_000, delete: 2_000..<3_000, insert: 3_000..<4_000, shuffle: 0..<200, uuid: true),
             flat("100k", count: 100_000, delete: 20_000..<30_000, insert: 30_000..<40_000, shuffle: 0..<2_000, uuid: true),
             flat("1M", count: 1_000_000, delete: 200_000..<300_000, insert: 300_000..<400_000, shuffle: 0..<20_000, uuid: true),
+            flat("5k", count: 5_000, delete: 2_000..<3_000, insert: 3_000..<4_000, shuffle: 0..<200, uuid: false),
             flat("100k", count: 100_000, delete: 20_000..<30_000, insert: 30_000..<40_000, shuffle: 0..<2_000, uuid: false),
             flat("1M", count: 1_000_000, delete: 200_000..<300_000, insert: 300_000..<400_000, shuffle: 0..<20_000, uuid: false),
             sectioned(),
             reversed(),
+            shuffled(),
+            tinySections(),
             allDuplicates(),
         ]
     }
@@ -90,6 +93,57 @@ enum DiffWorkloads {
         func isContentEqual(to other: Entry) -> Bool { version == other.version }
     }
 
+    /// A sectioned table and its change: of the rows, 2.5 % each deleted,
+    /// updated, and moved to a random place in another section; `inserted` new
+    /// rows per section; then `sectionChanges` sections each deleted, inserted
+    /// (with `newSectionRows` rows) and moved.
+    static func sectionedPair(
+        sections: Int, rows: Int, inserted: Int, sectionChanges: Int, newSectionRows: Int, seed: UInt64
+    ) -> (old: [TableSection<Entry>], new: [TableSection<Entry>]) {
+        var g = SplitMix64(seed: seed)
+        let old = (0..<sections).map { s in
+            TableSection(name: "S\(s)", rows: (0..<rows).map { _ in Entry(id: seededUUID(&g), version: 0) })
+        }
+        var new = old
+        var moving: [Entry] = []
+        for s in new.indices {
+            new[s].rows = new[s].rows.compactMap { entry in
+                switch Int.random(in: 0..<40, using: &g) {   // 1 in 40 = 2.5 % each
+                case 0: return nil                                  // deleted
+                case 1: moving.append(entry); return nil            // moved across sections
+                case 2: return Entry(id: entry.id, version: 1)      // updated
+                default: return entry
+                }
+            }
+            for _ in 0..<inserted {
+                new[s].rows.insert(Entry(id: seededUUID(&g), version: 0), at: Int.random(in: 0...new[s].rows.count, using: &g))
+            }
+        }
+        for _ in 0..<sectionChanges { new.remove(at: Int.random(in: 0..<new.count, using: &g)) }
+        for k in 0..<sectionChanges {
+            let rows = (0..<newSectionRows).map { _ in Entry(id: seededUUID(&g), version: 0) }
+            new.insert(TableSection(name: "N\(k)", rows: rows), at: Int.random(in: 0...new.count, using: &g))
+        }
+        for _ in 0..<sectionChanges {
+            let section = new.remove(at: Int.random(in: 0..<new.count, using: &g))
+            new.insert(section, at: Int.random(in: 0...new.count, using: &g))
+        }
+        for entry in moving {
+            let t = Int.random(in: 0..<new.count, using: &g)
+            new[t].rows.insert(entry, at: Int.random(in: 0...new[t].rows.count, using: &g))
+        }
+        return (old, new)
+    }
+
+    /// The subject and hash floor of a sectioned pair, and more baselines.
+    static func prepare(_ old: [TableSection<Entry>], _ new: [TableSection<Entry>], baselines: [Baseline] = []) -> Prepared {
+        let oldIDs = old.flatMap { $0.rows.map(\.id) }, newIDs = new.flatMap { $0.rows.map(\.id) }
+        return Prepared(
+            subject: { blackHole(TableChangeset(from: old, to: new)) },
+            baselines: [Baseline(name: "hashFloor", run: { hashFloor(oldIDs, newIDs) })] + baselines,
+            counters: counters(TableChangeset(from: old, to: new)))
+    }
+
     /// 1,000 sections × 1,000 rows; 10 % of rows change (2.5 % each: deleted,
     /// inserted, updated, moved to another section); 5 sections deleted, 5
     /// inserted, 5 moved.
@@ -99,53 +153,16 @@ enum DiffWorkloads {
             summary: "1,000 sections × 1,000 rows: 10 % of rows deleted, inserted, updated or moved across sections; 5 sections deleted, 5 inserted, 5 moved",
             targets: [Target(against: "flatDiff", atMost: 1.5), Target(against: "hashFloor", atMost: 3)]
         ) {
-            var g = SplitMix64(seed: 11)
-            let old = (0..<1_000).map { s in
-                TableSection(name: String(format: "S%04d", s), rows: (0..<1_000).map { _ in Entry(id: seededUUID(&g), version: 0) })
-            }
-            var new = old
-            var moving: [Entry] = []
-            for s in new.indices {
-                new[s].rows = new[s].rows.compactMap { entry in
-                    let roll = Int.random(in: 0..<40, using: &g)   // 1 in 40 = 2.5 % each
-                    switch roll {
-                    case 0: return nil                                        // deleted
-                    case 1: moving.append(entry); return nil                  // moved across sections
-                    case 2: return Entry(id: entry.id, version: 1)            // updated
-                    default: return entry
-                    }
-                }
-                for _ in 0..<25 {                                              // inserted
-                    new[s].rows.insert(Entry(id: seededUUID(&g), version: 0), at: Int.random(in: 0...new[s].rows.count, using: &g))
-                }
-            }
-            for _ in 0..<5 { new.remove(at: Int.random(in: 0..<new.count, using: &g)) }
-            for k in 0..<5 {
-                new.insert(TableSection(name: "N\(k)", rows: (0..<1_000).map { _ in Entry(id: seededUUID(&g), version: 0) }),
-                           at: Int.random(in: 0...new.count, using: &g))
-            }
-            for _ in 0..<5 {
-                let section = new.remove(at: Int.random(in: 0..<new.count, using: &g))
-                new.insert(section, at: Int.random(in: 0...new.count, using: &g))
-            }
-            for entry in moving {
-                let t = Int.random(in: 0..<new.count, using: &g)
-                new[t].rows.insert(entry, at: Int.random(in: 0...new[t].rows.count, using: &g))
-            }
-            let changeset = TableChangeset(from: old, to: new)
-            let oldIDs = old.flatMap { $0.rows.map(\.id) }, newIDs = new.flatMap { $0.rows.map(\.id) }
+            let (old, new) = sectionedPair(sections: 1_000, rows: 1_000, inserted: 25, sectionChanges: 5, newSectionRows: 1_000, seed: 11)
             // The flat diff of as many rows (DifferenceKit's shape), measured in the same rounds.
             var h = SplitMix64(seed: 7)
             let (flatOld, flatNew) = flatPair(
                 count: 1_000_000, delete: 200_000..<300_000, insert: 300_000..<400_000, shuffle: 0..<20_000
             ) { seededUUID(&h) }
-            return Prepared(
-                subject: { blackHole(TableChangeset(from: old, to: new)) },
-                baselines: [
-                    Baseline(name: "hashFloor", run: { hashFloor(oldIDs, newIDs) }),
-                    Baseline(name: "flatDiff", run: { blackHole(TableChangeset(from: flatOld, to: flatNew)) }),
-                ],
-                counters: counters(changeset))
+            return prepare(old, new, baselines: [
+                Baseline(name: "flatDiff", run: { blackHole(TableChangeset(from: flatOld, to: flatNew)) }),
+                Baseline(name: "stdlibDifference", run: nil, skipped: "does not finish within a minute at 1M rows"),
+            ])
         }
     }
 
@@ -158,6 +175,31 @@ enum DiffWorkloads {
             var g = SplitMix64(seed: 3)
             let old = (0..<1_000_000).map { _ in seededUUID(&g) }
             return prepare(old, old.reversed())
+        }
+    }
+
+    static func shuffled() -> Workload {
+        Workload(
+            name: "diff/shuffled-1M-uuid",
+            summary: "1,000,000 rows in random order: almost every row moves",
+            targets: [Target(against: "hashFloor", atMost: 10)]
+        ) {
+            var g = SplitMix64(seed: 13)
+            let old = (0..<1_000_000).map { _ in seededUUID(&g) }
+            return prepare(old, old.shuffled(using: &g))
+        }
+    }
+
+    /// 100,000 sections of 10 rows: 10 % of rows changed as in the sectioned
+    /// workload, 1 % of sections inserted, deleted or moved.
+    static func tinySections() -> Workload {
+        Workload(
+            name: "diff/tiny-sections-100000x10",
+            summary: "100,000 sections × 10 rows: 10 % of rows deleted, inserted, updated or moved across sections; 1 % of sections inserted, deleted, moved",
+            targets: [Target(against: "hashFloor", atMost: 10)]
+        ) {
+            let (old, new) = sectionedPair(sections: 100_000, rows: 10, inserted: 0, sectionChanges: 1_000, newSectionRows: 1, seed: 17)
+            return prepare(old, new)
         }
     }
 

@@ -4,14 +4,15 @@
 // This is the only generic part of the diff: it reads identities and contents
 // and hands flat integer arrays to the planner (`_StagePlanner.swift`).
 //
-// Design (see `Guides/TableDiff.md` for the measurements behind it):
+// Design (see `TableDiff.docc/Diffing.md`):
 // - Every identity is hashed at most once.
 // - Old identities go into a compact open-addressing table: power-of-two
 //   capacity, linear probing, 4-byte slots holding the row's index and a tag of
 //   hash bits. A probe compares tags before it reads any identity, so it
 //   touches one cache line of the table per lookup.
-// - New rows are first compared with the old row after the last match (a
-//   cursor): long runs of unchanged rows match without touching the table.
+// - New rows are first compared with the old row after the last pair (and two
+//   more places a run may resume): long runs of unchanged rows pair without
+//   being hashed or touching the table.
 // - Duplicates are detected exactly (they are reported), and paired in order:
 //   the k-th occurrence of an identity in the new table takes the k-th unpaired
 //   occurrence in the old one.
@@ -173,10 +174,10 @@ func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
     // `tail[f]` is its last occurrence and `cursor[f]` the next one to pair.
     var next: [Int32] = [], tail: [Int32] = [], cursor: [Int32] = []
 
-    // 1. Every old identity into the table. A large table is filled region by
-    // region: rows are partitioned (stably) by the top bits of their position,
-    // so that each partition's inserts stay within a region of the table that
-    // fits in the cache, instead of missing it on every insert.
+    // 1. Every old identity into the table (sized so that it never grows).
+    // Hashes are computed a batch at a time, then inserted: the insert loop is
+    // short, so the processor overlaps the cache misses of many inserts instead
+    // of waiting for each one after a hash computation.
     old.withUnsafeBufferPointer { old in
         table.slots.withUnsafeMutableBufferPointer { slots in
             var base = 0
@@ -230,6 +231,7 @@ func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
     // growing batch ahead (1, 2, 4, … 64 rows), and the probes too run in a
     // short loop whose misses overlap.
     var changed = result.changed
+    result.changed = _BitSet(count: 0)   // one owner, so that setting a bit does not copy the set
     var hasChanges = false
     var nextOld = 0     // the old element after the last pair
     var resumeOld = 0   // where the run was before the last jump

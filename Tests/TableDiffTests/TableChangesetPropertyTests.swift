@@ -30,6 +30,30 @@ import TableTestSupport
         #expect(failures == 0, "seed \(seed): \(failures) of \(pairs) pairs failed")
     }
 
+    /// Thousands of tiny sections, many of them inserted, deleted, moved or renamed.
+    @Test func thousandsOfTinySections() {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        for _ in 0..<10 {
+            var next = 0
+            let old: Table = (0..<g.int(1_000...2_000)).map { s in
+                TableSection(name: "S\(s)", rows: (0..<g.int(0...3)).map { _ in next += 1; return Item(id: next) })
+            }
+            var new = old.filter { _ in g.chance(0.97) }
+            for k in 0..<g.int(0...40) { new.insert(TableSection(name: "N\(k)", rows: []), at: g.int(0...new.count)) }
+            for _ in 0..<30 where new.count > 1 { new.swapAt(g.int(0..<new.count), g.int(0..<new.count)) }
+            for _ in 0..<g.int(0...300) where new.count > 1 {
+                let from = g.int(0..<new.count), to = g.int(0..<new.count)
+                guard !new[from].rows.isEmpty else { continue }
+                let item = new[from].rows.remove(at: g.int(0..<new[from].rows.count))
+                new[to].rows.insert(g.chance(0.3) ? Item(id: item.id, content: 1) : item, at: g.int(0...new[to].rows.count))
+            }
+            let changeset = TableChangeset(from: old, to: new)
+            let problems = UIKitOracle.problems(of: changeset, from: old, to: new)
+            #expect(problems.isEmpty, "seed \(seed): \(problems.prefix(3).joined(separator: "\n"))")
+        }
+    }
+
     /// In one section: moves are the fewest possible, and a changed row is kept in
     /// place (one stage) unless that costs more than two extra moves (then it
     /// moves and a second stage reloads it). Checked against brute force.
