@@ -13,6 +13,7 @@ enum DiffWorkloads {
             flat("100k", count: 100_000, delete: 20_000..<30_000, insert: 30_000..<40_000, shuffle: 0..<2_000, uuid: false),
             flat("1M", count: 1_000_000, delete: 200_000..<300_000, insert: 300_000..<400_000, shuffle: 0..<20_000, uuid: false),
             sectioned(),
+            strided(),
             reversed(),
             shuffled(),
             tinySections(),
@@ -163,6 +164,23 @@ enum DiffWorkloads {
                 Baseline(name: "flatDiff", run: { blackHole(TableChangeset(from: flatOld, to: flatNew)) }),
                 Baseline(name: "stdlibDifference", run: nil, skipped: "does not finish within a minute at 1M rows"),
             ])
+        }
+    }
+
+    /// Integer identities that are all multiples of 2^32: a hash that kept low
+    /// bits would put them all in one slot.
+    static func strided() -> Workload {
+        Workload(
+            name: "diff/strided-1M-int",
+            summary: "1,000,000 rows with identities i × 2^32, DifferenceKit's change shape",
+            targets: [Target(against: "hashFloor", atMost: 3)]
+        ) {
+            var next = 0
+            let (old, new) = flatPair(count: 1_000_000, delete: 200_000..<300_000, insert: 300_000..<400_000, shuffle: 0..<20_000) { () -> Int in
+                next += 1
+                return next << 32
+            }
+            return prepare(old, new)
         }
     }
 
