@@ -13,7 +13,7 @@ import Testing
         #expect(try JSON.parse(" [true, false, null, \"x\"] ") == .array([.bool(true), .bool(false), .null, .string("x")]))
         #expect(try JSON.parse("{\"$date\": \"2024-05-01T10:00:00Z\"}") == .date(Date(timeIntervalSince1970: 1_714_557_600)))
         // Not exactly one "$date" key: an ordinary object.
-        #expect(try JSON.parse("{\"$date\": \"x\", \"y\": 1}").recordValue?["y"] == .int(1))
+        #expect(try JSON.parse("{\"$date\": \"x\", \"y\": 1}").asRecord?["y"] == .int(1))
         // Numbers compare by value.
         #expect(RecordValue.int(1) == .double(1))
         #expect(Set<RecordValue>([.int(1), .double(1)]).count == 1)
@@ -26,7 +26,7 @@ import Testing
 
     @Test func objectsKeepTheirKeyOrderButCompareWithoutIt() throws {
         let value = try JSON.parse(#"{"b":1,"a":2}"#)
-        #expect(value.recordValue?.keys == ["b", "a"])
+        #expect(value.asRecord?.keys == ["b", "a"])
         #expect(value == (try JSON.parse(#"{"a":2,"b":1}"#)))
         #expect(JSON.string(value) == #"{"b":1,"a":2}"#)
         #expect(JSON.string(value, sortedKeys: true) == #"{"a":2,"b":1}"#)

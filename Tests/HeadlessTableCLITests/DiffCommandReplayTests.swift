@@ -66,7 +66,7 @@ enum JSONReplay {
         var shown: [[Row]] = old.map { $0.rows.map { Row(id: $0.id) } }
         var reloadedIDs = Set<Int>()
         for (index, stageValue) in stages.enumerated() {
-            guard let stage = stageValue.recordValue, let update = batch(stage),
+            guard let stage = stageValue.asRecord, let update = batch(stage),
                 case .array(let countValues)? = stage["rowCounts"]
             else { return problems + ["stage \(index + 1) is not in the documented shape"] }
             let rowCounts = countValues.compactMap { if case .int(let i) = $0 { i } else { nil } }

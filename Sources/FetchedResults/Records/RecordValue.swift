@@ -82,19 +82,19 @@ extension RecordValue {
     }
 
     /// The nested record, if this value is one.
-    public var recordValue: DynamicRecord? {
+    public var asRecord: DynamicRecord? {
         if case .record(let record) = self { return record }
         return nil
     }
 
     /// The elements, if this value is an array.
-    public var arrayValue: [RecordValue]? {
+    public var asArray: [RecordValue]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
 
     /// The string, if this value is one.
-    public var stringValue: String? {
+    public var asString: String? {
         if case .string(let string) = self { return string }
         return nil
     }

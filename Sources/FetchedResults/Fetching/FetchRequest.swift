@@ -1,0 +1,114 @@
+import Foundation
+import TableDiff
+
+/// What to fetch: which records (a predicate), in what order (sort keys), and
+/// how many (limit, offset, batch size).
+///
+/// ```swift
+/// var request = FetchRequest<Entry>(sortKeys: [SortKey("created", ascending: false)])
+/// request.predicate = RecordPredicate { $0.text.contains("snow") }
+/// request.fetchBatchSize = 50
+/// ```
+public struct FetchRequest<R: Record>: Sendable {
+    /// Which records; nil for all.
+    public var predicate: RecordPredicate<R>?
+    /// The order, first key first. A fetched results controller needs at least one.
+    public var sortKeys: [SortKey]
+    /// At most this many records; nil for no limit.
+    public var fetchLimit: Int?
+    /// Skip this many records first.
+    public var fetchOffset: Int
+    /// With a positive batch size, a fetched results controller knows the
+    /// identities (and sort keys) of every match, but reads the records
+    /// themselves from the store a batch at a time, as rows are accessed.
+    public var fetchBatchSize: Int
+
+    public init(
+        predicate: RecordPredicate<R>? = nil, sortKeys: [SortKey] = [],
+        fetchLimit: Int? = nil, fetchOffset: Int = 0, fetchBatchSize: Int = 0
+    ) {
+        self.predicate = predicate
+        self.sortKeys = sortKeys
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        self.fetchBatchSize = fetchBatchSize
+    }
+}
+
+/// Which records a fetch request matches: a closure, or a Foundation `Predicate`.
+///
+/// (The predicate format language — `text CONTAINS[cd] %@` — plugs in here too.)
+public struct RecordPredicate<R: Record>: Sendable {
+    enum Kind: @unchecked Sendable {
+        case closure(@Sendable (R) -> Bool)
+        case foundation(Predicate<R>)
+    }
+    let kind: Kind
+    /// A text that identifies the predicate for caches, when it has one.
+    let fingerprint: String?
+
+    /// The records for which `matches` is true.
+    public init(_ matches: @escaping @Sendable (R) -> Bool) {
+        kind = .closure(matches)
+        fingerprint = nil
+    }
+
+    /// The records for which a Foundation predicate (`#Predicate<Entry> { … }`)
+    /// is true. A predicate that throws while evaluating fails the fetch.
+    public init(_ predicate: Predicate<R>) {
+        kind = .foundation(predicate)
+        fingerprint = nil
+    }
+
+    /// The test, ready to run.
+    func evaluator() -> (R) throws(FetchError) -> Bool {
+        switch kind {
+        case .closure(let matches):
+            return { matches($0) }
+        case .foundation(let predicate):
+            return { record throws(FetchError) in
+                do {
+                    return try predicate.evaluate(record)
+                } catch {
+                    throw .predicateFailed("\(error)")
+                }
+            }
+        }
+    }
+}
+
+/// Why a fetch failed, or a fetched results controller could not answer.
+public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A fetched results controller needs at least one sort key (Core Data's words).
+    case noSortKeys
+    /// A sort key, section key or predicate names a key the record type does not have.
+    case unknownKey(RecordKeyError)
+    /// The first sort key does not order the sections (Core Data's words).
+    case sectionsOutOfOrder(index: Int, sectionName: String)
+    /// The predicate failed while evaluating a record.
+    case predicateFailed(String)
+    /// `performFetch()` has not been called (or failed).
+    case notFetched
+    /// No object at an index path.
+    case noObject(at: TablePath, sectionCount: Int, rowCount: Int?)
+
+    public var description: String {
+        switch self {
+        case .noSortKeys:
+            return "An instance of NSFetchedResultsController requires a fetch request with sort descriptors"
+        case .unknownKey(let error):
+            return "\(error)"
+        case let .sectionsOutOfOrder(index, name):
+            return "The fetched object at index \(index) has an out of order section name '\(name)'. Objects must be sorted by section name"
+        case .predicateFailed(let reason):
+            return "the predicate failed: \(reason)"
+        case .notFetched:
+            return "the fetched results controller has not fetched yet: call performFetch()"
+        case let .noObject(path, sectionCount, rowCount):
+            if let rowCount {
+                return "no object at index path \(path): section \(path.section) has \(rowCount) objects"
+            }
+            return "no object at index path \(path): there are \(sectionCount) sections"
+        }
+    }
+}

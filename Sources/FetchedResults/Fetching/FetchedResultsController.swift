@@ -1,0 +1,469 @@
+import Foundation
+import TableDiff
+
+/// A sorted, sectioned view of the records of a context that tells its delegate
+/// exactly what changed — Core Data's `NSFetchedResultsController`, headless.
+///
+/// ```swift
+/// let controller = FetchedResultsController(
+///     fetchRequest: FetchRequest<Entry>(sortKeys: [SortKey("month", ascending: false), SortKey("created", ascending: false)]),
+///     context: context, sectionNameKeyPath: "month")
+/// controller.delegate = self
+/// try controller.performFetch()
+/// let entry = try controller.object(at: TablePath(row: 0, section: 0))
+/// ```
+///
+/// The rules are Core Data's: the request needs at least one sort key; with a
+/// section key, the first sort key must order the sections (otherwise
+/// `performFetch()` fails with Core Data's "out of order section name" error);
+/// without one there is exactly one section, even with no objects; with one and
+/// no objects there are none; a nil section value goes into the section "".
+///
+/// **Changes.** While a delegate is set, the controller follows its context:
+/// changes processed there (``ObjectContext/processPendingChanges()``, which
+/// `save()` does first), rolled back, or merged from another context's save.
+/// It works out each change from the records that changed — O(*k* log *n*) for
+/// *k* changed records in results of *n* — and reports it to the delegate. Without
+/// a delegate, the results stay as they were until the next `performFetch()`.
+///
+/// **Batches.** With a positive ``FetchRequest/fetchBatchSize``, the controller
+/// keeps the identities and sort values of every match, and reads the records
+/// from the store a batch at a time as they are accessed.
+public final class FetchedResultsController<R: Record & Codable> {
+    /// The request, as given.
+    public let fetchRequest: FetchRequest<R>
+    /// The context whose records the controller shows.
+    public let context: ObjectContext<R>
+    /// The key path whose value names an object's section; nil for one section.
+    public let sectionNameKeyPath: String?
+    /// A name under which the results are kept in the store for a later
+    /// controller with the same request (see ``deleteCache(withName:in:)``).
+    public let cacheName: String?
+
+    /// Told about changes. Setting a delegate starts change tracking; clearing it
+    /// stops it.
+    public weak var delegate: (any FetchedResultsControllerDelegate<R>)? {
+        didSet { observation = delegate == nil ? nil : context.addObserver { [weak self] in self?.contextDidChange($0) } }
+    }
+
+    /// The error the last change ran into, if any: a change after which the first
+    /// sort key no longer orders the sections. Cleared by `performFetch()`.
+    public private(set) var lastError: FetchError?
+
+    /// When on, every change is also delivered whole, as the sections before and
+    /// after (see ``FetchedResultsControllerDelegate/controller(_:didChangeContentWith:)``);
+    /// this costs O(*n*) per change.
+    public var deliversWholeChanges = false
+
+    private var compiled: _CompiledRequest<R>?
+    private var ordered = _OrderedElements<R>(sorted: [])
+    private var sectionList: [(name: String, count: Int)] = []
+    private var sectionStarts: [Int] = [0]
+    private var observation: _ObservationToken?
+    /// Records read on demand, by batch (batch size only); cleared on every change.
+    private var batchCache: [Int: [R]] = [:]
+    private var batchCacheOrder: [Int] = []
+
+    public init(fetchRequest: FetchRequest<R>, context: ObjectContext<R>, sectionNameKeyPath: String? = nil, cacheName: String? = nil) {
+        self.fetchRequest = fetchRequest
+        self.context = context
+        self.sectionNameKeyPath = sectionNameKeyPath
+        self.cacheName = cacheName
+    }
+
+    // MARK: Fetching
+
+    /// Fetches the results.
+    ///
+    /// - Throws: ``FetchError/noSortKeys``, ``FetchError/unknownKey(_:)``,
+    ///   ``FetchError/sectionsOutOfOrder(index:sectionName:)``,
+    ///   ``FetchError/predicateFailed(_:)``; the previous results stay.
+    /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches; O(1)
+    ///   from a valid cache.
+    public func performFetch() throws(FetchError) {
+        guard !fetchRequest.sortKeys.isEmpty else { throw .noSortKeys }
+        let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath)
+        let fingerprint = cacheFingerprint
+        var result: _FetchResult<R>
+        if let cacheName, let fingerprint, !context.hasChanges,
+            let cached = context.store.state.withLock({ state in state.fetchCaches[cacheName].flatMap { $0.storeVersion == state.version && $0.fingerprint == fingerprint ? $0.payload as? _FetchResult<R> : nil } })
+        {
+            result = cached
+        } else {
+            result = try _Fetch.run(compiled, in: context)
+            if let cacheName, let fingerprint, !context.hasChanges {
+                context.store.state.withLock { state in
+                    state.fetchCaches[cacheName] = _FetchCache(fingerprint: fingerprint, storeVersion: state.version, payload: result)
+                }
+            }
+        }
+        // Offset and limit.
+        let start = min(fetchRequest.fetchOffset, result.records.count)
+        let end = fetchRequest.fetchLimit.map { min(result.records.count, start + $0) } ?? result.records.count
+        let keepRecords = fetchRequest.fetchBatchSize <= 0
+        var elements: [_Element<R>] = []
+        elements.reserveCapacity(end - start)
+        for k in start..<end {
+            elements.append(_Element(
+                id: result.records[k].id, sequence: result.sequences[k], sortValues: result.sortValues[k],
+                sectionName: sectionNameKeyPath == nil ? "" : result.sectionNames[k],
+                record: keepRecords ? result.records[k] : nil))
+        }
+        // Sections: contiguous runs of a name; a name seen before is out of order.
+        var sections: [(name: String, count: Int)] = []
+        if sectionNameKeyPath == nil {
+            sections = [("", elements.count)]
+        } else {
+            var seen = Set<String>()
+            for (k, element) in elements.enumerated() {
+                if let last = sections.last, last.name == element.sectionName {
+                    sections[sections.count - 1].count += 1
+                } else {
+                    guard seen.insert(element.sectionName).inserted else {
+                        throw .sectionsOutOfOrder(index: k + start, sectionName: element.sectionName)
+                    }
+                    sections.append((element.sectionName, 1))
+                }
+            }
+        }
+        self.compiled = compiled
+        lastError = nil
+        ordered = _OrderedElements(sorted: elements)
+        sectionList = sections
+        recomputeStarts()
+        batchCache.removeAll()
+        batchCacheOrder.removeAll()
+    }
+
+    /// What identifies the request for a cache; nil when it cannot be
+    /// identified (a closure or Foundation predicate: delete the cache yourself
+    /// when you change it, as with Core Data).
+    private var cacheFingerprint: String? {
+        let predicate: String
+        if let p = fetchRequest.predicate {
+            predicate = p.fingerprint ?? "closure"
+        } else {
+            predicate = "all"
+        }
+        return "\(R.self)|\(predicate)|\(fetchRequest.sortKeys)|\(sectionNameKeyPath ?? "")|\(fetchRequest.fetchOffset)|\(fetchRequest.fetchLimit ?? -1)"
+    }
+
+    /// Deletes the results kept under a cache name (every cache for nil).
+    public static func deleteCache(withName name: String?, in store: ObjectStore<R>) {
+        store.state.withLock { state in
+            if let name { state.fetchCaches[name] = nil } else { state.fetchCaches.removeAll() }
+        }
+    }
+
+    private func recomputeStarts() {
+        sectionStarts = [0]
+        sectionStarts.reserveCapacity(sectionList.count + 1)
+        for section in sectionList { sectionStarts.append(sectionStarts[sectionStarts.count - 1] + section.count) }
+    }
+
+    // MARK: Reading
+
+    /// Every fetched object, in order; nil before a successful `performFetch()`.
+    ///
+    /// - Complexity: O(*n*) (and reads every record, with a batch size).
+    public var fetchedObjects: [R]? {
+        guard compiled != nil else { return nil }
+        return (0..<ordered.count).compactMap { record(at: $0) }
+    }
+
+    /// The sections; nil before a successful `performFetch()`.
+    public var sections: [FetchedResultsSectionInfo<R>]? {
+        guard compiled != nil else { return nil }
+        return sectionList.enumerated().map { k, section in sectionInfo(k, name: section.name, count: section.count) }
+    }
+
+    private func sectionInfo(_ k: Int, name: String, count: Int) -> FetchedResultsSectionInfo<R> {
+        let start = sectionStarts[k]
+        return FetchedResultsSectionInfo(
+            name: name, indexTitle: sectionIndexTitle(forSectionName: name), numberOfObjects: count,
+            load: { [weak self] in
+                guard let self else { return [] }
+                return (start..<min(start + count, self.ordered.count)).compactMap { self.record(at: $0) }
+            })
+    }
+
+    /// The number of sections (0 before a fetch).
+    public var numberOfSections: Int { compiled == nil ? 0 : sectionList.count }
+
+    /// The number of objects in a section (0 for a section that does not exist).
+    public func numberOfObjects(inSection section: Int) -> Int {
+        sectionList.indices.contains(section) ? sectionList[section].count : 0
+    }
+
+    /// The object at an index path.
+    ///
+    /// - Throws: ``FetchError/noObject(at:sectionCount:rowCount:)`` for a path
+    ///   outside the results, ``FetchError/notFetched`` before a fetch.
+    /// - Complexity: O(log *n*); with a batch size, a batch is read on a miss.
+    public func object(at indexPath: TablePath) throws(FetchError) -> R {
+        guard compiled != nil else { throw .notFetched }
+        guard sectionList.indices.contains(indexPath.section) else {
+            throw .noObject(at: indexPath, sectionCount: sectionList.count, rowCount: nil)
+        }
+        let count = sectionList[indexPath.section].count
+        guard (0..<count).contains(indexPath.row), let record = record(at: sectionStarts[indexPath.section] + indexPath.row) else {
+            throw .noObject(at: indexPath, sectionCount: sectionList.count, rowCount: count)
+        }
+        return record
+    }
+
+    /// The index path of an object (by identity), or nil when it is not in the results.
+    ///
+    /// - Complexity: O(log *n*) (the first call builds an index, O(*n*)).
+    public func indexPath(for object: R) -> TablePath? { indexPath(forObjectWithID: object.id) }
+
+    /// The index path of the object with an identity, or nil.
+    public func indexPath(forObjectWithID id: R.ID) -> TablePath? {
+        guard compiled != nil, let position = ordered.position(of: id) else { return nil }
+        return path(ofPosition: position)
+    }
+
+    private func path(ofPosition position: Int) -> TablePath {
+        // The last section starting at or before the position (sections may be empty only transiently).
+        var low = 0, high = sectionList.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if sectionStarts[mid] <= position { low = mid } else { high = mid - 1 }
+        }
+        while low + 1 < sectionList.count && sectionStarts[low + 1] <= position { low += 1 }
+        return TablePath(row: position - sectionStarts[low], section: low)
+    }
+
+    /// The record at a position: kept, or read from the context a batch at a time.
+    private func record(at position: Int) -> R? {
+        let element = ordered.element(at: position)
+        if let record = element.record { return record }
+        let size = max(fetchRequest.fetchBatchSize, 1)
+        let batch = position / size
+        if batchCache[batch] == nil {
+            let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
+            batchCache[batch] = range.map { context.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
+            batchCacheOrder.append(batch)
+            if batchCacheOrder.count > 4 { batchCache[batchCacheOrder.removeFirst()] = nil }
+        }
+        if let records = batchCache[batch], position - batch * size < records.count, records[position - batch * size].id == element.id {
+            return records[position - batch * size]
+        }
+        return context.object(withID: element.id)
+    }
+
+    // MARK: Section index
+
+    /// The index title of a section name: the delegate's, or the capitalized first letter.
+    public func sectionIndexTitle(forSectionName sectionName: String) -> String? {
+        if let title = delegate?.controller(self, sectionIndexTitleForSectionName: sectionName) { return title }
+        return sectionName.first.map { String($0).uppercased() }
+    }
+
+    /// The titles of the section index: each section's title, in order, a title
+    /// equal to the one before it skipped.
+    public var sectionIndexTitles: [String] {
+        var titles: [String] = []
+        for section in sectionList {
+            if let title = sectionIndexTitle(forSectionName: section.name), !title.isEmpty, title != titles.last {
+                titles.append(title)
+            }
+        }
+        return titles
+    }
+
+    /// The section a section index title jumps to: the first section with that
+    /// title. `index` is the title's position in ``sectionIndexTitles``; nil when
+    /// no section has the title.
+    public func section(forSectionIndexTitle title: String, at index: Int) -> Int? {
+        sectionList.firstIndex { sectionIndexTitle(forSectionName: $0.name) == title }
+    }
+
+    // MARK: Sections as table sections
+
+    /// The results as table sections (reads every record).
+    public var tableSections: [TableSection<R>] {
+        sectionList.enumerated().map { k, section in
+            TableSection(name: section.name, rows: (sectionStarts[k]..<sectionStarts[k] + section.count).compactMap { record(at: $0) })
+        }
+    }
+
+    // MARK: Following changes
+
+    /// Updates the results for the records with these identities, and reports
+    /// the change. O(*k* log *n* + *c* + *s*) for *k* identities, *c* = *n* / 512
+    /// chunks and *s* sections. A request with an offset or a limit refetches
+    /// (its window moves with every change): O(*n* log *n*).
+    private func contextDidChange(_ contextChange: _ContextChange<R>) {
+        guard let compiled, delegate != nil else { return }
+        let ids = contextChange.ids
+        let before = deliversWholeChanges ? tableSections : []
+        let oldSections = sectionList
+
+        // 1. What each identity was and is.
+        var changes: [_Change<R>] = []
+        for id in ids {
+            var change = _Change<R>()
+            if let position = ordered.position(of: id) {
+                change.old = (ordered.element(at: position), path(ofPosition: position))
+            }
+            if let record = context.object(withID: id), (try? compiled.matches?(record) ?? true) == true {
+                let sequence = change.old?.element.sequence ?? context.sequence(of: id) ?? Int64.max
+                change.new = _Element(
+                    id: id, sequence: sequence, sortValues: compiled.sortValues(record),
+                    sectionName: sectionNameKeyPath == nil ? "" : compiled.sectionName(record),
+                    record: fetchRequest.fetchBatchSize <= 0 ? record : nil)
+                change.record = record
+            } else {
+                change.record = change.old?.element.record ?? contextChange.removed[id] ?? context.object(withID: id)
+                    ?? context.store.object(withID: id)
+            }
+            if change.old != nil || change.new != nil { changes.append(change) }
+        }
+        guard !changes.isEmpty else { return }
+        if fetchRequest.fetchOffset > 0 || fetchRequest.fetchLimit != nil {
+            refetchAndReport(changes, before: before)
+            return
+        }
+
+        // 2. Apply: out with the old, in with the new.
+        for change in changes {
+            if let old = change.old { _ = ordered.remove(old.element.id) }
+        }
+        let isBefore = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) < 0 }
+        for change in changes {
+            if let element = change.new { ordered.insert(element, isBefore: isBefore) }
+        }
+        batchCache.removeAll()
+        batchCacheOrder.removeAll()
+        rebuildSections()
+
+        // 3. Sections deleted and inserted, by name.
+        let oldNames = Set(oldSections.map(\.name)), newNames = Set(sectionList.map(\.name))
+        let deletedSections = oldSections.enumerated().filter { !newNames.contains($0.element.name) }
+        let insertedSections = sectionList.enumerated().filter { !oldNames.contains($0.element.name) }
+
+        // 4. Object changes, with Core Data's index paths.
+        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = []
+        var moves: [(R, TablePath, TablePath)] = [], updates: [(R, TablePath)] = []
+        for change in changes {
+            guard let record = change.record else { continue }
+            switch (change.old, change.new) {
+            case let (old?, nil):
+                deletes.append((record, old.path))
+            case let (nil, new?):
+                if let position = ordered.position(of: new.id) { inserts.append((record, path(ofPosition: position))) }
+            case let (old?, new?):
+                guard let position = ordered.position(of: new.id) else { continue }
+                let newPath = path(ofPosition: position)
+                if newPath == old.path { updates.append((record, old.path)) } else { moves.append((record, old.path, newPath)) }
+            default:
+                break
+            }
+        }
+
+        report(
+            deletedSections: deletedSections, insertedSections: insertedSections,
+            deletes: deletes, updates: updates, moves: moves, inserts: inserts, before: before)
+    }
+
+    /// A change of a request with an offset or a limit: fetch again, and report
+    /// the changed records, and those the window let in or out.
+    private func refetchAndReport(_ changes: [_Change<R>], before: [TableSection<R>]) {
+        let oldSections = sectionList
+        var oldPaths: [R.ID: (path: TablePath, record: R?)] = [:]
+        for position in 0..<ordered.count {
+            let element = ordered.element(at: position)
+            oldPaths[element.id] = (path(ofPosition: position), element.record)
+        }
+        do {
+            try performFetch()
+        } catch {
+            lastError = error
+            return
+        }
+        var newPaths: [R.ID: TablePath] = [:]
+        for position in 0..<ordered.count { newPaths[ordered.element(at: position).id] = path(ofPosition: position) }
+        let changedRecords = Dictionary(changes.compactMap { c in c.record.map { ($0.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = []
+        var moves: [(R, TablePath, TablePath)] = [], updates: [(R, TablePath)] = []
+        for (id, old) in oldPaths {
+            if let newPath = newPaths[id] {
+                guard let record = changedRecords[id] else { continue }   // unchanged: not reported
+                if newPath == old.path { updates.append((record, old.path)) } else { moves.append((record, old.path, newPath)) }
+            } else if let record = changedRecords[id] ?? old.record ?? context.object(withID: id) {
+                deletes.append((record, old.path))
+            }
+        }
+        for (id, newPath) in newPaths where oldPaths[id] == nil {
+            if let record = changedRecords[id] ?? context.object(withID: id) { inserts.append((record, newPath)) }
+        }
+        let oldNames = Set(oldSections.map(\.name)), newNames = Set(sectionList.map(\.name))
+        report(
+            deletedSections: oldSections.enumerated().filter { !newNames.contains($0.element.name) },
+            insertedSections: sectionList.enumerated().filter { !oldNames.contains($0.element.name) },
+            deletes: deletes, updates: updates, moves: moves, inserts: inserts, before: before)
+    }
+
+    /// Tells the delegate, in Core Data's order.
+    private func report(
+        deletedSections: [(offset: Int, element: (name: String, count: Int))],
+        insertedSections: [(offset: Int, element: (name: String, count: Int))],
+        deletes: [(R, TablePath)], updates: [(R, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)],
+        before: [TableSection<R>]
+    ) {
+        guard let delegate else { return }
+        delegate.controllerWillChangeContent(self)
+        for (k, section) in deletedSections {
+            delegate.controller(self, didChange: FetchedResultsSectionInfo(name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name), numberOfObjects: 0, load: { [] }), atSectionIndex: k, for: .delete)
+        }
+        for (k, section) in insertedSections {
+            delegate.controller(self, didChange: sectionInfo(k, name: section.name, count: section.count), atSectionIndex: k, for: .insert)
+        }
+        for (record, path) in deletes.sorted(by: { $0.1 < $1.1 }) {
+            delegate.controller(self, didChange: record, at: path, for: .delete, newIndexPath: nil)
+        }
+        for (record, path) in updates.sorted(by: { $0.1 < $1.1 }) {
+            delegate.controller(self, didChange: record, at: path, for: .update, newIndexPath: nil)
+        }
+        for (record, from, to) in moves.sorted(by: { $0.1 < $1.1 }) {
+            delegate.controller(self, didChange: record, at: from, for: .move, newIndexPath: to)
+        }
+        for (record, path) in inserts.sorted(by: { $0.1 < $1.1 }) {
+            delegate.controller(self, didChange: record, at: nil, for: .insert, newIndexPath: path)
+        }
+        delegate.controllerDidChangeContent(self)
+        if deliversWholeChanges {
+            delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: tableSections))
+        }
+    }
+
+    /// Sections from the order: its runs of one section name. O(*c* + *s*).
+    ///
+    /// A name in two runs means the first sort key stopped ordering the
+    /// sections after a change; ``lastError`` says so (and the runs stay
+    /// separate sections, as the objects are ordered).
+    private func rebuildSections() {
+        if sectionNameKeyPath == nil {
+            sectionList = [("", ordered.count)]
+        } else {
+            sectionList = ordered.sectionRuns
+            var seen = Set<String>(), offset = 0
+            for section in sectionList {
+                if !seen.insert(section.name).inserted {
+                    lastError = .sectionsOutOfOrder(index: offset, sectionName: section.name)
+                    break
+                }
+                offset += section.count
+            }
+        }
+        recomputeStarts()
+    }
+}
+
+/// What one identity was and is, in a change.
+struct _Change<R: Record> {
+    var old: (element: _Element<R>, path: TablePath)?
+    var new: _Element<R>?
+    var record: R?
+}

@@ -1,0 +1,103 @@
+import Foundation
+import TableDiff
+
+/// What happened to a section or an object, as Core Data reports it.
+public enum FetchedResultsChangeType: Hashable, Sendable, CustomStringConvertible {
+    /// New: reported at its new index path.
+    case insert
+    /// Gone: reported at its old index path.
+    case delete
+    /// Its place changed: old and new index paths. A move implies an update; no
+    /// separate update is reported.
+    case move
+    /// Changed in place: reported at its old index path (its new one is the same).
+    case update
+
+    public var description: String {
+        switch self {
+        case .insert: "insert"
+        case .delete: "delete"
+        case .move: "move"
+        case .update: "update"
+        }
+    }
+}
+
+/// Told about every change of a ``FetchedResultsController``'s results, the way
+/// Core Data tells an `NSFetchedResultsControllerDelegate`: will change, then
+/// section changes (deletes, then inserts), then object changes, then did change.
+/// Every method has an empty default.
+///
+/// Index paths follow Core Data: a delete, an update and a move's source are
+/// positions before the change; an insert and a move's destination, after it.
+/// (To drive a table view from these, prefer the changeset in
+/// ``controller(_:didChangeContentWith:)`` or HeadlessTable's binding: a single
+/// batch of these callbacks is not always one UIKit accepts.)
+public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
+    associatedtype Object: Record & Codable
+
+    func controllerWillChangeContent(_ controller: FetchedResultsController<Object>)
+
+    func controller(
+        _ controller: FetchedResultsController<Object>, didChange section: FetchedResultsSectionInfo<Object>,
+        atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType)
+
+    func controller(
+        _ controller: FetchedResultsController<Object>, didChange object: Object,
+        at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?)
+
+    func controllerDidChangeContent(_ controller: FetchedResultsController<Object>)
+
+    /// The whole change: the sections before and after (and, for
+    /// `TableDiffable` records, the staged changeset). Called after
+    /// ``controllerDidChangeContent(_:)``, only when the controller's
+    /// ``FetchedResultsController/deliversWholeChanges`` is on (it costs O(*n*)).
+    func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith change: FetchedResultsChange<Object>)
+
+    /// The index title of a section, instead of the capitalized first letter of
+    /// its name; nil for the default.
+    func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String?
+}
+
+extension FetchedResultsControllerDelegate {
+    public func controllerWillChangeContent(_ controller: FetchedResultsController<Object>) {}
+    public func controller(
+        _ controller: FetchedResultsController<Object>, didChange section: FetchedResultsSectionInfo<Object>,
+        atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType
+    ) {}
+    public func controller(
+        _ controller: FetchedResultsController<Object>, didChange object: Object,
+        at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?
+    ) {}
+    public func controllerDidChangeContent(_ controller: FetchedResultsController<Object>) {}
+    public func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith change: FetchedResultsChange<Object>) {}
+    public func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String? { nil }
+}
+
+/// A section of a controller's results.
+public struct FetchedResultsSectionInfo<R: Record>: CustomStringConvertible {
+    /// The section's name: its section key's value ("" for nil, and for the one
+    /// section of a controller without a section key).
+    public let name: String
+    /// Its index title (see ``FetchedResultsController/sectionIndexTitle(forSectionName:)``).
+    public let indexTitle: String?
+    /// How many objects it holds.
+    public let numberOfObjects: Int
+    let load: () -> [R]
+
+    /// Its objects, read from the controller when asked.
+    public var objects: [R] { load() }
+
+    public var description: String { "\(name.debugDescription) (\(numberOfObjects) objects)" }
+}
+
+/// A controller's whole change: the sections before and after it.
+public struct FetchedResultsChange<R: Record> {
+    public let sectionsBefore: [TableSection<R>]
+    public let sectionsAfter: [TableSection<R>]
+}
+
+extension FetchedResultsChange where R: TableDiffable {
+    /// The staged batch updates from the sections before to the sections after.
+    public var changeset: TableChangeset<R> { TableChangeset(from: sectionsBefore, to: sectionsAfter) }
+}

@@ -1,0 +1,185 @@
+import Foundation
+
+/// One sort key of a fetch request: a key path, a direction, and how strings compare.
+///
+/// ```swift
+/// let request = FetchRequest<Entry>(sortKeys: [SortKey("created", ascending: false)])
+/// ```
+///
+/// Values order as Core Data orders them: nil first, then (when a key holds
+/// several kinds) booleans, numbers (by value, integers and doubles alike),
+/// dates, strings, arrays, records. Descending reverses the whole order.
+public struct SortKey: Hashable, Sendable, CustomStringConvertible {
+    /// How strings compare.
+    public enum StringComparison: Hashable, Sendable {
+        /// By Unicode scalar values after canonical equivalence (Swift's `<`),
+        /// like `compare(_:)`.
+        case plain
+        /// As people expect in a list, like `localizedStandardCompare(_:)`:
+        /// case and diacritics are ignored first, runs of digits compare as
+        /// numbers (`file 2` before `file 10`), and ties are broken plainly.
+        /// The same on every platform and in every locale.
+        case localizedStandard
+    }
+
+    /// The key path, e.g. `created` or `author.name`.
+    public var keyPath: String
+    /// Ascending (the default) or descending.
+    public var ascending: Bool
+    /// How strings compare.
+    public var comparison: StringComparison
+
+    public init(_ keyPath: String, ascending: Bool = true, comparison: StringComparison = .plain) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+        self.comparison = comparison
+    }
+
+    /// `created`, `-created` for descending, `~name` for localized-standard strings.
+    public var description: String {
+        (ascending ? "" : "-") + (comparison == .localizedStandard ? "~" : "") + keyPath
+    }
+}
+
+/// A value made ready for fast comparisons under a sort key.
+enum _SortValue: Sendable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case date(Double)
+    case string(String)
+    /// A localized-standard string: its collation key, then the string for ties.
+    case collated([UInt32], String)
+    case other(RecordValue)
+
+    init(_ value: RecordValue, comparison: SortKey.StringComparison) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .int(i)
+        case .double(let d): self = .double(d)
+        case .date(let d): self = .date(d.timeIntervalSinceReferenceDate)
+        case .string(let s): self = comparison == .plain ? .string(s) : .collated(_standardCollationKey(s), s)
+        default: self = .other(value)
+        }
+    }
+
+    var rank: Int {
+        switch self {
+        case .null: 0
+        case .bool: 1
+        case .int, .double: 2
+        case .date: 3
+        case .string, .collated: 4
+        case .other(let v): if case .array = v { 5 } else { 6 }
+        }
+    }
+
+    /// -1, 0 or 1.
+    static func compare(_ a: _SortValue, _ b: _SortValue) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case let (.bool(x), .bool(y)): return x == y ? 0 : (!x ? -1 : 1)
+        case let (.int(x), .int(y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case let (.double(x), .double(y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case let (.int(x), .double(y)): return -_compare(y, x)
+        case let (.double(x), .int(y)): return _compare(x, y)
+        case let (.date(x), .date(y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case let (.string(x), .string(y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case let (.collated(kx, x), .collated(ky, y)):
+            let c = _compareKeys(kx, ky)
+            if c != 0 { return c }
+            return x < y ? -1 : (x == y ? 0 : 1)
+        case let (.other(x), .other(y)): return _compareValues(x, y)
+        default:
+            let (ra, rb) = (a.rank, b.rank)
+            if ra != rb { return ra < rb ? -1 : 1 }
+            // Same rank, different shapes (a plain and a collated string): compare the values.
+            return _compareValues(a.recordValue, b.recordValue)
+        }
+    }
+
+    var recordValue: RecordValue {
+        switch self {
+        case .null: .null
+        case .bool(let b): .bool(b)
+        case .int(let i): .int(i)
+        case .double(let d): .double(d)
+        case .date(let d): .date(Date(timeIntervalSinceReferenceDate: d))
+        case .string(let s), .collated(_, let s): .string(s)
+        case .other(let v): v
+        }
+    }
+}
+
+/// Compares a double with an integer exactly.
+func _compare(_ x: Double, _ y: Int) -> Int {
+    if x.isNaN { return -1 }
+    if x < -9.3e18 { return -1 }
+    if x > 9.3e18 { return 1 }
+    let whole = x.rounded(.down)
+    let i = Int(whole)
+    if i != y { return i < y ? -1 : 1 }
+    return x > whole ? 1 : 0
+}
+
+func _compareKeys(_ a: [UInt32], _ b: [UInt32]) -> Int {
+    for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
+    return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+}
+
+/// The total order of record values used by sort keys (plain strings).
+func _compareValues(_ a: RecordValue, _ b: RecordValue) -> Int {
+    switch (a, b) {
+    case let (.array(x), .array(y)):
+        for (u, v) in zip(x, y) {
+            let c = _compareValues(u, v)
+            if c != 0 { return c }
+        }
+        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+    case let (.record(x), .record(y)):
+        let kx = x.keys.sorted(), ky = y.keys.sorted()
+        if kx != ky { return _compareValues(.array(kx.map(RecordValue.string)), .array(ky.map(RecordValue.string))) }
+        for key in kx {
+            let c = _compareValues(x[key] ?? .null, y[key] ?? .null)
+            if c != 0 { return c }
+        }
+        return 0
+    default:
+        return _SortValue.compare(_SortValue(a, comparison: .plain), _SortValue(b, comparison: .plain))
+    }
+}
+
+/// The collation key of a string under `localizedStandard`: letters lowercased
+/// and stripped of diacritics; each run of digits as a marker, its length
+/// (without leading zeros) and its digits, so that runs compare as numbers.
+func _standardCollationKey(_ s: String) -> [UInt32] {
+    var key: [UInt32] = []
+    key.reserveCapacity(s.utf8.count)
+    var digits: [UInt32] = []
+    func flushDigits() {
+        guard !digits.isEmpty else { return }
+        var start = 0
+        while start < digits.count - 1 && digits[start] == 0x30 { start += 1 }
+        // Digits sort before letters: marker 0x2F ('/') is below '0'…'9' and letters.
+        key.append(0x2F)
+        key.append(UInt32(digits.count - start))
+        key.append(contentsOf: digits[start...])
+        digits.removeAll(keepingCapacity: true)
+    }
+    for scalar in s.decomposedStringWithCanonicalMapping.unicodeScalars {
+        if ("0"..."9").contains(scalar) {
+            digits.append(scalar.value)
+            continue
+        }
+        flushDigits()
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .spacingMark: continue   // diacritics
+        default: break
+        }
+        for folded in scalar.properties.lowercaseMapping.unicodeScalars { key.append(folded.value) }
+    }
+    flushDigits()
+    return key
+}

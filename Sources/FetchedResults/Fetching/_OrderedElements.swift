@@ -1,0 +1,209 @@
+/// One fetched object as a controller keeps it.
+struct _Element<R: Record> {
+    var id: R.ID
+    /// First-insertion order: the last tie-breaker.
+    var sequence: Int64
+    var sortValues: [_SortValue]
+    var sectionName: String
+    /// The record, or nil when it is read from the store on demand (batch size).
+    var record: R?
+}
+
+final class _Chunk<R: Record> {
+    var elements: [_Element<R>] { didSet { runs = Self.runs(of: elements) } }
+    /// The chunk's place in `_OrderedElements.chunks`.
+    var index: Int
+    /// The chunk's section runs: consecutive elements with one section name.
+    private(set) var runs: [(name: String, count: Int)]
+
+    init(_ elements: [_Element<R>], index: Int) {
+        self.elements = elements
+        self.index = index
+        runs = Self.runs(of: elements)
+    }
+
+    static func runs(of elements: [_Element<R>]) -> [(name: String, count: Int)] {
+        var runs: [(name: String, count: Int)] = []
+        for element in elements {
+            if let last = runs.last, last.name == element.sectionName { runs[runs.count - 1].count += 1 } else { runs.append((element.sectionName, 1)) }
+        }
+        return runs
+    }
+}
+
+/// The fetched objects in order: a list of chunks of at most `maxChunk`
+/// elements, a Fenwick tree over the chunks' sizes, and (once asked for) an
+/// index from identity to chunk. Finding the element at a position, the
+/// position of an identity, and inserting or removing one element cost
+/// O(log *n*) plus O(`maxChunk`).
+struct _OrderedElements<R: Record> {
+    static var maxChunk: Int { 512 }
+
+    private(set) var chunks: [_Chunk<R>] = []
+    private var tree: [Int] = [0]
+    private(set) var count = 0
+    private var members: [R.ID: _Chunk<R>]? = nil
+
+    init(sorted elements: [_Element<R>]) {
+        let size = Self.maxChunk / 2
+        var start = 0
+        while start < elements.count {
+            let end = min(start + size, elements.count)
+            chunks.append(_Chunk(Array(elements[start..<end]), index: chunks.count))
+            start = end
+        }
+        count = elements.count
+        rebuildTree()
+    }
+
+    // MARK: The Fenwick tree over chunk sizes
+
+    private mutating func rebuildTree() {
+        tree = [Int](repeating: 0, count: chunks.count + 1)
+        for (k, chunk) in chunks.enumerated() {
+            chunk.index = k
+            var x = k + 1
+            while x <= chunks.count {
+                tree[x] += chunk.elements.count
+                x += x & -x
+            }
+        }
+    }
+
+    private mutating func adjust(_ chunk: Int, by delta: Int) {
+        var x = chunk + 1
+        while x < tree.count {
+            tree[x] += delta
+            x += x & -x
+        }
+    }
+
+    /// The number of elements in the chunks before `chunk`.
+    private func before(_ chunk: Int) -> Int {
+        var sum = 0, x = chunk
+        while x > 0 {
+            sum += tree[x]
+            x &= x - 1
+        }
+        return sum
+    }
+
+    /// The chunk holding position `p` (0 ≤ p < count), and the offset in it.
+    private func locate(_ p: Int) -> (chunk: Int, offset: Int) {
+        var k = 0, remaining = p
+        var step = 1
+        while step * 2 < tree.count { step *= 2 }
+        while step > 0 {
+            if k + step < tree.count && tree[k + step] <= remaining {
+                k += step
+                remaining -= tree[k]
+            }
+            step /= 2
+        }
+        return (k, remaining)
+    }
+
+    // MARK: Reading
+
+    func element(at p: Int) -> _Element<R> {
+        let (k, offset) = locate(p)
+        return chunks[k].elements[offset]
+    }
+
+    /// Sets the record of the element at `p` (reading records on demand).
+    mutating func setRecord(_ record: R?, at p: Int) {
+        let (k, offset) = locate(p)
+        chunks[k].elements[offset].record = record
+    }
+
+    /// Every element, in order.
+    var elements: [_Element<R>] { chunks.flatMap(\.elements) }
+
+    /// The section runs of the whole order: consecutive elements with one name.
+    ///
+    /// - Complexity: O(*c* + *s*) for *c* chunks and *s* runs.
+    var sectionRuns: [(name: String, count: Int)] {
+        var runs: [(name: String, count: Int)] = []
+        for chunk in chunks {
+            for run in chunk.runs {
+                if let last = runs.last, last.name == run.name { runs[runs.count - 1].count += run.count } else { runs.append(run) }
+            }
+        }
+        return runs
+    }
+
+    /// The position of an identity, or nil.
+    mutating func position(of id: R.ID) -> Int? {
+        buildMembers()
+        guard let chunk = members?[id], let offset = chunk.elements.firstIndex(where: { $0.id == id }) else { return nil }
+        return before(chunk.index) + offset
+    }
+
+    private mutating func buildMembers() {
+        guard members == nil else { return }
+        var index: [R.ID: _Chunk<R>] = [:]
+        index.reserveCapacity(count)
+        for chunk in chunks { for element in chunk.elements { index[element.id] = chunk } }
+        members = index
+    }
+
+    // MARK: Changing
+
+    /// Removes the element with an identity; returns it and its position.
+    mutating func remove(_ id: R.ID) -> (element: _Element<R>, position: Int)? {
+        buildMembers()
+        guard let chunk = members?[id], let offset = chunk.elements.firstIndex(where: { $0.id == id }) else { return nil }
+        let position = before(chunk.index) + offset
+        let element = chunk.elements.remove(at: offset)
+        members?[id] = nil
+        count -= 1
+        if chunk.elements.isEmpty {
+            chunks.remove(at: chunk.index)
+            rebuildTree()
+        } else {
+            adjust(chunk.index, by: -1)
+        }
+        return (element, position)
+    }
+
+    /// Inserts an element where `isBefore` says it goes (`isBefore(a, b)`: a comes
+    /// before b); returns its position.
+    @discardableResult
+    mutating func insert(_ element: _Element<R>, isBefore: (_Element<R>, _Element<R>) -> Bool) -> Int {
+        buildMembers()
+        if chunks.isEmpty {
+            chunks.append(_Chunk([element], index: 0))
+            rebuildTree()
+            members?[element.id] = chunks[0]
+            count = 1
+            return 0
+        }
+        // The first chunk whose last element does not come before the new one.
+        var low = 0, high = chunks.count - 1
+        while low < high {
+            let mid = (low + high) / 2
+            if let last = chunks[mid].elements.last, isBefore(last, element) { low = mid + 1 } else { high = mid }
+        }
+        let chunk = chunks[low]
+        var lo = 0, hi = chunk.elements.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if isBefore(chunk.elements[mid], element) { lo = mid + 1 } else { hi = mid }
+        }
+        chunk.elements.insert(element, at: lo)
+        members?[element.id] = chunk
+        count += 1
+        let position = before(chunk.index) + lo
+        if chunk.elements.count > Self.maxChunk {
+            let half = chunk.elements.count / 2
+            let tail = _Chunk(Array(chunk.elements[half...]), index: chunk.index + 1)
+            chunk.elements.removeSubrange(half...)
+            chunks.insert(tail, at: chunk.index + 1)
+            for moved in tail.elements { members?[moved.id] = tail }
+            rebuildTree()
+        } else {
+            adjust(chunk.index, by: 1)
+        }
+        return position
+    }
+}

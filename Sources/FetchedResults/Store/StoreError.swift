@@ -1,0 +1,45 @@
+import Foundation
+import TableDiff
+
+/// Why a store could not open, save, or accept a change. The store and the
+/// context are left as they were.
+public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The file exists but cannot be read.
+    case unreadable(path: String, reason: String)
+    /// The file is not a store, or is damaged. It is left untouched.
+    case corrupt(path: String, reason: String)
+    /// The store could not be written; the previous file is intact.
+    case unwritable(path: String, reason: String)
+    /// An inserted object's identity is already in the store.
+    case duplicateIdentity(String)
+    /// An updated object is no longer in the store (another context deleted it).
+    case missingObject(String)
+    /// A record could not be encoded for the file.
+    case unencodable(String)
+
+    public var description: String {
+        switch self {
+        case let .unreadable(path, reason): return "cannot read the store at \(path): \(reason)"
+        case let .corrupt(path, reason): return "the store at \(path) is damaged or not a store (\(reason)); it was left untouched"
+        case let .unwritable(path, reason): return "cannot write the store at \(path): \(reason); the previous file is intact"
+        case let .duplicateIdentity(id): return "cannot insert an object with identity \(id): the store already has one"
+        case let .missingObject(id): return "cannot update the object with identity \(id): it is not in the store (another context may have deleted it)"
+        case let .unencodable(reason): return "cannot encode a record for the store: \(reason)"
+        }
+    }
+}
+
+/// A context's misuse, refused before anything changes.
+public enum ContextError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Inserting an identity the context already has (in the store or pending).
+    case alreadyExists(String)
+    /// Updating or deleting an identity the context does not have.
+    case noSuchObject(String)
+
+    public var description: String {
+        switch self {
+        case let .alreadyExists(id): return "an object with identity \(id) already exists; update it instead of inserting it"
+        case let .noSuchObject(id): return "there is no object with identity \(id) in this context"
+        }
+    }
+}
