@@ -37,13 +37,15 @@ let package = Package(
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),
 
         // Shared by the test targets: seeded generators and the independent UIKit oracle.
-        .target(name: "TableTestSupport", dependencies: ["TableDiff"], path: "Tests/TableTestSupport"),
+        .target(name: "TableTestSupport", dependencies: ["TableDiff", "FetchedResults"], path: "Tests/TableTestSupport"),
+        // Saves into a store forever, to be killed mid-save by the crash-safety test.
+        .executableTarget(name: "store-crash-writer", dependencies: ["TableTestSupport"], path: "Tests/StoreCrashWriter"),
         .testTarget(
             name: "TableDiffTests",
             dependencies: ["TableDiff", "TableSnapshotTesting", "TableTestSupport"],
             exclude: ["__Snapshots__"]
         ),
-        .testTarget(name: "FetchedResultsTests", dependencies: ["FetchedResults"]),
+        .testTarget(name: "FetchedResultsTests", dependencies: ["FetchedResults", "TableTestSupport", "store-crash-writer"]),
         .testTarget(
             name: "HeadlessTableCLITests",
             dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport"],

@@ -19,9 +19,25 @@ enum _StoreFile<R: Record & Codable> {
         var record: R
     }
 
+    /// Removes temporary files left next to the store by writers that died
+    /// mid-save (their process is gone).
+    static func removeStaleTemporaryFiles(of url: URL) {
+        let folder = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let parts = name.dropFirst(prefix.count).split(separator: ".")
+            guard parts.count == 3, let pid = Int32(parts[0]) else { continue }
+            if pid != ProcessInfo.processInfo.processIdentifier && kill(pid, 0) != 0 && errno == ESRCH {
+                unlink(folder.appendingPathComponent(name).path)
+            }
+        }
+    }
+
     /// The state in the file, or nil when there is no file.
     static func read(_ url: URL) throws(StoreError) -> _StoreState<R>? {
         let path = url.path
+        removeStaleTemporaryFiles(of: url)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
         if isDirectory.boolValue { throw .unreadable(path: path, reason: "it is a folder") }

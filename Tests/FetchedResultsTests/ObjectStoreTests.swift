@@ -1,0 +1,232 @@
+import Foundation
+import Synchronization
+import Testing
+import FetchedResults
+import TableTestSupport
+
+@Suite struct ObjectStoreTests {
+    func temporaryURL(_ name: String = "store.json") -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent(name)
+    }
+
+    @Test func contextsInsertUpdateDeleteSaveAndRollBack() throws {
+        let store = ObjectStore<Note>()
+        let context = ObjectContext(store: store)
+        try context.insert(Note(id: 1, group: "a", rank: 1))
+        try context.insert(Note(id: 2, group: "a", rank: 2))
+        #expect(context.hasChanges)
+        #expect(store.count == 0)
+        #expect(context.object(withID: 1)?.rank == 1)
+        try context.save()
+        #expect(!context.hasChanges && store.count == 2)
+
+        try context.update(Note(id: 1, group: "b", rank: 10))
+        try context.delete(2)
+        #expect(context.object(withID: 2) == nil)
+        #expect(store.object(withID: 2) != nil)
+        context.rollback()
+        #expect(!context.hasChanges)
+        #expect(context.object(withID: 1)?.rank == 1 && context.object(withID: 2) != nil)
+
+        #expect(throws: ContextError.alreadyExists("1")) { try context.insert(Note(id: 1, group: nil, rank: 0)) }
+        #expect(throws: ContextError.noSuchObject("9")) { try context.update(Note(id: 9, group: nil, rank: 0)) }
+        #expect(throws: ContextError.noSuchObject("9")) { try context.delete(9) }
+        // Deleting a pending insert leaves nothing to save.
+        try context.insert(Note(id: 3, group: nil, rank: 0))
+        try context.delete(3)
+        #expect(!context.hasChanges)
+    }
+
+    @Test func savesCollideWithClearErrorsAndChangeNothing() throws {
+        let store = ObjectStore<Note>()
+        let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")
+        try a.insert(Note(id: 1, group: nil, rank: 1))
+        try b.insert(Note(id: 1, group: nil, rank: 2))
+        try a.save()
+        #expect(throws: StoreError.duplicateIdentity("1")) { try b.save() }
+        #expect(b.hasChanges && store.object(withID: 1)?.rank == 1)
+
+        let c = ObjectContext(store: store)
+        try c.update(Note(id: 1, group: nil, rank: 5))
+        try a.delete(1)
+        try a.save()
+        do {
+            try c.save()
+            Issue.record("saved an update of a deleted object")
+        } catch {
+            #expect(error.description == "cannot update the object with identity 1: it is not in the store (another context may have deleted it)")
+        }
+        #expect(store.count == 0)
+    }
+
+    @Test func savesArePostedAndStreamed() async throws {
+        let store = ObjectStore<Note>()
+        let context = ObjectContext(store: store, name: "writer")
+        let stream = store.didSaveNotifications()
+        // The identities each notification carries: inserted, updated, deleted.
+        let received = Mutex<[[[Int]]]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .objectContextDidSave, object: context, queue: nil) { note in
+            let ids = [ObjectContext<Note>.insertedKey, ObjectContext<Note>.updatedKey, ObjectContext<Note>.deletedKey].map { key in
+                (note.userInfo?[key] as? [AnyHashable])?.compactMap { $0 as? Int } ?? []
+            }
+            received.withLock { $0.append(ids) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try context.insert(Note(id: 1, group: nil, rank: 1))
+        try context.insert(Note(id: 2, group: nil, rank: 1))
+        try context.save()
+        try context.update(Note(id: 1, group: nil, rank: 2))
+        try context.delete(2)
+        try context.save()
+
+        let notes = received.withLock { $0 }
+        #expect(notes == [[[1, 2], [], []], [[], [1], [2]]])
+        var iterator = stream.makeAsyncIterator()
+        let first = await iterator.next(), second = await iterator.next()
+        #expect(first?.insertedIDs == [1, 2] && first?.contextName == "writer")
+        #expect(second?.updatedIDs == [1] && second?.deletedIDs == [2] && second?.deletedObjects.first?.id == 2)
+        #expect(second.map { $0.storeVersion > first!.storeVersion } == true)
+    }
+
+    @Test func aFileRoundTripsExactly() throws {
+        let url = temporaryURL()
+        let strange = "Ünïcödé 東京 👍🏽 e\u{301} \"quotes\" \\ \n tab\t"
+        let dates = [Date(timeIntervalSinceReferenceDate: 0.1 + 0.2), Date(timeIntervalSince1970: -1e9 + 0.000123), Date.distantFuture]
+        do {
+            let store = try ObjectStore<Note>(fileURL: url)
+            let context = ObjectContext(store: store)
+            for (k, date) in dates.enumerated() {
+                try context.insert(Note(id: k, group: k == 0 ? nil : strange, rank: -k, title: strange, created: date, tags: [strange, ""]))
+            }
+            try context.save()
+            try context.delete(1)
+            try context.insert(Note(id: 7, group: "later", rank: 0))
+            try context.save()
+        }
+        let reopened = try ObjectStore<Note>(fileURL: url)
+        let notes = reopened.allObjects()
+        #expect(notes.map(\.id) == [0, 2, 7])
+        #expect(notes[0].created == dates[0] && notes[1].created == dates[2])
+        #expect(notes[0].group == nil && notes[1].group == strange && notes[1].tags == [strange, ""])
+        // First-insertion order survives reopening (and ties sort by it).
+        let context = ObjectContext(store: reopened)
+        #expect(try context.fetch(FetchRequest(sortKeys: [SortKey("version")])).map(\.id) == [0, 2, 7])
+        // No temporary files are left next to the store.
+        let files = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+        #expect(files == ["store.json"])
+    }
+
+    @Test func aDamagedFileIsAnErrorAndStaysUntouched() throws {
+        let cases: [(String, String)] = [
+            ("{\"format\": \"HeadlessTable.ObjectStore\", \"version\": 1, \"nextSequence\": 1, \"records\": [", "not valid JSON"),
+            ("[1, 2, 3]", "array"),
+            ("{\"format\": \"Something else\", \"version\": 1, \"nextSequence\": 1, \"records\": []}", "its format is \"Something else\""),
+            ("{\"format\": \"HeadlessTable.ObjectStore\", \"version\": 9, \"nextSequence\": 1, \"records\": []}", "version 9 is not supported"),
+            ("{\"format\": \"HeadlessTable.ObjectStore\", \"version\": 1, \"nextSequence\": 1, \"records\": [{\"sequence\": 1}]}", "missing \"record\""),
+        ]
+        for (text, reason) in cases {
+            let url = temporaryURL()
+            try Data(text.utf8).write(to: url)
+            do {
+                _ = try ObjectStore<Note>(fileURL: url)
+                Issue.record("opened a damaged store: \(text)")
+            } catch {
+                guard case .corrupt(let path, let detail) = error else { Issue.record("\(error)"); continue }
+                #expect(path == url.path)
+                #expect(detail.contains(reason), "\(detail)")
+                #expect(error.description.hasSuffix("; it was left untouched"))
+            }
+            #expect(try Data(contentsOf: url) == Data(text.utf8))
+        }
+    }
+
+    @Test func anUnreadableOrUnwritableStoreIsAnError() throws {
+        let folder = temporaryURL("folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(throws: StoreError.unreadable(path: folder.path, reason: "it is a folder")) { try ObjectStore<Note>(fileURL: folder) }
+        // A store whose folder disappears cannot save; memory stays as it was.
+        let url = temporaryURL()
+        let store = try ObjectStore<Note>(fileURL: url)
+        let context = ObjectContext(store: store)
+        try context.insert(Note(id: 1, group: nil, rank: 0))
+        try context.save()
+        try FileManager.default.removeItem(at: url.deletingLastPathComponent())
+        try context.insert(Note(id: 2, group: nil, rank: 0))
+        #expect(throws: StoreError.self) { try context.save() }
+        #expect(store.count == 1 && context.hasChanges)
+    }
+
+    /// Several contexts on several threads insert, update and save into one
+    /// store at once (run with --sanitize=thread too).
+    @Test func contextsOnManyThreadsShareAStore() async throws {
+        let store = ObjectStore<Note>()
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    let context = ObjectContext(store: store, name: "worker \(worker)")
+                    for round in 0..<50 {
+                        let id = worker * 1_000 + round
+                        try? context.insert(Note(id: id, group: "\(worker)", rank: round))
+                        if round % 3 == 0, round > 0 { try? context.update(Note(id: id - 1, group: "\(worker)", rank: -round)) }
+                        if round % 7 == 0, round > 0 { try? context.delete(id - 2) }
+                        _ = try? context.save()
+                        _ = try? context.fetch(FetchRequest(sortKeys: [SortKey("rank")]))
+                    }
+                }
+            }
+        }
+        // Each worker: 50 inserts, minus the deletes of rounds 7, 14, … 49.
+        #expect(store.count == 4 * (50 - 7))
+        let context = ObjectContext(store: store)
+        #expect(try context.fetch(FetchRequest()).count == 4 * 43)
+    }
+
+    /// A writer killed at random moments mid-save never leaves a damaged store:
+    /// reopening gives one whole version of every row.
+    @Test func aWriterKilledMidSaveLeavesAWholeStore() throws {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let writer = folder.appendingPathComponent("store-crash-writer")
+        try #require(FileManager.default.isExecutableFile(atPath: writer.path), "store-crash-writer is not built next to the tests")
+        let url = temporaryURL()
+        let rows = 5_000
+        var versionsSeen = Set<Int>()
+        var killedMidWrite = 0, rounds = 0
+        // Until two kills have landed in the middle of writing a file (they leave
+        // its temporary file behind), and at least six rounds.
+        while (killedMidWrite < 2 || rounds < 6) && rounds < 40 {
+            rounds += 1
+            let process = Process()
+            process.executableURL = writer
+            process.arguments = [url.path, "\(rows)"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            // Wait until it has saved once in this run, then kill it at a random moment.
+            var output = Data()
+            let deadline = Date().addingTimeInterval(60)
+            while !output.contains(UInt8(ascii: "\n")) && Date() < deadline && process.isRunning {
+                output.append(pipe.fileHandleForReading.availableData)
+            }
+            usleep(UInt32.random(in: 0...600_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "round \(rounds): the writer exited by itself")
+            let folderFiles = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+            if folderFiles.contains(where: { $0.hasSuffix(".tmp") }) { killedMidWrite += 1 }
+
+            let store = try ObjectStore<VersionedRow>(fileURL: url)
+            let all = store.allObjects()
+            #expect(all.count == rows, "round \(rounds)")
+            let versions = Set(all.map(\.version))
+            #expect(versions.count == 1, "round \(rounds): rows of several versions \(versions.sorted())")
+            #expect(all.allSatisfy { $0.text == "row \($0.id) — version \($0.version) ✓" })
+            versionsSeen.formUnion(versions)
+            // Opening removed the dead writer's temporary file.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == ["store.json"])
+        }
+        #expect(killedMidWrite >= 2, "no kill landed while a file was being written (\(rounds) rounds)")
+        #expect(versionsSeen.count > 1, "the writer never got past its first save")
+    }
+}
