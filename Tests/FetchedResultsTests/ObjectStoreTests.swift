@@ -192,29 +192,38 @@ import TableTestSupport
         let url = temporaryURL()
         let rows = 5_000
         var versionsSeen = Set<Int>()
-        var killedMidWrite = 0, rounds = 0
-        // Until two kills have landed in the middle of writing a file (they leave
-        // its temporary file behind), and at least six rounds.
-        while (killedMidWrite < 2 || rounds < 6) && rounds < 40 {
-            rounds += 1
+        var killedMidWrite = 0
+        let temporaryFile = { (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path))?.contains { $0.hasSuffix(".tmp") } ?? false }
+        // Odd rounds kill at a random moment; even rounds freeze the writer at
+        // random moments until it is caught writing the file, and kill it there.
+        for rounds in 1...8 {
             let process = Process()
             process.executableURL = writer
             process.arguments = [url.path, "\(rows)"]
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
-            // Wait until it has saved once in this run, then kill it at a random moment.
+            // Wait until it has saved once in this run.
             var output = Data()
             let deadline = Date().addingTimeInterval(60)
             while !output.contains(UInt8(ascii: "\n")) && Date() < deadline && process.isRunning {
                 output.append(pipe.fileHandleForReading.availableData)
             }
-            usleep(UInt32.random(in: 0...600_000))
+            if rounds % 2 == 1 {
+                usleep(UInt32.random(in: 0...600_000))
+            } else {
+                let giveUp = Date().addingTimeInterval(20)
+                while Date() < giveUp {
+                    usleep(UInt32.random(in: 0...5_000))
+                    kill(process.processIdentifier, SIGSTOP)
+                    if temporaryFile() { break }
+                    kill(process.processIdentifier, SIGCONT)
+                }
+            }
+            if temporaryFile() { killedMidWrite += 1 }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal, "round \(rounds): the writer exited by itself")
-            let folderFiles = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
-            if folderFiles.contains(where: { $0.hasSuffix(".tmp") }) { killedMidWrite += 1 }
 
             let store = try ObjectStore<VersionedRow>(fileURL: url)
             let all = store.allObjects()
@@ -226,7 +235,7 @@ import TableTestSupport
             // Opening removed the dead writer's temporary file.
             #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == ["store.json"])
         }
-        #expect(killedMidWrite >= 2, "no kill landed while a file was being written (\(rounds) rounds)")
+        #expect(killedMidWrite >= 4, "only \(killedMidWrite) kills landed while a file was being written")
         #expect(versionsSeen.count > 1, "the writer never got past its first save")
     }
 }

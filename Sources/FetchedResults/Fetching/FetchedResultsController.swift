@@ -52,8 +52,20 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     /// When on, every change is also delivered whole, as the sections before and
     /// after (see ``FetchedResultsControllerDelegate/controller(_:didChangeContentWith:)``);
-    /// this costs O(*n*) per change.
-    public var deliversWholeChanges = false
+    /// this costs O(*n*) per change, and keeps every record in memory (even with a
+    /// batch size: the sections before need the records before).
+    public var deliversWholeChanges = false {
+        didSet { if deliversWholeChanges && !oldValue { keepAllRecords() } }
+    }
+
+    /// Whether elements hold their records.
+    private var keepsRecords: Bool { fetchRequest.fetchBatchSize <= 0 || deliversWholeChanges }
+
+    private func keepAllRecords() {
+        for position in 0..<ordered.count where ordered.element(at: position).record == nil {
+            ordered.setRecord(record(at: position), at: position)
+        }
+    }
 
     private var compiled: _CompiledRequest<R>?
     private var ordered = _OrderedElements<R>(sorted: [])
@@ -100,7 +112,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         // Offset and limit.
         let start = min(fetchRequest.fetchOffset, result.records.count)
         let end = fetchRequest.fetchLimit.map { min(result.records.count, start + $0) } ?? result.records.count
-        let keepRecords = fetchRequest.fetchBatchSize <= 0
+        let keepRecords = keepsRecords
         var elements: [_Element<R>] = []
         elements.reserveCapacity(end - start)
         for k in start..<end {
@@ -312,7 +324,7 @@ public final class FetchedResultsController<R: Record & Codable> {
                 change.new = _Element(
                     id: id, sequence: sequence, sortValues: compiled.sortValues(record),
                     sectionName: sectionNameKeyPath == nil ? "" : compiled.sectionName(record),
-                    record: fetchRequest.fetchBatchSize <= 0 ? record : nil)
+                    record: keepsRecords ? record : nil)
                 change.record = record
             } else {
                 change.record = change.old?.element.record ?? contextChange.removed[id] ?? context.object(withID: id)
@@ -320,11 +332,12 @@ public final class FetchedResultsController<R: Record & Codable> {
             }
             if change.old != nil || change.new != nil { changes.append(change) }
         }
-        guard !changes.isEmpty else { return }
+        // With an offset or a limit, any change may move the window.
         if fetchRequest.fetchOffset > 0 || fetchRequest.fetchLimit != nil {
             refetchAndReport(changes, before: before)
             return
         }
+        guard !changes.isEmpty else { return }
 
         // 2. Apply: out with the old, in with the new.
         for change in changes {
@@ -399,6 +412,7 @@ public final class FetchedResultsController<R: Record & Codable> {
             if let record = changedRecords[id] ?? context.object(withID: id) { inserts.append((record, newPath)) }
         }
         let oldNames = Set(oldSections.map(\.name)), newNames = Set(sectionList.map(\.name))
+        if deletes.isEmpty && inserts.isEmpty && moves.isEmpty && updates.isEmpty && oldNames == newNames { return }
         report(
             deletedSections: oldSections.enumerated().filter { !newNames.contains($0.element.name) },
             insertedSections: sectionList.enumerated().filter { !oldNames.contains($0.element.name) },

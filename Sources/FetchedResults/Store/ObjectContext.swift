@@ -43,6 +43,8 @@ public final class ObjectContext<R: Record & Codable> {
 
     private var insertedIDs: [R.ID] = []
     private var inserted: [R.ID: R] = [:]
+    /// The first-insertion order reserved for each pending insert.
+    private var insertedSequences: [R.ID: Int64] = [:]
     private var updated: [R.ID: R] = [:]
     private var deleted: Set<R.ID> = []
     /// Identities changed since the last `processPendingChanges()`, in order.
@@ -60,11 +62,13 @@ public final class ObjectContext<R: Record & Codable> {
     // MARK: Reading
 
     /// The record with an identity as this context sees it: its pending change,
-    /// or the store's; nil when absent or deleted here.
+    /// or the store's; nil when absent or deleted here. (A pending update of a
+    /// record another context deleted is not seen: saving it would fail.)
     public func object(withID id: R.ID) -> R? {
         if deleted.contains(id) { return nil }
-        if let record = inserted[id] ?? updated[id] { return record }
-        return store.object(withID: id)
+        if let record = inserted[id] { return record }
+        guard let saved = store.object(withID: id) else { return nil }
+        return updated[id] ?? saved
     }
 
     /// Whether the context has changes not yet saved.
@@ -108,15 +112,14 @@ public final class ObjectContext<R: Record & Codable> {
                 try body(record, state.sequences[k])
             }
         }
-        // Pending inserts sort after everything saved, in the order inserted.
-        for (k, id) in insertedIDs.enumerated() {
-            if let record = inserted[id] { try body(record, Int64.max - Int64(insertedIDs.count - k)) }
+        for id in insertedIDs {
+            if let record = inserted[id], let sequence = insertedSequences[id] { try body(record, sequence) }
         }
     }
 
     /// The sequence (first-insertion order) of a record this context sees.
     func sequence(of id: R.ID) -> Int64? {
-        if let k = insertedIDs.firstIndex(of: id), inserted[id] != nil { return Int64.max - Int64(insertedIDs.count - k) }
+        if inserted[id] != nil { return insertedSequences[id] }
         return store.state.withLock { state in state.index[id].map { state.sequences[$0] } }
     }
 
@@ -134,6 +137,7 @@ public final class ObjectContext<R: Record & Codable> {
             guard object(withID: id) == nil else { throw .alreadyExists("\(id)") }
             inserted[id] = record
             insertedIDs.append(id)
+            insertedSequences[id] = store.reserveSequence()
         }
         unprocessed.append(id)
     }
@@ -158,6 +162,7 @@ public final class ObjectContext<R: Record & Codable> {
         if let record = inserted.removeValue(forKey: id) {
             discarded[id] = record
             insertedIDs.removeAll { $0 == id }
+            insertedSequences[id] = nil
         } else {
             updated.removeValue(forKey: id)
             deleted.insert(id)
@@ -186,9 +191,11 @@ public final class ObjectContext<R: Record & Codable> {
     public func save() throws(StoreError) -> ContextDidSave<R> {
         processPendingChanges()
         let saved = try store.commit(
-            inserted: insertedObjects, updated: Array(updated.values), deleted: Array(deleted), contextName: name)
+            inserted: insertedIDs.compactMap { id in inserted[id].flatMap { record in insertedSequences[id].map { (record, $0) } } },
+            updated: Array(updated.values), deleted: Array(deleted), contextName: name)
         insertedIDs.removeAll()
         inserted.removeAll()
+        insertedSequences.removeAll()
         updated.removeAll()
         deleted.removeAll()
         NotificationCenter.default.post(
@@ -211,6 +218,7 @@ public final class ObjectContext<R: Record & Codable> {
         discarded.removeAll()
         insertedIDs.removeAll()
         inserted.removeAll()
+        insertedSequences.removeAll()
         updated.removeAll()
         deleted.removeAll()
         unprocessed.removeAll()
@@ -218,9 +226,14 @@ public final class ObjectContext<R: Record & Codable> {
     }
 
     /// Brings another context's save into this one: controllers on this context
-    /// update for the records it inserted, updated and deleted. (This context's
-    /// own pending changes stay on top.)
+    /// update for the records it inserted, updated and deleted. This context's
+    /// own pending changes stay on top, but for records the save deleted: those
+    /// are dropped.
     public func mergeChanges(fromContextDidSave saved: ContextDidSave<R>) {
+        for id in saved.deletedIDs {
+            updated.removeValue(forKey: id)
+            deleted.remove(id)
+        }
         notify(
             saved.insertedIDs + saved.updatedIDs + saved.deletedIDs,
             removed: Dictionary(saved.deletedObjects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))

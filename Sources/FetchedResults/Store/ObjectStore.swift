@@ -67,12 +67,21 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
         return stream
     }
 
+    /// Reserves the first-insertion order of a record a context inserts, so that
+    /// its place among equal sort keys is final before it is saved.
+    func reserveSequence() -> Int64 {
+        state.withLock { state in
+            defer { state.nextSequence += 1 }
+            return state.nextSequence
+        }
+    }
+
     /// Applies a context's changes at once, writes the file, and returns what
     /// was saved. On any error nothing changes, in memory or on disk.
-    func commit(inserted: [R], updated: [R], deleted: [R.ID], contextName: String?) throws(StoreError) -> ContextDidSave<R> {
+    func commit(inserted: [(record: R, sequence: Int64)], updated: [R], deleted: [R.ID], contextName: String?) throws(StoreError) -> ContextDidSave<R> {
         let (saved, subscribers) = try state.withLock { state throws(StoreError) -> (ContextDidSave<R>, [AsyncStream<ContextDidSave<R>>.Continuation]) in
             var seen = Set<R.ID>()
-            for record in inserted {
+            for (record, _) in inserted {
                 if state.index[record.id] != nil || !seen.insert(record.id).inserted {
                     throw .duplicateIdentity("\(record.id)")
                 }
@@ -83,7 +92,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
             var undo = _StoreState<R>.Undo()
             for record in updated { state.replace(record, undo: &undo) }
             for id in deleted { state.remove(id, undo: &undo) }
-            for record in inserted { state.append(record, undo: &undo) }
+            for (record, sequence) in inserted { state.append(record, sequence: sequence, undo: &undo) }
             state.version += 1
             if let fileURL {
                 do throws(StoreError) {
@@ -96,7 +105,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
             }
             state.fetchCaches.removeAll()
             let saved = ContextDidSave(
-                insertedObjects: inserted, updatedObjects: updated, deletedObjects: undo.removed.map(\.0),
+                insertedObjects: inserted.map(\.record), updatedObjects: updated, deletedObjects: undo.removed.map(\.0),
                 storeVersion: state.version, contextName: contextName)
             return (saved, Array(state.subscribers.values))
         }
@@ -157,9 +166,9 @@ struct _StoreState<R: Record>: ~Copyable {
         sequences.removeLast()
     }
 
-    mutating func append(_ record: R, undo: inout Undo) {
-        append(record, sequence: nextSequence)
-        nextSequence += 1
+    mutating func append(_ record: R, sequence: Int64, undo: inout Undo) {
+        append(record, sequence: sequence)
+        nextSequence = max(nextSequence, sequence + 1)
         undo.appended.append(record.id)
     }
 
@@ -171,10 +180,7 @@ struct _StoreState<R: Record>: ~Copyable {
 
     mutating func revert(_ undo: Undo) {
         var ignored = Undo()
-        for id in undo.appended.reversed() {
-            remove(id, undo: &ignored)
-            nextSequence -= 1
-        }
+        for id in undo.appended.reversed() { remove(id, undo: &ignored) }
         for (record, sequence) in undo.removed.reversed() { append(record, sequence: sequence) }
         for record in undo.replaced.reversed() { replace(record, undo: &ignored) }
     }

@@ -1,0 +1,244 @@
+import Foundation
+import Testing
+import FetchedResults
+import TableDiff
+import TableTestSupport
+
+@Suite struct FetchedResultsControllerTests {
+    /// A store with notes, and a context on it.
+    func makeContext(_ notes: [Note]) throws -> ObjectContext<Note> {
+        let context = ObjectContext(store: ObjectStore<Note>())
+        for note in notes { try context.insert(note) }
+        try context.save()
+        return context
+    }
+
+    static let byGroupThenRank = FetchRequest<Note>(sortKeys: [SortKey("group"), SortKey("rank")])
+
+    @Test func aRequestNeedsSortKeys() throws {
+        let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(), context: try makeContext([]))
+        #expect(throws: FetchError.noSortKeys) { try controller.performFetch() }
+        #expect(FetchError.noSortKeys.description == "An instance of NSFetchedResultsController requires a fetch request with sort descriptors")
+        #expect(controller.fetchedObjects == nil && controller.sections == nil)
+    }
+
+    @Test func theFirstSortKeyMustOrderTheSections() throws {
+        let context = try makeContext([
+            Note(id: 1, group: "b", rank: 1), Note(id: 2, group: "a", rank: 2), Note(id: 3, group: "b", rank: 3),
+        ])
+        let controller = FetchedResultsController(
+            fetchRequest: FetchRequest(sortKeys: [SortKey("rank")]), context: context, sectionNameKeyPath: "group")
+        do {
+            try controller.performFetch()
+            Issue.record("fetched sections out of order")
+        } catch {
+            #expect(error == .sectionsOutOfOrder(index: 2, sectionName: "b"))
+            #expect(error.description == "The fetched object at index 2 has an out of order section name 'b'. Objects must be sorted by section name")
+        }
+    }
+
+    @Test func sectionsFollowCoreDataRules() throws {
+        // Without a section key: one section, even with no objects.
+        let empty = try makeContext([])
+        let one = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: empty)
+        try one.performFetch()
+        #expect(one.sections?.count == 1 && one.sections?.first?.name == "" && one.sections?.first?.numberOfObjects == 0)
+        // With a section key and no objects: no sections.
+        let none = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: empty, sectionNameKeyPath: "group")
+        try none.performFetch()
+        #expect(none.sections?.isEmpty == true)
+        // A nil section value goes into the section "" (nil sorts first).
+        let context = try makeContext([
+            Note(id: 1, group: "b", rank: 2), Note(id: 2, group: nil, rank: 1), Note(id: 3, group: "a", rank: 3), Note(id: 4, group: "b", rank: 1),
+        ])
+        let controller = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, sectionNameKeyPath: "group")
+        try controller.performFetch()
+        #expect(controller.sections?.map(\.name) == ["", "a", "b"])
+        #expect(controller.sections?.map(\.numberOfObjects) == [1, 1, 2])
+        #expect(controller.sections?.last?.objects.map(\.id) == [4, 1])
+        #expect(controller.fetchedObjects?.map(\.id) == [2, 3, 4, 1])
+    }
+
+    @Test func objectsAndIndexPaths() throws {
+        let context = try makeContext([Note(id: 1, group: "a", rank: 1), Note(id: 2, group: "b", rank: 1), Note(id: 3, group: "b", rank: 2)])
+        let controller = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, sectionNameKeyPath: "group")
+        #expect(throws: FetchError.notFetched) { try controller.object(at: TablePath(row: 0, section: 0)) }
+        try controller.performFetch()
+        #expect(try controller.object(at: TablePath(row: 1, section: 1)).id == 3)
+        #expect(controller.indexPath(forObjectWithID: 2) == TablePath(row: 0, section: 1))
+        #expect(controller.indexPath(for: Note(id: 9, group: nil, rank: 0)) == nil)
+        do {
+            _ = try controller.object(at: TablePath(row: 2, section: 1))
+        } catch {
+            #expect(error.description == "no object at index path {1, 2}: section 1 has 2 objects")
+        }
+        do {
+            _ = try controller.object(at: TablePath(row: 0, section: -1))
+        } catch {
+            #expect(error.description == "no object at index path {-1, 0}: there are 2 sections")
+        }
+    }
+
+    @Test func sectionIndexTitles() throws {
+        let groups = ["apple", "Avocado", "banana", "cherry", "citrus", "Über"]
+        let context = try makeContext(groups.enumerated().map { Note(id: $0.offset, group: $0.element, rank: 0) })
+        let request = FetchRequest<Note>(sortKeys: [SortKey("group", comparison: .localizedStandard)])
+        let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: "group")
+        try controller.performFetch()
+        #expect(controller.sections?.map(\.name) == ["apple", "Avocado", "banana", "cherry", "citrus", "Über"])
+        #expect(controller.sections?.map(\.indexTitle) == ["A", "A", "B", "C", "C", "Ü"])
+        #expect(controller.sectionIndexTitles == ["A", "B", "C", "Ü"])
+        #expect(controller.section(forSectionIndexTitle: "C", at: 2) == 3)
+        #expect(controller.section(forSectionIndexTitle: "Z", at: 0) == nil)
+        // The delegate may supply the titles.
+        let recorder = Recorder()
+        recorder.titles = { $0.lowercased().hasPrefix("c") ? "C…" : nil }
+        controller.delegate = recorder
+        #expect(controller.sectionIndexTitles == ["A", "B", "C…", "Ü"])
+    }
+
+    @Test func predicatesLimitsAndOffsets() throws {
+        let context = try makeContext((0..<10).map { Note(id: $0, group: nil, rank: $0) })
+        var request = FetchRequest<Note>(predicate: RecordPredicate { $0.rank % 2 == 0 }, sortKeys: [SortKey("rank", ascending: false)])
+        #expect(try context.fetch(request).map(\.id) == [8, 6, 4, 2, 0])
+        request.fetchOffset = 1
+        request.fetchLimit = 2
+        #expect(try context.fetch(request).map(\.id) == [6, 4])
+        let controller = FetchedResultsController(fetchRequest: request, context: context)
+        try controller.performFetch()
+        #expect(controller.fetchedObjects?.map(\.id) == [6, 4])
+        // A Foundation predicate.
+        let foundation = FetchRequest<Note>(predicate: RecordPredicate(#Predicate<Note> { $0.rank > 6 }), sortKeys: [SortKey("rank")])
+        #expect(try context.fetch(foundation).map(\.id) == [7, 8, 9])
+    }
+
+    @Test func changesAreTrackedOnlyWithADelegate() throws {
+        let context = try makeContext([Note(id: 1, group: nil, rank: 1)])
+        let controller = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context)
+        try controller.performFetch()
+        try context.insert(Note(id: 2, group: nil, rank: 2))
+        context.processPendingChanges()
+        #expect(controller.fetchedObjects?.map(\.id) == [1])
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try context.insert(Note(id: 3, group: nil, rank: 3))
+        context.processPendingChanges()
+        // Only the change made while tracking is reported.
+        #expect(recorder.take().map(\.description) == ["will", "insert #3 - → {0, 1}", "did"])
+        #expect(controller.fetchedObjects?.map(\.id) == [1, 3])
+    }
+
+    @Test func coreDataIndexPathsForEachKindOfChange() throws {
+        let context = try makeContext([
+            Note(id: 1, group: "a", rank: 1), Note(id: 2, group: "a", rank: 2), Note(id: 3, group: "a", rank: 3),
+            Note(id: 4, group: "b", rank: 1),
+        ])
+        let controller = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, sectionNameKeyPath: "group")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+
+        // An update in place, an insert, a delete.
+        try context.update(Note(id: 2, group: "a", rank: 2, version: 1))
+        try context.insert(Note(id: 5, group: "b", rank: 0))
+        try context.delete(3)
+        try context.save()
+        #expect(recorder.take().map(\.description) == [
+            "will", "delete #3 {0, 2} → -", "update #2 {0, 1} → -", "insert #5 - → {1, 0}", "did",
+        ])
+        // A sort key change: a move. A section key change to a new section: a
+        // section insert and a move; the emptied section: a section delete.
+        try context.update(Note(id: 1, group: "a", rank: 9, version: 1))
+        try context.save()
+        #expect(recorder.take().map(\.description) == ["will", "move #1 {0, 0} → {0, 1}", "did"])
+        try context.update(Note(id: 2, group: "c", rank: 1, version: 2))
+        try context.update(Note(id: 1, group: "c", rank: 2, version: 2))
+        try context.save()
+        #expect(recorder.take().map(\.description) == [
+            "will", "delete section 0 \"a\"", "insert section 1 \"c\"", "move #2 {0, 0} → {1, 0}", "move #1 {0, 1} → {1, 1}", "did",
+        ])
+        #expect(controller.sections?.map(\.name) == ["b", "c"])
+    }
+
+    @Test func ownChangesMergesAndRollbacks() throws {
+        let store = ObjectStore<Note>()
+        let view = ObjectContext(store: store, name: "view"), editor = ObjectContext(store: store, name: "editor")
+        try view.insert(Note(id: 1, group: nil, rank: 1))
+        try view.save()
+        let controller = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: view)
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+
+        // Another context's save arrives when merged.
+        try editor.insert(Note(id: 2, group: nil, rank: 0))
+        let saved = try editor.save()
+        #expect(controller.fetchedObjects?.map(\.id) == [1])
+        view.mergeChanges(fromContextDidSave: saved)
+        #expect(controller.fetchedObjects?.map(\.id) == [2, 1])
+        #expect(recorder.take().map(\.description) == ["will", "insert #2 - → {0, 0}", "did"])
+
+        // Own unsaved changes, then a rollback.
+        try view.delete(2)
+        try view.insert(Note(id: 3, group: nil, rank: 5))
+        view.processPendingChanges()
+        #expect(controller.fetchedObjects?.map(\.id) == [1, 3])
+        _ = recorder.take()
+        view.rollback()
+        #expect(controller.fetchedObjects?.map(\.id) == [2, 1])
+        #expect(recorder.take().map(\.description) == ["will", "delete #3 {0, 1} → -", "insert #2 - → {0, 0}", "did"])
+    }
+
+    @Test func batchedControllersReadRecordsOnDemand() throws {
+        let context = try makeContext((0..<500).map { Note(id: $0, group: "\($0 / 100)", rank: $0) })
+        var request = Self.byGroupThenRank
+        request.fetchBatchSize = 20
+        let batched = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: "group")
+        let recorder = Recorder()
+        batched.delegate = recorder
+        try batched.performFetch()
+        #expect(batched.sections?.count == 5)
+        #expect(try batched.object(at: TablePath(row: 42, section: 3)).id == 342)
+        #expect(batched.fetchedObjects?.map(\.id) == Array(0..<500))
+        // Changes still work, deleted objects included.
+        try context.delete(342)
+        try context.update(Note(id: 7, group: "4", rank: 1000, version: 1))
+        try context.save()
+        #expect(recorder.take().map(\.description) == ["will", "delete #342 {3, 42} → -", "move #7 {0, 7} → {4, 100}", "did"])
+        #expect(try batched.object(at: TablePath(row: 100, section: 4)).version == 1)
+    }
+
+    @Test func cachedResultsAreReusedUntilTheStoreChanges() throws {
+        let context = try makeContext((0..<50).map { Note(id: $0, group: nil, rank: $0) })
+        let first = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, cacheName: "notes")
+        try first.performFetch()
+        let second = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, cacheName: "notes")
+        try second.performFetch()
+        #expect(second.fetchedObjects?.map(\.id) == first.fetchedObjects?.map(\.id))
+        try context.delete(0)
+        try context.save()
+        let third = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, cacheName: "notes")
+        try third.performFetch()
+        #expect(third.fetchedObjects?.first?.id == 1)
+        FetchedResultsController<Note>.deleteCache(withName: "notes", in: context.store)
+        FetchedResultsController<Note>.deleteCache(withName: nil, in: context.store)
+    }
+
+    @Test func wholeChangesReplayUnderUIKitRules() throws {
+        let context = try makeContext([Note(id: 1, group: "a", rank: 1), Note(id: 2, group: "a", rank: 2), Note(id: 3, group: "b", rank: 1)])
+        let controller = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, sectionNameKeyPath: "group")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        controller.deliversWholeChanges = true
+        try controller.performFetch()
+        try context.update(Note(id: 1, group: "c", rank: 1, version: 1))
+        try context.delete(3)
+        try context.save()
+        let change = try #require(recorder.wholeChanges.first)
+        #expect(change.sectionsAfter == controller.tableSections)
+        let items = { (sections: [TableSection<Note>]) in sections.map { TableSection(name: $0.name, rows: $0.rows.map(\.item)) } }
+        let changeset = TableChangeset(from: items(change.sectionsBefore), to: items(change.sectionsAfter))
+        #expect(UIKitOracle.problems(of: changeset, from: items(change.sectionsBefore), to: items(change.sectionsAfter)).isEmpty)
+        #expect(change.changeset.stages.count == changeset.stages.count)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import FetchedResults
+import TableDiff
+import TableTestSupport
+
+/// Random inserts, updates (sort and section keys included) and deletes, saved
+/// from several contexts, merged into a view context with a controller. After
+/// every change: the delegate's callbacks replayed on the previous results give
+/// the new ones; the new ones are what a fresh fetch gives; and the whole
+/// change, as a staged changeset, replays under UIKit's rules.
+@Suite struct FetchedResultsPropertyTests {
+    struct Setup: CustomTestStringConvertible, Sendable {
+        var name: String
+        var sectioned: Bool
+        var filtered: Bool
+        var batchSize: Int
+        var limited: Bool = false
+        var testDescription: String { name }
+    }
+
+    static let setups = [
+        Setup(name: "sections", sectioned: true, filtered: false, batchSize: 0),
+        Setup(name: "sections, predicate, batches", sectioned: true, filtered: true, batchSize: 3),
+        Setup(name: "one section, predicate", sectioned: false, filtered: true, batchSize: 0),
+        Setup(name: "offset and limit", sectioned: false, filtered: false, batchSize: 0, limited: true),
+    ]
+
+    @Test(arguments: setups)
+    func randomSavesFromSeveralContexts(_ setup: Setup) throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed &+ UInt64(setup.name.count))
+        let groups = ["a", "b", "c", "d", "e"]
+        var nextID = 0
+        var checks = 0
+        for _ in 0..<12 {
+            let store = ObjectStore<Note>()
+            let view = ObjectContext(store: store, name: "view")
+            let writers = [ObjectContext(store: store, name: "w1"), ObjectContext(store: store, name: "w2")]
+            for _ in 0..<g.int(0...15) {
+                try view.insert(Note(id: nextID, group: groups[g.int(0..<3)], rank: g.int(0...20)))
+                nextID += 1
+            }
+            try view.save()
+            var request = FetchRequest<Note>(sortKeys: setup.sectioned ? [SortKey("group"), SortKey("rank")] : [SortKey("rank", ascending: false)])
+            if setup.filtered { request.predicate = RecordPredicate { $0.rank % 5 != 0 } }
+            request.fetchBatchSize = setup.batchSize
+            if setup.limited { request.fetchOffset = 2; request.fetchLimit = 6 }
+            let sectionKey = setup.sectioned ? "group" : nil
+            let controller = FetchedResultsController(fetchRequest: request, context: view, sectionNameKeyPath: sectionKey)
+            let recorder = Recorder()
+            controller.delegate = recorder
+            controller.deliversWholeChanges = true
+            try controller.performFetch()
+
+            for _ in 0..<25 {
+                let before = controller.tableSections
+                // A burst of changes in one context.
+                let context = g.chance(0.3) ? view : writers[g.int(0..<2)]
+                let existing = store.allObjects().map(\.id)
+                for _ in 0..<g.int(1...4) {
+                    switch g.int(0..<4) {
+                    case 0:
+                        try context.insert(Note(id: nextID, group: groups[g.int(0..<groups.count)], rank: g.int(0...20)))
+                        nextID += 1
+                    case 1 where !existing.isEmpty:
+                        let id = existing[g.int(0..<existing.count)]
+                        _ = try? context.delete(id)
+                    default:
+                        guard !existing.isEmpty else { continue }
+                        let id = existing[g.int(0..<existing.count)]
+                        guard var note = context.object(withID: id) else { continue }
+                        note.version += 1
+                        if g.chance(0.5) { note.rank = g.int(0...20) }
+                        if g.chance(0.3) { note.group = g.chance(0.1) ? nil : groups[g.int(0..<groups.count)] }
+                        try context.update(note)
+                    }
+                }
+                // A save can collide with another context's (an update of a record
+                // deleted elsewhere): the documented error, then a rollback.
+                if context === view {
+                    if g.chance(0.2) {
+                        view.rollback()
+                    } else if g.chance(0.5) {
+                        view.processPendingChanges()
+                    } else {
+                        do { try view.save() } catch { view.rollback() }
+                    }
+                } else {
+                    do {
+                        view.mergeChanges(fromContextDidSave: try context.save())
+                    } catch {
+                        guard case .missingObject = error else { throw error }
+                        context.rollback()
+                    }
+                }
+                let events = recorder.take()
+                let after = controller.tableSections
+                let message = "seed \(seed) (TABLE_TEST_SEED=\(seed)), \(setup.name)\nbefore: \(describe(before))\nafter:  \(describe(after))\n\(events.map(\.description).joined(separator: "\n"))"
+
+                // 1. The callbacks replayed on the results before give the results after.
+                #expect(describe(replayCoreData(events, on: before)) == describe(after), "\(message)")
+                // 2. The results after are a fresh fetch's.
+                let fresh = FetchedResultsController(fetchRequest: request, context: view, sectionNameKeyPath: sectionKey)
+                try fresh.performFetch()
+                #expect(describe(fresh.tableSections) == describe(after), "\(message)")
+                // 3. The whole change replays under UIKit's rules.
+                if !events.isEmpty {
+                    let whole = try #require(recorder.wholeChanges.last)
+                    let items = { (sections: [TableSection<Note>]) in sections.map { TableSection(name: $0.name, rows: $0.rows.map(\.item)) } }
+                    #expect(describe(whole.sectionsBefore) == describe(before) && describe(whole.sectionsAfter) == describe(after))
+                    let from = items(whole.sectionsBefore), to = items(whole.sectionsAfter)
+                    let problems = UIKitOracle.problems(of: TableChangeset(from: from, to: to), from: from, to: to)
+                    #expect(problems.isEmpty, "\(message)\n\(problems.joined(separator: "\n"))")
+                    // Events come in Core Data's order: will, sections, objects, did.
+                    #expect(events.first == .will && events.last == .did)
+                }
+                #expect(controller.lastError == nil)
+                checks += 1
+            }
+        }
+        #expect(checks == 12 * 25)
+    }
+}
