@@ -39,13 +39,14 @@ public struct FetchRequest<R: Record>: Sendable {
 ///
 /// (The predicate format language — `text CONTAINS[cd] %@` — plugs in here too.)
 public struct RecordPredicate<R: Record>: Sendable {
+    @usableFromInline
     enum Kind: @unchecked Sendable {
         case closure(@Sendable (R) -> Bool)
         case foundation(Predicate<R>)
     }
-    let kind: Kind
+    @usableFromInline let kind: Kind
     /// A text that identifies the predicate for caches, when it has one.
-    let fingerprint: String?
+    @usableFromInline let fingerprint: String?
 
     /// The records for which `matches` is true.
     public init(_ matches: @escaping @Sendable (R) -> Bool) {
@@ -61,6 +62,7 @@ public struct RecordPredicate<R: Record>: Sendable {
     }
 
     /// The test, ready to run.
+    @inlinable
     func evaluator() -> (R) throws(FetchError) -> Bool {
         switch kind {
         case .closure(let matches):

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TableDiff
 
 /// A sorted, sectioned view of the records of a context that tells its delegate
@@ -48,7 +49,8 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     /// The error the last change ran into, if any: a change after which the first
     /// sort key no longer orders the sections. Cleared by `performFetch()`.
-    public private(set) var lastError: FetchError?
+    public var lastError: FetchError? { _lastError }
+    @usableFromInline var _lastError: FetchError?
 
     /// When on, every change is also delivered whole, as the sections before and
     /// after (see ``FetchedResultsControllerDelegate/controller(_:didChangeContentWith:)``);
@@ -59,7 +61,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     /// Whether elements hold their records.
-    private var keepsRecords: Bool { fetchRequest.fetchBatchSize <= 0 || deliversWholeChanges }
+    @usableFromInline var keepsRecords: Bool { fetchRequest.fetchBatchSize <= 0 || deliversWholeChanges }
 
     private func keepAllRecords() {
         for position in 0..<ordered.count where ordered.element(at: position).record == nil {
@@ -67,14 +69,14 @@ public final class FetchedResultsController<R: Record & Codable> {
         }
     }
 
-    private var compiled: _CompiledRequest<R>?
-    private var ordered = _OrderedElements<R>(sorted: [])
-    private var sectionList: [(name: String, count: Int)] = []
-    private var sectionStarts: [Int] = [0]
+    @usableFromInline var compiled: _CompiledRequest<R>?
+    @usableFromInline var ordered = _OrderedElements<R>(sorted: [])
+    @usableFromInline var sectionList: [(name: String, count: Int)] = []
+    @usableFromInline var sectionStarts: [Int] = [0]
     private var observation: _ObservationToken?
     /// Records read on demand, by batch (batch size only); cleared on every change.
-    private var batchCache: [Int: [R]] = [:]
-    private var batchCacheOrder: [Int] = []
+    @usableFromInline var batchCache: [Int: [R]] = [:]
+    @usableFromInline var batchCacheOrder: [Int] = []
 
     public init(fetchRequest: FetchRequest<R>, context: ObjectContext<R>, sectionNameKeyPath: String? = nil, cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
@@ -92,54 +94,49 @@ public final class FetchedResultsController<R: Record & Codable> {
     ///   ``FetchError/predicateFailed(_:)``; the previous results stay.
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches; O(1)
     ///   from a valid cache.
+    @inlinable
     public func performFetch() throws(FetchError) {
         guard !fetchRequest.sortKeys.isEmpty else { throw .noSortKeys }
         let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath)
         let fingerprint = cacheFingerprint
-        var result: _FetchResult<R>
+        let keepRecords = keepsRecords
+        var elements: [_Element<R>]
         if let cacheName, let fingerprint, !context.hasChanges,
-            let cached = context.store.state.withLock({ state in state.fetchCaches[cacheName].flatMap { $0.storeVersion == state.version && $0.fingerprint == fingerprint ? $0.payload as? _FetchResult<R> : nil } })
+            let cached = context.store.state.withLock({ state in state.fetchCaches[cacheName].flatMap { $0.storeVersion == state.version && $0.fingerprint == "\(fingerprint)|\(keepRecords)" ? $0.payload as? [_Element<R>] : nil } })
         {
-            result = cached
+            elements = cached
         } else {
-            result = try _Fetch.run(compiled, in: context)
+            elements = try _Fetch.run(compiled, in: context, keepRecords: keepRecords)
             if let cacheName, let fingerprint, !context.hasChanges {
+                let payload = elements
                 context.store.state.withLock { state in
-                    state.fetchCaches[cacheName] = _FetchCache(fingerprint: fingerprint, storeVersion: state.version, payload: result)
+                    state.fetchCaches[cacheName] = _FetchCache(fingerprint: "\(fingerprint)|\(keepRecords)", storeVersion: state.version, payload: payload)
                 }
             }
         }
         // Offset and limit.
-        let start = min(fetchRequest.fetchOffset, result.records.count)
-        let end = fetchRequest.fetchLimit.map { min(result.records.count, start + $0) } ?? result.records.count
-        let keepRecords = keepsRecords
-        var elements: [_Element<R>] = []
-        elements.reserveCapacity(end - start)
-        for k in start..<end {
-            elements.append(_Element(
-                id: result.records[k].id, sequence: result.sequences[k], sortValues: result.sortValues[k],
-                sectionName: sectionNameKeyPath == nil ? "" : result.sectionNames[k],
-                record: keepRecords ? result.records[k] : nil))
-        }
+        let start = min(fetchRequest.fetchOffset, elements.count)
+        let end = fetchRequest.fetchLimit.map { min(elements.count, start + $0) } ?? elements.count
+        if end < elements.count { elements.removeSubrange(end...) }
+        if start > 0 { elements.removeSubrange(..<start) }
         // Sections: contiguous runs of a name; a name seen before is out of order.
         var sections: [(name: String, count: Int)] = []
         if sectionNameKeyPath == nil {
             sections = [("", elements.count)]
         } else {
             var seen = Set<String>()
-            for (k, element) in elements.enumerated() {
-                if let last = sections.last, last.name == element.sectionName {
+            for k in elements.indices {
+                let name = elements[k].sectionName
+                if let last = sections.last, last.name == name {
                     sections[sections.count - 1].count += 1
                 } else {
-                    guard seen.insert(element.sectionName).inserted else {
-                        throw .sectionsOutOfOrder(index: k + start, sectionName: element.sectionName)
-                    }
-                    sections.append((element.sectionName, 1))
+                    guard seen.insert(name).inserted else { throw .sectionsOutOfOrder(index: k + start, sectionName: name) }
+                    sections.append((name, 1))
                 }
             }
         }
         self.compiled = compiled
-        lastError = nil
+        _lastError = nil
         ordered = _OrderedElements(sorted: elements)
         sectionList = sections
         recomputeStarts()
@@ -150,7 +147,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// What identifies the request for a cache; nil when it cannot be
     /// identified (a closure or Foundation predicate: delete the cache yourself
     /// when you change it, as with Core Data).
-    private var cacheFingerprint: String? {
+    @usableFromInline var cacheFingerprint: String? {
         let predicate: String
         if let p = fetchRequest.predicate {
             predicate = p.fingerprint ?? "closure"
@@ -167,7 +164,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         }
     }
 
-    private func recomputeStarts() {
+    @usableFromInline func recomputeStarts() {
         sectionStarts = [0]
         sectionStarts.reserveCapacity(sectionList.count + 1)
         for section in sectionList { sectionStarts.append(sectionStarts[sectionStarts.count - 1] + section.count) }
@@ -392,7 +389,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         do {
             try performFetch()
         } catch {
-            lastError = error
+            _lastError = error
             return
         }
         var newPaths: [R.ID: TablePath] = [:]
@@ -465,7 +462,7 @@ public final class FetchedResultsController<R: Record & Codable> {
             var seen = Set<String>(), offset = 0
             for section in sectionList {
                 if !seen.insert(section.name).inserted {
-                    lastError = .sectionsOutOfOrder(index: offset, sectionName: section.name)
+                    _lastError = .sectionsOutOfOrder(index: offset, sectionName: section.name)
                     break
                 }
                 offset += section.count

@@ -42,6 +42,7 @@ public struct SortKey: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A value made ready for fast comparisons under a sort key.
+@usableFromInline
 enum _SortValue: Sendable {
     case null
     case bool(Bool)
@@ -53,6 +54,7 @@ enum _SortValue: Sendable {
     case collated([UInt32], String)
     case other(RecordValue)
 
+    @inlinable
     init(_ value: RecordValue, comparison: SortKey.StringComparison) {
         switch value {
         case .null: self = .null
@@ -65,6 +67,7 @@ enum _SortValue: Sendable {
         }
     }
 
+    @usableFromInline
     var rank: Int {
         switch self {
         case .null: 0
@@ -77,6 +80,7 @@ enum _SortValue: Sendable {
     }
 
     /// -1, 0 or 1.
+    @usableFromInline
     static func compare(_ a: _SortValue, _ b: _SortValue) -> Int {
         switch (a, b) {
         case (.null, .null): return 0
@@ -100,6 +104,7 @@ enum _SortValue: Sendable {
         }
     }
 
+    @usableFromInline
     var recordValue: RecordValue {
         switch self {
         case .null: .null
@@ -110,6 +115,34 @@ enum _SortValue: Sendable {
         case .string(let s), .collated(_, let s): .string(s)
         case .other(let v): v
         }
+    }
+}
+
+/// A record's sort values, one per sort key: the first two inline (no
+/// allocation for the usual one or two keys), the others in an array.
+@usableFromInline
+struct _SortValues: Sendable {
+    @usableFromInline var first: _SortValue
+    @usableFromInline var second: _SortValue
+    @usableFromInline var rest: [_SortValue]
+
+    @inlinable
+    init(first: _SortValue, second: _SortValue = .null) {
+        self.first = first
+        self.second = second
+        rest = []
+    }
+
+    @inlinable
+    init(_ values: [_SortValue]) {
+        first = values.first ?? .null
+        second = values.count > 1 ? values[1] : .null
+        rest = values.count > 2 ? Array(values[2...]) : []
+    }
+
+    @inlinable
+    subscript(k: Int) -> _SortValue {
+        k == 0 ? first : (k == 1 ? second : rest[k - 2])
     }
 }
 
@@ -154,6 +187,7 @@ func _compareValues(_ a: RecordValue, _ b: RecordValue) -> Int {
 /// The collation key of a string under `localizedStandard`: letters lowercased
 /// and stripped of diacritics; each run of digits as a marker, its length
 /// (without leading zeros) and its digits, so that runs compare as numbers.
+@usableFromInline
 func _standardCollationKey(_ s: String) -> [UInt32] {
     var key: [UInt32] = []
     key.reserveCapacity(s.utf8.count)

@@ -2,12 +2,14 @@ import Foundation
 import TableDiff
 
 /// A fetch request made ready: readers resolved, predicate ready.
+@usableFromInline
 struct _CompiledRequest<R: Record & Codable> {
-    let request: FetchRequest<R>
-    let matches: ((R) throws(FetchError) -> Bool)?
-    let sortReaders: [RecordReader<R>]
-    let sectionReader: RecordReader<R>?
+    @usableFromInline let request: FetchRequest<R>
+    @usableFromInline let matches: ((R) throws(FetchError) -> Bool)?
+    @usableFromInline let sortReaders: [RecordReader<R>]
+    @usableFromInline let sectionReader: RecordReader<R>?
 
+    @inlinable
     init(_ request: FetchRequest<R>, sectionKeyPath: String?) throws(FetchError) {
         self.request = request
         matches = request.predicate?.evaluator()
@@ -21,17 +23,28 @@ struct _CompiledRequest<R: Record & Codable> {
     }
 
     /// The sort values of a record, one per sort key.
-    func sortValues(_ record: R) -> [_SortValue] {
-        zip(sortReaders, request.sortKeys).map { _SortValue($0(record), comparison: $1.comparison) }
+    @inlinable
+    func sortValues(_ record: R) -> _SortValues {
+        switch sortReaders.count {
+        case 1: return _SortValues(first: _SortValue(sortReaders[0](record), comparison: request.sortKeys[0].comparison))
+        case 2:
+            return _SortValues(
+                first: _SortValue(sortReaders[0](record), comparison: request.sortKeys[0].comparison),
+                second: _SortValue(sortReaders[1](record), comparison: request.sortKeys[1].comparison))
+        default:
+            return _SortValues(zip(sortReaders, request.sortKeys).map { _SortValue($0(record), comparison: $1.comparison) })
+        }
     }
 
+    @inlinable
     func sectionName(_ record: R) -> String {
         guard let sectionReader else { return "" }
         return _sectionName(sectionReader(record))
     }
 
     /// -1, 0 or 1: the order of two elements by sort values, then sequence.
-    func compare(_ a: [_SortValue], _ sa: Int64, _ b: [_SortValue], _ sb: Int64) -> Int {
+    @inlinable
+    func compare(_ a: _SortValues, _ sa: Int64, _ b: _SortValues, _ sb: Int64) -> Int {
         for (k, key) in request.sortKeys.enumerated() {
             let c = _SortValue.compare(a[k], b[k])
             if c != 0 { return key.ascending ? c : -c }
@@ -42,6 +55,7 @@ struct _CompiledRequest<R: Record & Codable> {
 
 /// A section's name from its key's value: a string as it is, nil as "", other
 /// values as they print.
+@usableFromInline
 func _sectionName(_ value: RecordValue) -> String {
     switch value {
     case .string(let s): return s
@@ -54,34 +68,108 @@ func _sectionName(_ value: RecordValue) -> String {
     }
 }
 
-/// The matches of a request, sorted, with what a controller keeps of them.
-struct _FetchResult<R: Record> {
-    var records: [R]
-    var sequences: [Int64]
-    var sortValues: [[_SortValue]]
-    var sectionNames: [String]
+/// One sort key's values for every match, in the most direct form for
+/// comparing: typed buffers, so that a comparison costs no reference counting.
+enum _TypedColumn {
+    case strings(UnsafeMutableBufferPointer<String>)
+    case ints(UnsafeMutableBufferPointer<Int>)
+    case doubles(UnsafeMutableBufferPointer<Double>)
+    case general(UnsafeMutableBufferPointer<_SortValue>)
 
-    var sortedRecords: [R] { records }
+    init(_ values: [_SortValue]) {
+        func buffer<T>(_ map: (_SortValue) -> T) -> UnsafeMutableBufferPointer<T> {
+            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
+            _ = buffer.initialize(from: values.lazy.map(map))
+            return buffer
+        }
+        if values.allSatisfy({ if case .string = $0 { true } else { false } }) {
+            self = .strings(buffer { if case .string(let s) = $0 { s } else { "" } })
+        } else if values.allSatisfy({ if case .int = $0 { true } else { false } }) {
+            self = .ints(buffer { if case .int(let i) = $0 { i } else { 0 } })
+        } else if values.allSatisfy({ if case .double = $0 { true } else { false } }) {
+            self = .doubles(buffer { if case .double(let d) = $0 { d } else { 0 } })
+        } else if values.allSatisfy({ if case .date = $0 { true } else { false } }) {
+            self = .doubles(buffer { if case .date(let d) = $0 { d } else { 0 } })
+        } else {
+            self = .general(buffer { $0 })
+        }
+    }
+
+    func free() {
+        switch self {
+        case .strings(let b): b.deinitialize().deallocate()
+        case .ints(let b): b.deallocate()
+        case .doubles(let b): b.deallocate()
+        case .general(let b): b.deinitialize().deallocate()
+        }
+    }
+
+    /// -1, 0 or 1.
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int) -> Int {
+        switch self {
+        case .strings(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case .ints(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case .doubles(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case .general(let v): return _SortValue.compare(v[a], v[b])
+        }
+    }
 }
 
+/// Sorts positions by sort values (one array per key, each with its direction),
+/// then by first-insertion order. Columns of one kind of value (strings,
+/// integers, doubles or dates) compare directly; mixed ones through `_SortValue`.
+///
+/// - Complexity: O(*m* log *m*).
+@usableFromInline
+func _sortOrder(keys: [[_SortValue]], ascending: [Bool], sequences: [Int64]) -> [Int32] {
+    let columns = keys.map(_TypedColumn.init)
+    defer { for column in columns { column.free() } }
+    let signs = ascending.map { $0 ? 1 : -1 }
+    var order = (0..<Int32(sequences.count)).map { $0 }
+    columns.withUnsafeBufferPointer { columns in
+        signs.withUnsafeBufferPointer { signs in
+            sequences.withUnsafeBufferPointer { sequences in
+                order.sort { a, b in
+                    let a = Int(a), b = Int(b)
+                    for k in 0..<columns.count {
+                        let c = columns[k].compare(a, b)
+                        if c != 0 { return c * signs[k] < 0 }
+                    }
+                    return sequences[a] < sequences[b]
+                }
+            }
+        }
+    }
+    return order
+}
+
+@usableFromInline
 enum _Fetch {
-    /// Evaluates, orders and names the sections of every record the context sees.
+    /// Evaluates, orders and names the sections of every record the context
+    /// sees; returns the matches as elements, sorted.
     ///
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
-    static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>) throws(FetchError) -> _FetchResult<R> {
-        var records: [R] = [], sequences: [Int64] = [], values: [[_SortValue]] = [], names: [String] = []
+    @inlinable
+    static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> [_Element<R>] {
+        var found: [_Element<R>?] = []
         let sectioned = compiled.sectionReader != nil
         try context.forEachRecord { record, sequence throws(FetchError) in
             if let matches = compiled.matches, try !matches(record) { return }
-            records.append(record)
-            sequences.append(sequence)
-            values.append(compiled.sortValues(record))
-            if sectioned { names.append(compiled.sectionName(record)) }
+            found.append(_Element(
+                id: record.id, sequence: sequence, sortValues: compiled.sortValues(record),
+                sectionName: sectioned ? compiled.sectionName(record) : "", record: keepRecords ? copy record : nil))
         }
-        var order = Array(0..<records.count)
-        order.sort { compiled.compare(values[$0], sequences[$0], values[$1], sequences[$1]) < 0 }
-        return _FetchResult(
-            records: order.map { records[$0] }, sequences: order.map { sequences[$0] },
-            sortValues: order.map { values[$0] }, sectionNames: sectioned ? order.map { names[$0] } : [])
+        let keys = compiled.request.sortKeys
+        let order = found.withUnsafeBufferPointer { found in
+            _sortOrder(
+                keys: keys.indices.map { k in found.map { $0.unsafelyUnwrapped.sortValues[k] } },
+                ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
+        }
+        // Move the elements into their order (no copies).
+        var sorted: [_Element<R>] = []
+        sorted.reserveCapacity(order.count)
+        for k in order { if let element = found[Int(k)].take() { sorted.append(element) } }
+        return sorted
     }
 }

@@ -1,27 +1,40 @@
 /// One fetched object as a controller keeps it.
+@usableFromInline
 struct _Element<R: Record> {
-    var id: R.ID
+    @usableFromInline var id: R.ID
     /// First-insertion order: the last tie-breaker.
-    var sequence: Int64
-    var sortValues: [_SortValue]
-    var sectionName: String
+    @usableFromInline var sequence: Int64
+    @usableFromInline var sortValues: _SortValues
+    @usableFromInline var sectionName: String
     /// The record, or nil when it is read from the store on demand (batch size).
-    var record: R?
+    @usableFromInline var record: R?
+
+    @inlinable
+    init(id: R.ID, sequence: Int64, sortValues: _SortValues, sectionName: String, record: R?) {
+        self.id = id
+        self.sequence = sequence
+        self.sortValues = sortValues
+        self.sectionName = sectionName
+        self.record = record
+    }
 }
 
+@usableFromInline
 final class _Chunk<R: Record> {
-    var elements: [_Element<R>] { didSet { runs = Self.runs(of: elements) } }
+    @usableFromInline var elements: [_Element<R>] { didSet { runs = Self.runs(of: elements) } }
     /// The chunk's place in `_OrderedElements.chunks`.
-    var index: Int
+    @usableFromInline var index: Int
     /// The chunk's section runs: consecutive elements with one section name.
-    private(set) var runs: [(name: String, count: Int)]
+    @usableFromInline var runs: [(name: String, count: Int)]
 
+    @inlinable
     init(_ elements: [_Element<R>], index: Int) {
         self.elements = elements
         self.index = index
         runs = Self.runs(of: elements)
     }
 
+    @inlinable
     static func runs(of elements: [_Element<R>]) -> [(name: String, count: Int)] {
         var runs: [(name: String, count: Int)] = []
         for element in elements {
@@ -36,29 +49,34 @@ final class _Chunk<R: Record> {
 /// index from identity to chunk. Finding the element at a position, the
 /// position of an identity, and inserting or removing one element cost
 /// O(log *n*) plus O(`maxChunk`).
+@usableFromInline
 struct _OrderedElements<R: Record> {
-    static var maxChunk: Int { 512 }
+    @inlinable static var maxChunk: Int { 512 }
 
-    private(set) var chunks: [_Chunk<R>] = []
-    private var tree: [Int] = [0]
-    private(set) var count = 0
-    private var members: [R.ID: _Chunk<R>]? = nil
+    @usableFromInline var chunks: [_Chunk<R>] = []
+    @usableFromInline var tree: [Int] = [0]
+    @usableFromInline var count = 0
+    @usableFromInline var members: [R.ID: _Chunk<R>]? = nil
 
-    init(sorted elements: [_Element<R>]) {
+    @inlinable
+    init(sorted elements: consuming [_Element<R>]) {
         let size = Self.maxChunk / 2
-        var start = 0
-        while start < elements.count {
-            let end = min(start + size, elements.count)
-            chunks.append(_Chunk(Array(elements[start..<end]), index: chunks.count))
-            start = end
-        }
         count = elements.count
+        // Cut into chunks from the end, moving the elements (no copies).
+        var pieces: [[_Element<R>]] = []
+        while !elements.isEmpty {
+            let start = (elements.count - 1) / size * size
+            pieces.append(Array(elements[start...]))
+            elements.removeSubrange(start...)
+        }
+        for piece in pieces.reversed() { chunks.append(_Chunk(piece, index: chunks.count)) }
         rebuildTree()
     }
 
     // MARK: The Fenwick tree over chunk sizes
 
-    private mutating func rebuildTree() {
+    @inlinable
+    mutating func rebuildTree() {
         tree = [Int](repeating: 0, count: chunks.count + 1)
         for (k, chunk) in chunks.enumerated() {
             chunk.index = k

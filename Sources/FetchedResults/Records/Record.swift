@@ -38,14 +38,19 @@ extension Record where Self: Encodable {
 /// One key of a record: how to read its value.
 public struct RecordKey<Root>: @unchecked Sendable {
     // Key paths are immutable values; the closure only reads through one.
-    let read: (Root) -> RecordValue
+    @usableFromInline let read: (Root) -> RecordValue
 
     /// Reads the value at a key path.
+    ///
+    /// (Inlinable, so that the reader is specialized where the record type is
+    /// declared: the key path is then applied directly.)
+    @inlinable
     public init<Value: RecordValueConvertible>(_ keyPath: KeyPath<Root, Value>) {
         read = { $0[keyPath: keyPath].recordValue }
     }
 
     /// Reads a value computed from the record.
+    @inlinable
     public init(_ read: @escaping @Sendable (Root) -> RecordValue) {
         self.read = read
     }

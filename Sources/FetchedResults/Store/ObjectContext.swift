@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TableDiff
 
 extension Notification.Name {
@@ -41,12 +42,12 @@ public final class ObjectContext<R: Record & Codable> {
     /// A name for messages and notifications.
     public var name: String?
 
-    private var insertedIDs: [R.ID] = []
-    private var inserted: [R.ID: R] = [:]
+    @usableFromInline var insertedIDs: [R.ID] = []
+    @usableFromInline var inserted: [R.ID: R] = [:]
     /// The first-insertion order reserved for each pending insert.
-    private var insertedSequences: [R.ID: Int64] = [:]
-    private var updated: [R.ID: R] = [:]
-    private var deleted: Set<R.ID> = []
+    @usableFromInline var insertedSequences: [R.ID: Int64] = [:]
+    @usableFromInline var updated: [R.ID: R] = [:]
+    @usableFromInline var deleted: Set<R.ID> = []
     /// Identities changed since the last `processPendingChanges()`, in order.
     private var unprocessed: [R.ID] = []
     /// Pending inserts deleted again before being processed: observers may still show them.
@@ -72,6 +73,7 @@ public final class ObjectContext<R: Record & Codable> {
     }
 
     /// Whether the context has changes not yet saved.
+    @inlinable
     public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
     /// The records inserted, updated and deleted here and not yet saved.
@@ -84,7 +86,7 @@ public final class ObjectContext<R: Record & Codable> {
     /// - Complexity: O(*n* log *n*) for *n* records in the store.
     public func fetch(_ request: FetchRequest<R>) throws(FetchError) -> [R] {
         let compiled = try _CompiledRequest(request, sectionKeyPath: nil)
-        var result = try _Fetch.run(compiled, in: self).sortedRecords
+        var result = try _Fetch.run(compiled, in: self, keepRecords: true).compactMap(\.record)
         if request.fetchOffset > 0 { result.removeFirst(min(request.fetchOffset, result.count)) }
         if let limit = request.fetchLimit, limit < result.count { result.removeLast(result.count - limit) }
         return result
@@ -97,19 +99,20 @@ public final class ObjectContext<R: Record & Codable> {
 
     /// Calls `body` with every record this context sees, unordered: the store's
     /// under its lock (pending changes on top), then pending inserts.
-    func forEachRecord(_ body: (R, Int64) throws(FetchError) -> Void) throws(FetchError) {
+    @inlinable
+    func forEachRecord(_ body: (borrowing R, Int64) throws(FetchError) -> Void) throws(FetchError) {
         let changed = !updated.isEmpty || !deleted.isEmpty
         try store.state.withLock { state throws(FetchError) in
             for k in state.records.indices {
-                let record = state.records[k]
                 if changed {
-                    if deleted.contains(record.id) { continue }
-                    if let pending = updated[record.id] {
+                    let id = state.records[k].id
+                    if deleted.contains(id) { continue }
+                    if let pending = updated[id] {
                         try body(pending, state.sequences[k])
                         continue
                     }
                 }
-                try body(record, state.sequences[k])
+                try body(state.records[k], state.sequences[k])
             }
         }
         for id in insertedIDs {

@@ -25,7 +25,7 @@ import Synchronization
 public final class ObjectStore<R: Record & Codable>: Sendable {
     /// The file the store lives in, or nil for a store in memory.
     public let fileURL: URL?
-    let state: Mutex<_StoreState<R>>
+    @usableFromInline let state: Mutex<_StoreState<R>>
 
     /// A store in memory.
     public init() {
@@ -115,18 +115,19 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
 }
 
 /// The state behind a store's lock.
+@usableFromInline
 struct _StoreState<R: Record>: ~Copyable {
     /// The records, densely; a deleted record's place is taken by the last one.
-    var records: [R] = []
+    @usableFromInline var records: [R] = []
     /// For every record, the order it was first inserted in (stable, never reused).
-    var sequences: [Int64] = []
-    var index: [R.ID: Int] = [:]
+    @usableFromInline var sequences: [Int64] = []
+    @usableFromInline var index: [R.ID: Int] = [:]
     var nextSequence: Int64 = 1
     /// Increases with every save.
-    var version: Int64 = 0
+    @usableFromInline var version: Int64 = 0
     var subscribers: [UUID: AsyncStream<ContextDidSave<R>>.Continuation] = [:]
     /// Cached fetch results, by cache name (see `FetchedResultsController`).
-    var fetchCaches: [String: _FetchCache] = [:]
+    @usableFromInline var fetchCaches: [String: _FetchCache] = [:]
 
     init() {}
 

@@ -134,8 +134,16 @@ enum _StoreFile<R: Record & Codable> {
 }
 
 /// Results a fetched results controller computed, kept by cache name.
+@usableFromInline
 struct _FetchCache: @unchecked Sendable {
-    var fingerprint: String
-    var storeVersion: Int64
-    var payload: Any
+    @usableFromInline var fingerprint: String
+    @usableFromInline var storeVersion: Int64
+    @usableFromInline var payload: Any
+
+    @inlinable
+    init(fingerprint: String, storeVersion: Int64, payload: Any) {
+        self.fingerprint = fingerprint
+        self.storeVersion = storeVersion
+        self.payload = payload
+    }
 }

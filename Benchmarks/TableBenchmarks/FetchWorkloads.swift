@@ -1,0 +1,172 @@
+import Foundation
+import HeadlessTable
+
+/// The fetched results benchmarks: fetching against a hand-written
+/// filter-then-sort, saves into a controller against a refetch and a diff, and
+/// memory with a batch size.
+enum FetchWorkloads {
+    static var all: [Workload] {
+        [fetch(100_000), fetch(1_000_000), save(1), save(100), save(10_000), batchMemory(batchSize: 50), batchMemory(batchSize: 0)]
+    }
+
+    struct Person: Record, Codable, TableDiffable, Equatable {
+        var id: Int
+        var firstName: String
+        var lastName: String
+        var age: Int
+        var city: String
+        var created: Date
+        var notes: String
+
+        static let recordKeys: RecordKeys<Person> = [
+            "firstName": RecordKey(\.firstName), "lastName": RecordKey(\.lastName), "age": RecordKey(\.age),
+            "city": RecordKey(\.city), "created": RecordKey(\.created),
+        ]
+    }
+
+    static let cities = (0..<100).map { String(format: "City %03d", $0) }
+    static let names = ["Ahmed", "Berg", "Chen", "Dubois", "Eriksson", "Fischer", "García", "Hoang", "Ivanova", "Jones",
+                        "Kowalski", "López", "Müller", "Nakamura", "Okafor", "Petrov", "Quinn", "Rossi", "Smith", "Tanaka"]
+
+    static func people(_ count: Int, seed: UInt64 = 21) -> [Person] {
+        var g = SplitMix64(seed: seed)
+        return (0..<count).map { id in
+            Person(
+                id: id, firstName: names[Int(g.next() % 20)], lastName: names[Int(g.next() % 20)] + "\(g.next() % 1000)",
+                age: Int(g.next() % 90), city: cities[Int(g.next() % 100)],
+                created: Date(timeIntervalSince1970: Double(g.next() % 1_000_000_000)), notes: String(repeating: "·", count: 40))
+        }
+    }
+
+    /// The request every workload uses: ages 20–60, by city then last name, sectioned by city.
+    static let request = FetchRequest<Person>(
+        predicate: RecordPredicate { $0.age >= 20 && $0.age <= 60 },
+        sortKeys: [SortKey("city"), SortKey("lastName")])
+
+    static func store(_ people: [Person]) -> ObjectContext<Person> {
+        let context = ObjectContext(store: ObjectStore<Person>())
+        for person in people { try? context.insert(person) }
+        _ = try? context.save()
+        return context
+    }
+
+    /// The same work by hand: filter, sort by city, last name and insertion order, group by city.
+    @inline(never)
+    static func handWritten(_ people: [Person]) -> [(String, [Person])] {
+        let matches = people.enumerated().filter { $0.element.age >= 20 && $0.element.age <= 60 }
+        let sorted = matches.sorted { a, b in
+            if a.element.city != b.element.city { return a.element.city < b.element.city }
+            if a.element.lastName != b.element.lastName { return a.element.lastName < b.element.lastName }
+            return a.offset < b.offset
+        }
+        var sections: [(String, [Person])] = []
+        for (_, person) in sorted {
+            if sections.last?.0 == person.city { sections[sections.count - 1].1.append(person) } else { sections.append((person.city, [person])) }
+        }
+        return sections
+    }
+
+    static func fetch(_ count: Int) -> Workload {
+        Workload(
+            name: "fetch/perform-\(count >= 1_000_000 ? "1M" : "\(count / 1000)k")",
+            summary: "performFetch over \(count) records: a predicate (ages 20–60), two sort keys, a section key (100 cities)",
+            targets: [Target(against: "handWritten", atMost: 1.5)]
+        ) {
+            let everyone = people(count)
+            let context = store(everyone)
+            let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: "city")
+            try? controller.performFetch()
+            return Prepared(
+                subject: { try? controller.performFetch(); blackHole(controller.numberOfSections) },
+                baselines: [Baseline(name: "handWritten", run: { blackHole(handWritten(everyone)) })],
+                counters: ["records": count, "matches": controller.fetchedObjects?.count ?? 0, "sections": controller.numberOfSections],
+                maxSamples: 10)
+        }
+    }
+
+    final class Counter: FetchedResultsControllerDelegate {
+        typealias Object = Person
+        var changes = 0
+        func controller(_ controller: FetchedResultsController<Person>, didChange object: Person, at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
+            changes += 1
+        }
+    }
+
+    /// A save of `k` changed records (a third each updated in place, moved by a
+    /// sort key change, and deleted-then-reinserted as new records) merged into
+    /// a controller over 1M records, against fetching again and diffing.
+    static func save(_ k: Int) -> Workload {
+        Workload(
+            name: "fetch/save-\(k)-into-1M",
+            summary: "a save of \(k) changed records merged into a controller over 1,000,000 records (~460k results)",
+            targets: k == 1 ? [Target(against: "refetchAndDiff", atMost: 0.001)] : []
+        ) {
+            let everyone = people(1_000_000)
+            let context = store(everyone)
+            let writer = ObjectContext(store: context.store)
+            let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: "city")
+            let counter = Counter()
+            controller.delegate = counter
+            try? controller.performFetch()
+            _ = controller.indexPath(forObjectWithID: 0)   // the identity index, built once
+            var g = SplitMix64(seed: 99)
+            var round = 0
+            // Each run changes k records and merges the save.
+            let subject = {
+                round += 1
+                for _ in 0..<k {
+                    let id = Int(g.next() % 1_000_000)
+                    guard var person = writer.object(withID: id) else { continue }
+                    switch round % 3 {
+                    case 0: person.notes = "edited \(round)"
+                    case 1: person.lastName = names[Int(g.next() % 20)] + "\(g.next() % 1000)"
+                    default: person.age = Int(g.next() % 90)
+                    }
+                    try? writer.update(person)
+                }
+                if let saved = try? writer.save() { context.mergeChanges(fromContextDidSave: saved) }
+            }
+            let before = controller.tableSections
+            return Prepared(
+                subject: subject,
+                baselines: [Baseline(name: "refetchAndDiff", run: {
+                    let fresh = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: "city")
+                    try? fresh.performFetch()
+                    blackHole(TableChangeset(from: before, to: fresh.tableSections))
+                }, maxSamples: 5)],
+                counters: ["changedRecords": k, "results": controller.fetchedObjects?.count ?? 0],
+                maxSamples: k >= 10_000 ? 10 : 25)
+        }
+    }
+
+    /// A controller over 1M records, scrolled through (every 1,000th row read):
+    /// with a batch size it keeps identities and sort values, not records.
+    static func batchMemory(batchSize: Int) -> Workload {
+        Workload(
+            name: "fetch/memory-batch-\(batchSize)-1M",
+            summary: "a controller over 1,000,000 records with fetchBatchSize \(batchSize), every 1,000th row read; see peakMemoryResidentDelta",
+            targets: []
+        ) {
+            let context = store(people(1_000_000))
+            var batched = request
+            batched.fetchBatchSize = batchSize
+            var controller: FetchedResultsController<Person>? = nil
+            return Prepared(
+                subject: {
+                    let c = FetchedResultsController(fetchRequest: batched, context: context, sectionNameKeyPath: "city")
+                    try? c.performFetch()
+                    var total = 0
+                    for s in 0..<c.numberOfSections {
+                        for r in stride(from: 0, to: c.numberOfObjects(inSection: s), by: 1_000) {
+                            total &+= (try? c.object(at: TablePath(row: r, section: s)).age) ?? 0
+                        }
+                    }
+                    blackHole(total)
+                    controller = c   // kept alive, as a table keeps its controller
+                    blackHole(controller)
+                },
+                counters: ["batchSize": batchSize],
+                maxSamples: 3)
+        }
+    }
+}
