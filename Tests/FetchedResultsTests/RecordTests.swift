@@ -109,6 +109,76 @@ struct Author: Record, Codable {
         #expect(descending == ordered.reversed())
     }
 
+    /// Plain sorting decides most comparisons by a key of each string's first
+    /// bytes; whatever the strings (shared prefixes around eight bytes, NUL,
+    /// precomposed and decomposed accents, marks at the boundary, other
+    /// scripts), the order is Swift's `<`, ties in insertion order. Integers
+    /// at the extremes order by value.
+    @Test func plainOrderIsSwiftsOrderForAnyStrings() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        let pieces = ["a", "b", "z", "A", "0", " ", "\u{0}", "é", "e\u{301}", "\u{301}", "ü", "u\u{308}", "ß", "ʼ", "\u{2FF}",
+                      "\u{300}", "Ω", "中", "😀", "🇫🇷", "\r\n", "\u{1100}\u{1161}", "각"]
+        let stems = ["Eriksson", "Eriksso", "City 04", "abcdefg", ""]
+        for _ in 0..<40 {
+            let titles = (0..<g.int(0...60)).map { _ in
+                (g.chance(0.7) ? stems[g.int(0..<stems.count)] : "") + (0..<g.int(0...4)).map { _ in pieces[g.int(0..<pieces.count)] }.joined()
+            }
+            let expected = titles.enumerated().sorted { a, b in a.element < b.element || (a.element == b.element && a.offset < b.offset) }
+            #expect(try sorted(titles, .plain) == expected.map(\.element), "seed \(seed)")
+            #expect(try sorted(titles, .plain, ascending: false) == expected.reversed().sorted { a, b in a.element > b.element || (a.element == b.element && a.offset < b.offset) }.map(\.element), "seed \(seed)")
+        }
+        let ranks = [Int.max, 0, Int.min, -1, 1, Int.max - 1, Int.min + 1]
+        let store = ObjectStore<Note>()
+        let context = ObjectContext(store: store)
+        for (k, rank) in ranks.enumerated() { try context.insert(Note(id: k, group: nil, rank: rank)) }
+        #expect(try context.fetch(FetchRequest(sortKeys: [SortKey("rank")])).map(\.rank) == ranks.sorted())
+    }
+
+    /// Random records sorted by one to three random keys (strings short and
+    /// long, optional strings, integers with ties and extremes, dates), each
+    /// ascending or descending: the fetch order is the order an independent
+    /// comparison of the same values gives, ties in insertion order.
+    @Test func severalSortKeysOrderLikeTheirValues() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        let groups: [String?] = [nil, "a", "a\u{0}", "b", "Beta", "é", "Zürich", "abcdefgh", "abcdefghi", "a long group name", "a long group name too"]
+        let titleParts = ["x", "City 04", "City 042", "Eriksson", "García", "e\u{301}", "中", "\u{0}", "1", "longer than eight"]
+        let ranks = [Int.min, -1, 0, 1, 2, 3, Int.max]
+        func compare<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : (a == b ? 0 : 1) }
+        // Titles of at most nine bytes, around the eight a key holds; titles
+        // that differ by a NUL (the key's padding).
+        let shortTitlePools = [["", "a", "b", "ab", "abcdefgh", "abcdefghi", "abcdefgi", "é"], ["a", "a\u{0}", "ab", "ab\u{0}", "b"]]
+        for _ in 0..<100 {
+            let short = g.chance(0.5)
+            let shortTitles = shortTitlePools[g.int(0..<2)]
+            let notes = (0..<g.int(0...300)).map { id in
+                Note(id: id, group: groups[g.int(0..<groups.count)], rank: ranks[g.int(0..<ranks.count)],
+                     title: short ? shortTitles[g.int(0..<shortTitles.count)] : (0..<g.int(0...2)).map { _ in titleParts[g.int(0..<titleParts.count)] }.joined(),
+                     created: Date(timeIntervalSince1970: Double(g.int(-2...2)) * 0.5))
+            }
+            let keys = (0..<g.int(1...3)).map { _ in SortKey(["group", "rank", "title", "created"][g.int(0..<4)], ascending: g.chance(0.5)) }
+            func order(_ a: Note, _ b: Note) -> Int {
+                for key in keys {
+                    var c: Int
+                    switch key.keyPath {
+                    case "group": c = a.group == b.group ? 0 : (a.group == nil ? -1 : (b.group == nil ? 1 : compare(a.group ?? "", b.group ?? "")))
+                    case "rank": c = compare(a.rank, b.rank)
+                    case "title": c = compare(a.title, b.title)
+                    default: c = compare(a.created, b.created)
+                    }
+                    if c != 0 { return key.ascending ? c : -c }
+                }
+                return compare(a.id, b.id)
+            }
+            let context = ObjectContext(store: ObjectStore<Note>())
+            for note in notes { try context.insert(note) }
+            try context.save()
+            let expected = notes.sorted { order($0, $1) < 0 }.map(\.id)
+            #expect(try context.fetch(FetchRequest(sortKeys: keys)).map(\.id) == expected, "seed \(seed), keys \(keys)")
+        }
+    }
+
     @Test func tiesKeepTheOrderOfInsertion() throws {
         let store = ObjectStore<Note>()
         let context = ObjectContext(store: store)

@@ -89,6 +89,8 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
     case sectionsOutOfOrder(index: Int, sectionName: String)
     /// The predicate failed while evaluating a record.
     case predicateFailed(String)
+    /// A negative fetch limit, offset or batch size: the setting and its value.
+    case negativeSetting(String, Int)
     /// `performFetch()` has not been called (or failed).
     case notFetched
     /// No object at an index path.
@@ -104,6 +106,8 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
             return "The fetched object at index \(index) has an out of order section name '\(name)'. Objects must be sorted by section name"
         case .predicateFailed(let reason):
             return "the predicate failed: \(reason)"
+        case let .negativeSetting(name, value):
+            return "\(name) must not be negative (it is \(value)); use 0 for \(name == "fetchLimit" ? "no records, or nil for no limit" : "none")"
         case .notFetched:
             return "the fetched results controller has not fetched yet: call performFetch()"
         case let .noObject(path, sectionCount, rowCount):

@@ -70,7 +70,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     @usableFromInline var compiled: _CompiledRequest<R>?
-    @usableFromInline var ordered = _OrderedElements<R>(sorted: [])
+    @usableFromInline var ordered = _OrderedElements<R>()
     @usableFromInline var sectionList: [(name: String, count: Int)] = []
     @usableFromInline var sectionStarts: [Int] = [0]
     private var observation: _ObservationToken?
@@ -100,44 +100,40 @@ public final class FetchedResultsController<R: Record & Codable> {
         let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath)
         let fingerprint = cacheFingerprint
         let keepRecords = keepsRecords
-        var elements: [_Element<R>]
+        var fetched: _Fetched<R>
         if let cacheName, let fingerprint, !context.hasChanges,
-            let cached = context.store.state.withLock({ state in state.fetchCaches[cacheName].flatMap { $0.storeVersion == state.version && $0.fingerprint == "\(fingerprint)|\(keepRecords)" ? $0.payload as? [_Element<R>] : nil } })
+            let cached = context.store.state.withLock({ state in state.fetchCaches[cacheName].flatMap { $0.storeVersion == state.version && $0.fingerprint == "\(fingerprint)|\(keepRecords)" ? $0.payload as? _Fetched<R> : nil } })
         {
-            elements = cached
+            fetched = cached
         } else {
-            elements = try _Fetch.run(compiled, in: context, keepRecords: keepRecords)
+            fetched = try _Fetch.run(compiled, in: context, keepRecords: keepRecords)
             if let cacheName, let fingerprint, !context.hasChanges {
-                let payload = elements
+                let payload = fetched
                 context.store.state.withLock { state in
                     state.fetchCaches[cacheName] = _FetchCache(fingerprint: "\(fingerprint)|\(keepRecords)", storeVersion: state.version, payload: payload)
                 }
             }
         }
-        // Offset and limit.
-        let start = min(fetchRequest.fetchOffset, elements.count)
-        let end = fetchRequest.fetchLimit.map { min(elements.count, start + $0) } ?? elements.count
-        if end < elements.count { elements.removeSubrange(end...) }
-        if start > 0 { elements.removeSubrange(..<start) }
+        fetched.narrow(offset: fetchRequest.fetchOffset, limit: fetchRequest.fetchLimit)
         // Sections: contiguous runs of a name; a name seen before is out of order.
         var sections: [(name: String, count: Int)] = []
         if sectionNameKeyPath == nil {
-            sections = [("", elements.count)]
+            sections = [("", fetched.count)]
         } else {
             var seen = Set<String>()
-            for k in elements.indices {
-                let name = elements[k].sectionName
+            for k in 0..<fetched.count {
+                let name = fetched.sectionName(at: k)
                 if let last = sections.last, last.name == name {
                     sections[sections.count - 1].count += 1
                 } else {
-                    guard seen.insert(name).inserted else { throw .sectionsOutOfOrder(index: k + start, sectionName: name) }
+                    guard seen.insert(name).inserted else { throw .sectionsOutOfOrder(index: k + fetchRequest.fetchOffset, sectionName: name) }
                     sections.append((name, 1))
                 }
             }
         }
         self.compiled = compiled
         _lastError = nil
-        ordered = _OrderedElements(sorted: elements)
+        ordered = _OrderedElements(consume fetched)
         sectionList = sections
         recomputeStarts()
         batchCache.removeAll()
@@ -318,10 +314,7 @@ public final class FetchedResultsController<R: Record & Codable> {
             }
             if let record = context.object(withID: id), (try? compiled.matches?(record) ?? true) == true {
                 let sequence = change.old?.element.sequence ?? context.sequence(of: id) ?? Int64.max
-                change.new = _Element(
-                    id: id, sequence: sequence, sortValues: compiled.sortValues(record),
-                    sectionName: sectionNameKeyPath == nil ? "" : compiled.sectionName(record),
-                    record: keepsRecords ? record : nil)
+                change.new = compiled.element(record, sequence: sequence, keepRecord: keepsRecords)
                 change.record = record
             } else {
                 change.record = change.old?.element.record ?? contextChange.removed[id] ?? context.object(withID: id)

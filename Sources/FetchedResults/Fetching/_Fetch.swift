@@ -8,11 +8,16 @@ struct _CompiledRequest<R: Record & Codable> {
     @usableFromInline let matches: ((R) throws(FetchError) -> Bool)?
     @usableFromInline let sortReaders: [RecordReader<R>]
     @usableFromInline let sectionReader: RecordReader<R>?
+    @usableFromInline let sectionIsFirstSortKey: Bool
 
     @inlinable
     init(_ request: FetchRequest<R>, sectionKeyPath: String?) throws(FetchError) {
+        for (name, value) in [("fetchLimit", request.fetchLimit ?? 0), ("fetchOffset", request.fetchOffset), ("fetchBatchSize", request.fetchBatchSize)] where value < 0 {
+            throw .negativeSetting(name, value)
+        }
         self.request = request
         matches = request.predicate?.evaluator()
+        sectionIsFirstSortKey = sectionKeyPath != nil && sectionKeyPath == request.sortKeys.first?.keyPath
         let keys = R.recordKeys
         do throws(RecordKeyError) {
             sortReaders = try request.sortKeys.map { key throws(RecordKeyError) in try keys.reader(forKeyPath: key.keyPath) }
@@ -42,6 +47,16 @@ struct _CompiledRequest<R: Record & Codable> {
         return _sectionName(sectionReader(record))
     }
 
+    /// A record as a controller keeps it. The section name is taken from the
+    /// first sort value when the section key is the first sort key (as it
+    /// usually is), so that the key is read once.
+    @inlinable
+    func element(_ record: borrowing R, sequence: Int64, keepRecord: Bool) -> _Element<R> {
+        let sortValues = sortValues(record)
+        let name = sectionReader == nil ? "" : (sectionIsFirstSortKey ? _sectionName(sortValues.first.recordValue) : sectionName(record))
+        return _Element(id: record.id, sequence: sequence, sortValues: sortValues, sectionName: name, record: keepRecord ? copy record : nil)
+    }
+
     /// -1, 0 or 1: the order of two elements by sort values, then sequence.
     @inlinable
     func compare(_ a: _SortValues, _ sa: Int64, _ b: _SortValues, _ sb: Int64) -> Int {
@@ -68,108 +83,93 @@ func _sectionName(_ value: RecordValue) -> String {
     }
 }
 
-/// One sort key's values for every match, in the most direct form for
-/// comparing: typed buffers, so that a comparison costs no reference counting.
-enum _TypedColumn {
-    case strings(UnsafeMutableBufferPointer<String>)
-    case ints(UnsafeMutableBufferPointer<Int>)
-    case doubles(UnsafeMutableBufferPointer<Double>)
-    case general(UnsafeMutableBufferPointer<_SortValue>)
-
-    init(_ values: [_SortValue]) {
-        func buffer<T>(_ map: (_SortValue) -> T) -> UnsafeMutableBufferPointer<T> {
-            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
-            _ = buffer.initialize(from: values.lazy.map(map))
-            return buffer
-        }
-        if values.allSatisfy({ if case .string = $0 { true } else { false } }) {
-            self = .strings(buffer { if case .string(let s) = $0 { s } else { "" } })
-        } else if values.allSatisfy({ if case .int = $0 { true } else { false } }) {
-            self = .ints(buffer { if case .int(let i) = $0 { i } else { 0 } })
-        } else if values.allSatisfy({ if case .double = $0 { true } else { false } }) {
-            self = .doubles(buffer { if case .double(let d) = $0 { d } else { 0 } })
-        } else if values.allSatisfy({ if case .date = $0 { true } else { false } }) {
-            self = .doubles(buffer { if case .date(let d) = $0 { d } else { 0 } })
-        } else {
-            self = .general(buffer { $0 })
-        }
-    }
-
-    func free() {
-        switch self {
-        case .strings(let b): b.deinitialize().deallocate()
-        case .ints(let b): b.deallocate()
-        case .doubles(let b): b.deallocate()
-        case .general(let b): b.deinitialize().deallocate()
-        }
-    }
-
-    /// -1, 0 or 1.
-    @inline(__always)
-    func compare(_ a: Int, _ b: Int) -> Int {
-        switch self {
-        case .strings(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
-        case .ints(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
-        case .doubles(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
-        case .general(let v): return _SortValue.compare(v[a], v[b])
-        }
-    }
-}
-
-/// Sorts positions by sort values (one array per key, each with its direction),
-/// then by first-insertion order. Columns of one kind of value (strings,
-/// integers, doubles or dates) compare directly; mixed ones through `_SortValue`.
-///
-/// - Complexity: O(*m* log *m*).
+/// The matches of a fetch: the elements as they were found, and their order.
+/// Offset and limit narrow the order; nothing moves until the elements are
+/// taken, in order, once.
 @usableFromInline
-func _sortOrder(keys: [[_SortValue]], ascending: [Bool], sequences: [Int64]) -> [Int32] {
-    let columns = keys.map(_TypedColumn.init)
-    defer { for column in columns { column.free() } }
-    let signs = ascending.map { $0 ? 1 : -1 }
-    var order = (0..<Int32(sequences.count)).map { $0 }
-    columns.withUnsafeBufferPointer { columns in
-        signs.withUnsafeBufferPointer { signs in
-            sequences.withUnsafeBufferPointer { sequences in
-                order.sort { a, b in
-                    let a = Int(a), b = Int(b)
-                    for k in 0..<columns.count {
-                        let c = columns[k].compare(a, b)
-                        if c != 0 { return c * signs[k] < 0 }
-                    }
-                    return sequences[a] < sequences[b]
-                }
-            }
+struct _Fetched<R: Record> {
+    @usableFromInline var found: [_Element<R>?]
+    @usableFromInline var order: ArraySlice<Int32>
+
+    @inlinable
+    init(found: [_Element<R>?], order: ArraySlice<Int32>) {
+        self.found = found
+        self.order = order
+    }
+
+    @inlinable var count: Int { order.count }
+
+    /// The section name of the `k`th match in order.
+    @inlinable
+    func sectionName(at k: Int) -> String {
+        found[Int(order[order.startIndex + k])].unsafelyUnwrapped.sectionName
+    }
+
+    /// Keeps the matches from `offset`, at most `limit` of them.
+    @inlinable
+    mutating func narrow(offset: Int, limit: Int?) {
+        let start = order.startIndex + min(max(0, offset), order.count)
+        let end = limit.map { min(order.endIndex, start + max(0, $0)) } ?? order.endIndex
+        order = order[start..<end]
+    }
+
+    /// Moves the elements out in order, calling `body` with each run of at
+    /// most `size` of them.
+    @inlinable
+    consuming func take(inPiecesOf size: Int, _ body: ([_Element<R>]) -> Void) {
+        var k = order.startIndex
+        while k < order.endIndex {
+            let end = min(order.endIndex, k + size)
+            var piece: [_Element<R>] = []
+            piece.reserveCapacity(end - k)
+            for j in k..<end { if let element = found[Int(order[j])].take() { piece.append(element) } }
+            body(piece)
+            k = end
         }
     }
-    return order
+
+    /// The elements in order.
+    @inlinable
+    consuming func sorted() -> [_Element<R>] {
+        var all: [_Element<R>] = []
+        all.reserveCapacity(count)
+        take(inPiecesOf: Swift.max(1, count)) { all = $0 }
+        return all
+    }
 }
 
 @usableFromInline
 enum _Fetch {
     /// Evaluates, orders and names the sections of every record the context
-    /// sees; returns the matches as elements, sorted.
+    /// sees.
     ///
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
     @inlinable
-    static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> [_Element<R>] {
+    static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> _Fetched<R> {
         var found: [_Element<R>?] = []
-        let sectioned = compiled.sectionReader != nil
         try context.forEachRecord { record, sequence throws(FetchError) in
             if let matches = compiled.matches, try !matches(record) { return }
-            found.append(_Element(
-                id: record.id, sequence: sequence, sortValues: compiled.sortValues(record),
-                sectionName: sectioned ? compiled.sectionName(record) : "", record: keepRecords ? copy record : nil))
+            found.append(compiled.element(record, sequence: sequence, keepRecord: keepRecords))
         }
         let keys = compiled.request.sortKeys
         let order = found.withUnsafeBufferPointer { found in
             _sortOrder(
-                keys: keys.indices.map { k in found.map { $0.unsafelyUnwrapped.sortValues[k] } },
+                keys: keys.indices.map { k in _TypedColumn(count: found.count) { found[$0].unsafelyUnwrapped.sortValues[k] } },
                 ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
         }
-        // Move the elements into their order (no copies).
-        var sorted: [_Element<R>] = []
-        sorted.reserveCapacity(order.count)
-        for k in order { if let element = found[Int(k)].take() { sorted.append(element) } }
-        return sorted
+        return _Fetched(found: found, order: order[...])
+    }
+
+    /// The number of matches, without ordering them.
+    ///
+    /// - Complexity: O(*n*).
+    @inlinable
+    static func count<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>) throws(FetchError) -> Int {
+        var count = 0
+        try context.forEachRecord { record, _ throws(FetchError) in
+            if let matches = compiled.matches, try !matches(record) { return }
+            count += 1
+        }
+        return count
     }
 }

@@ -37,8 +37,15 @@ final class _Chunk<R: Record> {
     @inlinable
     static func runs(of elements: [_Element<R>]) -> [(name: String, count: Int)] {
         var runs: [(name: String, count: Int)] = []
-        for element in elements {
-            if let last = runs.last, last.name == element.sectionName { runs[runs.count - 1].count += 1 } else { runs.append((element.sectionName, 1)) }
+        // Through the buffer: reading a name does not copy the element.
+        elements.withUnsafeBufferPointer { elements in
+            for k in elements.indices {
+                if let last = runs.last, last.name == elements[k].sectionName {
+                    runs[runs.count - 1].count += 1
+                } else {
+                    runs.append((elements[k].sectionName, 1))
+                }
+            }
         }
         return runs
     }
@@ -58,18 +65,16 @@ struct _OrderedElements<R: Record> {
     @usableFromInline var count = 0
     @usableFromInline var members: [R.ID: _Chunk<R>]? = nil
 
+    /// No elements.
     @inlinable
-    init(sorted elements: consuming [_Element<R>]) {
-        let size = Self.maxChunk / 2
-        count = elements.count
-        // Cut into chunks from the end, moving the elements (no copies).
-        var pieces: [[_Element<R>]] = []
-        while !elements.isEmpty {
-            let start = (elements.count - 1) / size * size
-            pieces.append(Array(elements[start...]))
-            elements.removeSubrange(start...)
-        }
-        for piece in pieces.reversed() { chunks.append(_Chunk(piece, index: chunks.count)) }
+    init() {}
+
+    /// The matches of a fetch, in their order.
+    @inlinable
+    init(_ fetched: consuming _Fetched<R>) {
+        count = fetched.count
+        chunks.reserveCapacity((count + Self.maxChunk / 2 - 1) / (Self.maxChunk / 2))
+        fetched.take(inPiecesOf: Self.maxChunk / 2) { piece in chunks.append(_Chunk(piece, index: chunks.count)) }
         rebuildTree()
     }
 

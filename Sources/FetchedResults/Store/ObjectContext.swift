@@ -86,15 +86,18 @@ public final class ObjectContext<R: Record & Codable> {
     /// - Complexity: O(*n* log *n*) for *n* records in the store.
     public func fetch(_ request: FetchRequest<R>) throws(FetchError) -> [R] {
         let compiled = try _CompiledRequest(request, sectionKeyPath: nil)
-        var result = try _Fetch.run(compiled, in: self, keepRecords: true).compactMap(\.record)
-        if request.fetchOffset > 0 { result.removeFirst(min(request.fetchOffset, result.count)) }
-        if let limit = request.fetchLimit, limit < result.count { result.removeLast(result.count - limit) }
-        return result
+        var fetched = try _Fetch.run(compiled, in: self, keepRecords: true)
+        fetched.narrow(offset: request.fetchOffset, limit: request.fetchLimit)
+        return fetched.sorted().compactMap(\.record)
     }
 
     /// The number of records matching a request (its offset and limit applied).
+    ///
+    /// - Complexity: O(*n*) for *n* records in the store.
     public func count(for request: FetchRequest<R>) throws(FetchError) -> Int {
-        try fetch(request).count
+        let matches = try _Fetch.count(try _CompiledRequest(request, sectionKeyPath: nil), in: self)
+        let afterOffset = max(0, matches - max(0, request.fetchOffset))
+        return request.fetchLimit.map { min(afterOffset, max(0, $0)) } ?? afterOffset
     }
 
     /// Calls `body` with every record this context sees, unordered: the store's
@@ -103,16 +106,20 @@ public final class ObjectContext<R: Record & Codable> {
     func forEachRecord(_ body: (borrowing R, Int64) throws(FetchError) -> Void) throws(FetchError) {
         let changed = !updated.isEmpty || !deleted.isEmpty
         try store.state.withLock { state throws(FetchError) in
-            for k in state.records.indices {
-                if changed {
-                    let id = state.records[k].id
-                    if deleted.contains(id) { continue }
-                    if let pending = updated[id] {
-                        try body(pending, state.sequences[k])
-                        continue
+            // Through the buffer: the body borrows each record, no copy.
+            let sequences = state.sequences
+            try state.records.withUnsafeBufferPointer { records throws(FetchError) in
+                for k in records.indices {
+                    if changed {
+                        let id = records[k].id
+                        if deleted.contains(id) { continue }
+                        if let pending = updated[id] {
+                            try body(pending, sequences[k])
+                            continue
+                        }
                     }
+                    try body(records[k], sequences[k])
                 }
-                try body(state.records[k], state.sequences[k])
             }
         }
         for id in insertedIDs {

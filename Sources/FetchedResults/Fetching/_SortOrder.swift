@@ -1,0 +1,228 @@
+/// Ordering the matches of a fetch: a radix sort on keys of the first two sort
+/// values, then a comparison sort of each run the keys leave tied.
+
+/// One sort key's values for every match, in the most direct form for
+/// comparing: typed buffers, so that a comparison costs no reference counting.
+@usableFromInline
+enum _TypedColumn {
+    case strings(UnsafeMutableBufferPointer<String>)
+    case ints(UnsafeMutableBufferPointer<Int>)
+    /// Doubles, and dates as seconds.
+    case doubles(UnsafeMutableBufferPointer<Double>)
+    /// Mixed kinds of values, and the kinds with no direct comparison.
+    case general(UnsafeMutableBufferPointer<_SortValue>)
+
+    /// The column of `count` values, `value(k)` for each position `k`.
+    @usableFromInline
+    init(count: Int, value: (Int) -> _SortValue) {
+        func kind(_ v: _SortValue) -> Int {
+            switch v {
+            case .string: 0
+            case .int: 1
+            case .double: 2
+            case .date: 3
+            default: 4
+            }
+        }
+        let first = count > 0 ? kind(value(0)) : 1
+        let uniform = first < 4 && (1..<Swift.max(1, count)).allSatisfy { kind(value($0)) == first }
+        func buffer<T>(_ map: (_SortValue) -> T) -> UnsafeMutableBufferPointer<T> {
+            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: count)
+            for k in 0..<count { (buffer.baseAddress.unsafelyUnwrapped + k).initialize(to: map(value(k))) }
+            return buffer
+        }
+        switch uniform ? first : 4 {
+        case 0: self = .strings(buffer { if case .string(let s) = $0 { s } else { "" } })
+        case 1: self = .ints(buffer { if case .int(let i) = $0 { i } else { 0 } })
+        case 2: self = .doubles(buffer { if case .double(let d) = $0 { d } else { 0 } })
+        case 3: self = .doubles(buffer { if case .date(let d) = $0 { d } else { 0 } })
+        default: self = .general(buffer { $0 })
+        }
+    }
+
+    func free() {
+        switch self {
+        case .strings(let b): b.deinitialize().deallocate()
+        case .ints(let b): b.deallocate()
+        case .doubles(let b): b.deallocate()
+        case .general(let b): b.deinitialize().deallocate()
+        }
+    }
+
+    /// -1, 0 or 1.
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int) -> Int {
+        switch self {
+        case .strings(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case .ints(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case .doubles(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case .general(let v): return _SortValue.compare(v[a], v[b])
+        }
+    }
+
+    /// A key for every value such that a smaller key means a smaller value;
+    /// `exact` when equal keys also mean equal values. Nil when the column
+    /// has none: mixed kinds, a string with no prefix key, a NaN.
+    func keys(count: Int) -> (keys: [UInt64], exact: Bool)? {
+        switch self {
+        case .strings(let v):
+            // Exact when every string is its key: at most eight bytes, no NUL
+            // (zero is the padding).
+            var keys = [UInt64](repeating: 0, count: count)
+            var exact = true
+            for k in 0..<count {
+                keys[k] = _prefixKey(v[k])
+                if keys[k] == .max { return nil }
+                if exact && (v[k].utf8.count > 8 || v[k].utf8.contains(0)) { exact = false }
+            }
+            return (keys, exact)
+        case .ints(let v):
+            return (v.map { UInt64(bitPattern: Int64($0)) ^ (1 << 63) }, true)
+        case .doubles(let v):
+            if v.contains(where: \.isNaN) { return nil }
+            return (v.map { d in
+                let bits = (d == 0 ? 0 : d).bitPattern   // -0 and 0 are equal
+                return bits >> 63 == 1 ? ~bits : bits | (1 << 63)
+            }, true)
+        case .general:
+            return nil
+        }
+    }
+}
+
+/// The first eight UTF-8 bytes of a string, big-endian, zero-padded: when two
+/// keys differ they order the strings as `<` does (which compares the scalars
+/// of the NFC forms; UTF-8 bytes order like scalars). Only for strings whose
+/// leading scalars — those in the eight bytes and the one after — are below
+/// U+0300: every such scalar is a starter that normalization leaves as it is
+/// and that no later scalar composes with. `UInt64.max` for the others (a
+/// lead byte from 0xCC on, which can not begin a key).
+@inline(__always)
+func _prefixKey(_ s: String) -> UInt64 {
+    var key: UInt64 = 0
+    var n = 0
+    for byte in s.utf8 {
+        if byte >= 0xCC { return .max }   // the lead byte of a scalar from U+0300 on
+        if n < 8 {
+            key = key << 8 | UInt64(byte)
+            n += 1
+        } else if byte & 0xC0 != 0x80 {
+            return key   // the next scalar begins below U+0300: the key is final
+        }
+    }
+    return key << (8 * (8 - n))
+}
+
+/// A match being sorted: the keys of its first two sort values, in the
+/// direction of their sort keys (0 for a column without keys), and its position.
+struct _SortEntry {
+    var first: UInt64
+    var second: UInt64
+    var index: Int32
+}
+
+/// Sorts positions by sort values (one column per key, each with its
+/// direction), then by first-insertion order.
+///
+/// The entries are radix-sorted by the keys of the first column, and of the
+/// second when the first's are exact (a pass per byte that is not the same
+/// everywhere); each run of entries the keys leave tied is then sorted by
+/// comparing values. Keys of different values usually differ, so the runs are
+/// short.
+///
+/// - Complexity: O(*m*) for the radix passes, plus O(*r* log *r*) for each
+///   tied run of *r*; O(*m* log *m*) at worst (no keys).
+@usableFromInline
+func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int64]) -> [Int32] {
+    defer { for column in columns { column.free() } }
+    let count = sequences.count
+    let signs = ascending.map { $0 ? 1 : -1 }
+    func keys(_ k: Int) -> (keys: [UInt64], exact: Bool)? {
+        guard k < columns.count, var found = columns[k].keys(count: count) else { return nil }
+        if !ascending[k] { found.keys = found.keys.map { ~$0 } }
+        return found
+    }
+    // The second column's keys order only within equal first values: usable
+    // when equal first keys mean equal first values.
+    let first = keys(0)
+    let second = first?.exact == true ? keys(1) : nil
+    var entries = (0..<count).map { k in
+        _SortEntry(first: first?.keys[k] ?? 0, second: second?.keys[k] ?? 0, index: Int32(k))
+    }
+    // Values are compared only where the keys are equal and do not say the values are.
+    let (compareFirst, compareSecond) = (columns.count > 0 && first?.exact != true, columns.count > 1 && second?.exact != true)
+    columns.withUnsafeBufferPointer { columns in
+        signs.withUnsafeBufferPointer { signs in
+            sequences.withUnsafeBufferPointer { sequences in
+                func isBefore(_ e: _SortEntry, _ f: _SortEntry) -> Bool {
+                    if e.first != f.first { return e.first < f.first }
+                    let a = Int(e.index), b = Int(f.index)
+                    if compareFirst {
+                        let c = columns[0].compare(a, b)
+                        if c != 0 { return c * signs[0] < 0 }
+                    }
+                    if e.second != f.second { return e.second < f.second }
+                    if compareSecond {
+                        let c = columns[1].compare(a, b)
+                        if c != 0 { return c * signs[1] < 0 }
+                    }
+                    for k in columns.indices.dropFirst(2) {
+                        let c = columns[k].compare(a, b)
+                        if c != 0 { return c * signs[k] < 0 }
+                    }
+                    return sequences[a] < sequences[b]
+                }
+                _radixSort(&entries)
+                var start = 0
+                while start < count {
+                    var end = start + 1
+                    while end < count && entries[end].first == entries[start].first && entries[end].second == entries[start].second { end += 1 }
+                    if end - start > 1 { entries[start..<end].sort(by: isBefore) }
+                    start = end
+                }
+            }
+        }
+    }
+    return entries.map(\.index)
+}
+
+/// Sorts entries by (first, second) as one 128-bit number, stably: least
+/// significant byte first, skipping the bytes that are the same in every entry.
+///
+/// - Complexity: O(*m*) per pass, at most 16 passes.
+func _radixSort(_ entries: inout [_SortEntry]) {
+    let count = entries.count
+    guard count > 1 else { return }
+    @inline(__always) func digit(_ e: _SortEntry, _ d: Int) -> Int {
+        Int(truncatingIfNeeded: (d < 8 ? e.second >> (8 * d) : e.first >> (8 * (d - 8))) & 0xFF)
+    }
+    var scratch = entries
+    var counts = [Int](repeating: 0, count: 16 * 256)
+    var inScratch = false
+    entries.withUnsafeMutableBufferPointer { a in
+        scratch.withUnsafeMutableBufferPointer { b in
+            counts.withUnsafeMutableBufferPointer { counts in
+                for e in a {
+                    for d in 0..<16 { counts[d << 8 | digit(e, d)] += 1 }
+                }
+                var (source, target) = (a, b)
+                for d in 0..<16 where counts[d << 8 | digit(source[0], d)] != count {
+                    var offset = 0
+                    for bucket in 0..<256 {
+                        let n = counts[d << 8 | bucket]
+                        counts[d << 8 | bucket] = offset
+                        offset += n
+                    }
+                    for e in source {
+                        let slot = d << 8 | digit(e, d)
+                        target[counts[slot]] = e
+                        counts[slot] += 1
+                    }
+                    swap(&source, &target)
+                    inScratch.toggle()
+                }
+            }
+        }
+    }
+    if inScratch { entries = scratch }
+}
