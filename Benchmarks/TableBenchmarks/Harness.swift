@@ -108,6 +108,37 @@ func keepHeapWarm() {
     #endif
 }
 
+/// The bytes of heap in use (glibc's `malloc_info`: the arenas' size less
+/// their free chunks, plus mapped large blocks); nil where it is not available.
+/// Unlike peak resident memory, it goes down when memory is freed, so the
+/// difference around building something is what that thing keeps.
+func heapInUse() -> Int? {
+    #if os(Linux)
+    // malloc.h is not in the Glibc module: find malloc_info by name, and read
+    // the XML it writes — the totals after the last per-arena report.
+    typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_info") else { return nil }
+    var buffer: UnsafeMutablePointer<CChar>? = nil
+    var length = 0
+    guard let stream = open_memstream(&buffer, &length) else { return nil }
+    _ = unsafeBitCast(symbol, to: MallocInfo.self)(0, stream)
+    fclose(stream)
+    guard let buffer else { return nil }
+    defer { free(buffer) }
+    let xml = String(cString: buffer)
+    let totals = xml.components(separatedBy: "</heap>").last ?? xml
+    func size(_ tag: String) -> Int {
+        guard let element = totals.range(of: tag) else { return 0 }
+        let rest = totals[element.upperBound...]
+        guard let attribute = rest.range(of: "size=\"") else { return 0 }
+        return Int(rest[attribute.upperBound...].prefix(while: \.isNumber)) ?? 0
+    }
+    return size("<system type=\"current\"") - size("<total type=\"fast\"") - size("<total type=\"rest\"") + size("<total type=\"mmap\"")
+    #else
+    return nil
+    #endif
+}
+
 /// Times the subject and its baselines in interleaved rounds — subject, then
 /// each baseline, then again — so that a slow spell of a shared machine falls
 /// on all of them alike. Every body runs once untimed first (its time is kept

@@ -64,9 +64,9 @@ public final class FetchedResultsController<R: Record & Codable> {
     @usableFromInline var keepsRecords: Bool { fetchRequest.fetchBatchSize <= 0 || deliversWholeChanges }
 
     private func keepAllRecords() {
-        for position in 0..<ordered.count where ordered.element(at: position).record == nil {
-            ordered.setRecord(record(at: position), at: position)
-        }
+        let context = context
+        ordered.keepRecords { context.object(withID: $0) }
+        rebuildSections()
     }
 
     @usableFromInline var compiled: _CompiledRequest<R>?
@@ -241,8 +241,8 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     /// The record at a position: kept, or read from the context a batch at a time.
     private func record(at position: Int) -> R? {
+        if let record = ordered.record(at: position) { return record }
         let element = ordered.element(at: position)
-        if let record = element.record { return record }
         let size = max(fetchRequest.fetchBatchSize, 1)
         let batch = position / size
         if batchCache[batch] == nil {
@@ -309,16 +309,17 @@ public final class FetchedResultsController<R: Record & Codable> {
         var changes: [_Change<R>] = []
         for id in ids {
             var change = _Change<R>()
+            var oldRecord: R?
             if let position = ordered.position(of: id) {
                 change.old = (ordered.element(at: position), path(ofPosition: position))
+                oldRecord = ordered.record(at: position)
             }
             if let record = context.object(withID: id), (try? compiled.matches?(record) ?? true) == true {
                 let sequence = change.old?.element.sequence ?? context.sequence(of: id) ?? Int64.max
-                change.new = compiled.element(record, sequence: sequence, keepRecord: keepsRecords)
+                change.new = compiled.element(record, sequence: sequence)
                 change.record = record
             } else {
-                change.record = change.old?.element.record ?? contextChange.removed[id] ?? context.object(withID: id)
-                    ?? context.store.object(withID: id)
+                change.record = oldRecord ?? contextChange.removed[id] ?? context.object(withID: id) ?? context.store.object(withID: id)
             }
             if change.old != nil || change.new != nil { changes.append(change) }
         }
@@ -335,7 +336,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         }
         let isBefore = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) < 0 }
         for change in changes {
-            if let element = change.new { ordered.insert(element, isBefore: isBefore) }
+            if let element = change.new, let record = change.record { ordered.insert(element, record: record, isBefore: isBefore) }
         }
         batchCache.removeAll()
         batchCacheOrder.removeAll()
@@ -376,8 +377,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         let oldSections = sectionList
         var oldPaths: [R.ID: (path: TablePath, record: R?)] = [:]
         for position in 0..<ordered.count {
-            let element = ordered.element(at: position)
-            oldPaths[element.id] = (path(ofPosition: position), element.record)
+            oldPaths[ordered.element(at: position).id] = (path(ofPosition: position), ordered.record(at: position))
         }
         do {
             try performFetch()

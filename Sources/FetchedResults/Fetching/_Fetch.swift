@@ -51,10 +51,10 @@ struct _CompiledRequest<R: Record & Codable> {
     /// first sort value when the section key is the first sort key (as it
     /// usually is), so that the key is read once.
     @inlinable
-    func element(_ record: borrowing R, sequence: Int64, keepRecord: Bool) -> _Element<R> {
+    func element(_ record: borrowing R, sequence: Int64) -> _Element<R> {
         let sortValues = sortValues(record)
         let name = sectionReader == nil ? "" : (sectionIsFirstSortKey ? _sectionName(sortValues.first.recordValue) : sectionName(record))
-        return _Element(id: record.id, sequence: sequence, sortValues: sortValues, sectionName: name, record: keepRecord ? copy record : nil)
+        return _Element(id: record.id, sequence: sequence, sortValues: sortValues, sectionName: name)
     }
 
     /// -1, 0 or 1: the order of two elements by sort values, then sequence.
@@ -83,17 +83,22 @@ func _sectionName(_ value: RecordValue) -> String {
     }
 }
 
-/// The matches of a fetch: the elements as they were found, and their order.
-/// Offset and limit narrow the order; nothing moves until the elements are
-/// taken, in order, once.
+/// The matches of a fetch: the elements as they were found (with their
+/// records, when kept), and their order. Offset and limit narrow the order;
+/// nothing moves until the elements are taken, in order, once.
 @usableFromInline
 struct _Fetched<R: Record> {
     @usableFromInline var found: [_Element<R>?]
+    /// In step with `found` when records are kept; empty otherwise.
+    @usableFromInline var records: [R?]
+    @usableFromInline let keepsRecords: Bool
     @usableFromInline var order: ArraySlice<Int32>
 
     @inlinable
-    init(found: [_Element<R>?], order: ArraySlice<Int32>) {
+    init(found: [_Element<R>?], records: [R?], keepsRecords: Bool, order: ArraySlice<Int32>) {
         self.found = found
+        self.records = records
+        self.keepsRecords = keepsRecords
         self.order = order
     }
 
@@ -113,27 +118,32 @@ struct _Fetched<R: Record> {
         order = order[start..<end]
     }
 
-    /// Moves the elements out in order, calling `body` with each run of at
-    /// most `size` of them.
+    /// Moves the elements and their records out in order, calling `body` with
+    /// each run of at most `size` of them.
     @inlinable
-    consuming func take(inPiecesOf size: Int, _ body: ([_Element<R>]) -> Void) {
+    consuming func take(inPiecesOf size: Int, _ body: ([_Element<R>], [R]) -> Void) {
         var k = order.startIndex
         while k < order.endIndex {
             let end = min(order.endIndex, k + size)
-            var piece: [_Element<R>] = []
-            piece.reserveCapacity(end - k)
-            for j in k..<end { if let element = found[Int(order[j])].take() { piece.append(element) } }
-            body(piece)
+            var pieceElements: [_Element<R>] = [], pieceRecords: [R] = []
+            pieceElements.reserveCapacity(end - k)
+            if keepsRecords { pieceRecords.reserveCapacity(end - k) }
+            for j in k..<end {
+                let at = Int(order[j])
+                if let element = found[at].take() { pieceElements.append(element) }
+                if keepsRecords, let record = records[at].take() { pieceRecords.append(record) }
+            }
+            body(pieceElements, pieceRecords)
             k = end
         }
     }
 
-    /// The elements in order.
+    /// The records in order (records kept).
     @inlinable
-    consuming func sorted() -> [_Element<R>] {
-        var all: [_Element<R>] = []
+    consuming func sortedRecords() -> [R] {
+        var all: [R] = []
         all.reserveCapacity(count)
-        take(inPiecesOf: Swift.max(1, count)) { all = $0 }
+        take(inPiecesOf: Swift.max(1, count)) { all = $1 }
         return all
     }
 }
@@ -147,9 +157,11 @@ enum _Fetch {
     @inlinable
     static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> _Fetched<R> {
         var found: [_Element<R>?] = []
+        var records: [R?] = []
         try context.forEachRecord { record, sequence throws(FetchError) in
             if let matches = compiled.matches, try !matches(record) { return }
-            found.append(compiled.element(record, sequence: sequence, keepRecord: keepRecords))
+            found.append(compiled.element(record, sequence: sequence))
+            if keepRecords { records.append(copy record) }
         }
         let keys = compiled.request.sortKeys
         let order = found.withUnsafeBufferPointer { found in
@@ -157,7 +169,7 @@ enum _Fetch {
                 keys: keys.indices.map { k in _TypedColumn(count: found.count) { found[$0].unsafelyUnwrapped.sortValues[k] } },
                 ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
         }
-        return _Fetched(found: found, order: order[...])
+        return _Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...])
     }
 
     /// The number of matches, without ordering them.

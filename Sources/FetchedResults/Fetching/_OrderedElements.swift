@@ -1,4 +1,5 @@
-/// One fetched object as a controller keeps it.
+/// One fetched object as a controller keeps it: what places it (its record,
+/// when kept, is beside it in its chunk).
 @usableFromInline
 struct _Element<R: Record> {
     @usableFromInline var id: R.ID
@@ -6,30 +7,31 @@ struct _Element<R: Record> {
     @usableFromInline var sequence: Int64
     @usableFromInline var sortValues: _SortValues
     @usableFromInline var sectionName: String
-    /// The record, or nil when it is read from the store on demand (batch size).
-    @usableFromInline var record: R?
 
     @inlinable
-    init(id: R.ID, sequence: Int64, sortValues: _SortValues, sectionName: String, record: R?) {
+    init(id: R.ID, sequence: Int64, sortValues: _SortValues, sectionName: String) {
         self.id = id
         self.sequence = sequence
         self.sortValues = sortValues
         self.sectionName = sectionName
-        self.record = record
     }
 }
 
 @usableFromInline
 final class _Chunk<R: Record> {
     @usableFromInline var elements: [_Element<R>] { didSet { runs = Self.runs(of: elements) } }
+    /// The elements' records, in step with them; empty when records are read
+    /// on demand (a batch size).
+    @usableFromInline var records: [R]
     /// The chunk's place in `_OrderedElements.chunks`.
     @usableFromInline var index: Int
     /// The chunk's section runs: consecutive elements with one section name.
     @usableFromInline var runs: [(name: String, count: Int)]
 
     @inlinable
-    init(_ elements: [_Element<R>], index: Int) {
+    init(_ elements: [_Element<R>], records: [R], index: Int) {
         self.elements = elements
+        self.records = records
         self.index = index
         runs = Self.runs(of: elements)
     }
@@ -64,6 +66,8 @@ struct _OrderedElements<R: Record> {
     @usableFromInline var tree: [Int] = [0]
     @usableFromInline var count = 0
     @usableFromInline var members: [R.ID: _Chunk<R>]? = nil
+    /// Whether every chunk keeps its elements' records.
+    @usableFromInline var keepsRecords = false
 
     /// No elements.
     @inlinable
@@ -73,8 +77,11 @@ struct _OrderedElements<R: Record> {
     @inlinable
     init(_ fetched: consuming _Fetched<R>) {
         count = fetched.count
+        keepsRecords = fetched.keepsRecords
         chunks.reserveCapacity((count + Self.maxChunk / 2 - 1) / (Self.maxChunk / 2))
-        fetched.take(inPiecesOf: Self.maxChunk / 2) { piece in chunks.append(_Chunk(piece, index: chunks.count)) }
+        fetched.take(inPiecesOf: Self.maxChunk / 2) { elements, records in
+            chunks.append(_Chunk(elements, records: records, index: chunks.count))
+        }
         rebuildTree()
     }
 
@@ -133,10 +140,31 @@ struct _OrderedElements<R: Record> {
         return chunks[k].elements[offset]
     }
 
-    /// Sets the record of the element at `p` (reading records on demand).
-    mutating func setRecord(_ record: R?, at p: Int) {
+    /// The kept record of the element at `p`; nil when records are not kept.
+    func record(at p: Int) -> R? {
+        guard keepsRecords else { return nil }
         let (k, offset) = locate(p)
-        chunks[k].elements[offset].record = record
+        return chunks[k].records[offset]
+    }
+
+    /// Keeps every element's record from now on, reading them with `read`;
+    /// an element whose record can not be read is dropped.
+    mutating func keepRecords(reading read: (R.ID) -> R?) {
+        guard !keepsRecords else { return }
+        for chunk in chunks {
+            var elements: [_Element<R>] = [], records: [R] = []
+            for element in chunk.elements {
+                guard let record = read(element.id) else { members?[element.id] = nil; continue }
+                elements.append(element)
+                records.append(record)
+            }
+            chunk.records = records
+            if elements.count != chunk.elements.count { chunk.elements = elements }
+        }
+        chunks.removeAll { $0.elements.isEmpty }
+        count = chunks.reduce(0) { $0 + $1.elements.count }
+        keepsRecords = true
+        rebuildTree()
     }
 
     /// Every element, in order.
@@ -172,11 +200,13 @@ struct _OrderedElements<R: Record> {
 
     // MARK: Changing
 
-    /// Removes the element with an identity; returns it and its position.
-    mutating func remove(_ id: R.ID) -> (element: _Element<R>, position: Int)? {
+    /// Removes the element with an identity; returns it, its record when
+    /// kept, and its position.
+    mutating func remove(_ id: R.ID) -> (element: _Element<R>, record: R?, position: Int)? {
         buildMembers()
         guard let chunk = members?[id], let offset = chunk.elements.firstIndex(where: { $0.id == id }) else { return nil }
         let position = before(chunk.index) + offset
+        let record = keepsRecords ? chunk.records.remove(at: offset) : nil
         let element = chunk.elements.remove(at: offset)
         members?[id] = nil
         count -= 1
@@ -186,16 +216,17 @@ struct _OrderedElements<R: Record> {
         } else {
             adjust(chunk.index, by: -1)
         }
-        return (element, position)
+        return (element, record, position)
     }
 
-    /// Inserts an element where `isBefore` says it goes (`isBefore(a, b)`: a comes
-    /// before b); returns its position.
+    /// Inserts an element (with its record, when records are kept) where
+    /// `isBefore` says it goes (`isBefore(a, b)`: a comes before b); returns
+    /// its position.
     @discardableResult
-    mutating func insert(_ element: _Element<R>, isBefore: (_Element<R>, _Element<R>) -> Bool) -> Int {
+    mutating func insert(_ element: _Element<R>, record: R, isBefore: (_Element<R>, _Element<R>) -> Bool) -> Int {
         buildMembers()
         if chunks.isEmpty {
-            chunks.append(_Chunk([element], index: 0))
+            chunks.append(_Chunk([element], records: keepsRecords ? [record] : [], index: 0))
             rebuildTree()
             members?[element.id] = chunks[0]
             count = 1
@@ -213,14 +244,16 @@ struct _OrderedElements<R: Record> {
             let mid = (lo + hi) / 2
             if isBefore(chunk.elements[mid], element) { lo = mid + 1 } else { hi = mid }
         }
+        if keepsRecords { chunk.records.insert(record, at: lo) }
         chunk.elements.insert(element, at: lo)
         members?[element.id] = chunk
         count += 1
         let position = before(chunk.index) + lo
         if chunk.elements.count > Self.maxChunk {
             let half = chunk.elements.count / 2
-            let tail = _Chunk(Array(chunk.elements[half...]), index: chunk.index + 1)
+            let tail = _Chunk(Array(chunk.elements[half...]), records: keepsRecords ? Array(chunk.records[half...]) : [], index: chunk.index + 1)
             chunk.elements.removeSubrange(half...)
+            if keepsRecords { chunk.records.removeSubrange(half...) }
             chunks.insert(tail, at: chunk.index + 1)
             for moved in tail.elements { members?[moved.id] = tail }
             rebuildTree()

@@ -88,7 +88,7 @@ public final class ObjectContext<R: Record & Codable> {
         let compiled = try _CompiledRequest(request, sectionKeyPath: nil)
         var fetched = try _Fetch.run(compiled, in: self, keepRecords: true)
         fetched.narrow(offset: request.fetchOffset, limit: request.fetchLimit)
-        return fetched.sorted().compactMap(\.record)
+        return fetched.sortedRecords()
     }
 
     /// The number of records matching a request (its offset and limit applied).
