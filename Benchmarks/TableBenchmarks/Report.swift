@@ -14,6 +14,12 @@ enum Report {
         return nil
     }
 
+    /// A ratio with two decimals; one under 0.01 with its digits and as "N× faster".
+    static func ratioText(_ ratio: Double) -> String {
+        guard ratio < 0.01, ratio > 0 else { return String(format: "%.2f×", ratio) }
+        return String(format: "%.6f× (%.0f× faster)", ratio, 1 / ratio)
+    }
+
     static func duration(_ ns: Double) -> String {
         if ns >= 1e9 { return String(format: "%.2f s", ns / 1e9) }
         if ns >= 1e6 { return String(format: "%.2f ms", ns / 1e6) }
@@ -32,7 +38,7 @@ enum Report {
             lines.append("  cold first run \(duration(r.coldRun)) (page faults included; samples run with a warm heap)")
             lines.append("  cpuUser \(duration(r.cpuUser))  cpuSystem \(duration(r.cpuSystem))  peakMemoryResident \(bytes(r.peakMemoryResident)) (+\(bytes(r.peakMemoryResidentDelta)) over the inputs)")
             for (name, b) in r.baselines.sorted(by: { $0.key < $1.key }) {
-                lines.append("  baseline \(name): p50 \(duration(b.p50)) (\(b.samples) samples) → ratio \(String(format: "%.2f", w.p50 / b.p50))×")
+                lines.append("  baseline \(name): p50 \(duration(b.p50)) (\(b.samples) samples) → ratio \(ratioText(w.p50 / b.p50))")
             }
             for (name, reason) in r.skippedBaselines.sorted(by: { $0.key < $1.key }) {
                 lines.append("  baseline \(name): not run (\(reason))")
@@ -43,7 +49,7 @@ enum Report {
             for t in r.targets {
                 if let ratio = ratio(r, t, in: results) {
                     let ok = ratio <= t.atMost
-                    lines.append("  target: ≤ \(t.atMost)× \(t.against) → \(String(format: "%.2f", ratio))× \(ok ? "met" : "MISSED")")
+                    lines.append("  target: ≤ \(t.atMost)× \(t.against) → \(ratioText(ratio)) \(ok ? "met" : "MISSED")")
                 } else {
                     lines.append("  target: ≤ \(t.atMost)× \(t.against) → not measured in this run")
                 }
