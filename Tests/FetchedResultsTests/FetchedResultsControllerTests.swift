@@ -99,14 +99,38 @@ import TableTestSupport
 
     @Test func predicatesLimitsAndOffsets() throws {
         let context = try makeContext((0..<10).map { Note(id: $0, group: nil, rank: $0) })
+        let all = [8, 6, 4, 2, 0]
         var request = FetchRequest<Note>(predicate: RecordPredicate { $0.rank % 2 == 0 }, sortKeys: [SortKey("rank", ascending: false)])
-        #expect(try context.fetch(request).map(\.id) == [8, 6, 4, 2, 0])
-        request.fetchOffset = 1
-        request.fetchLimit = 2
-        #expect(try context.fetch(request).map(\.id) == [6, 4])
-        let controller = FetchedResultsController(fetchRequest: request, context: context)
-        try controller.performFetch()
-        #expect(controller.fetchedObjects?.map(\.id) == [6, 4])
+        #expect(try context.fetch(request).map(\.id) == all)
+        // Every offset and limit, past the end too: fetch, count and a controller agree.
+        for offset in 0...7 {
+            for limit in [nil] + Array(0...7) {
+                request.fetchOffset = offset
+                request.fetchLimit = limit
+                let expected = Array(all.dropFirst(offset).prefix(limit ?? .max))
+                #expect(try context.fetch(request).map(\.id) == expected, "offset \(offset), limit \(String(describing: limit))")
+                #expect(try context.count(for: request) == expected.count)
+                let controller = FetchedResultsController(fetchRequest: request, context: context)
+                try controller.performFetch()
+                #expect(controller.fetchedObjects?.map(\.id) == expected)
+            }
+        }
+        // A negative setting is an error that names it (and fetches nothing).
+        for (name, change) in [("fetchLimit", { (r: inout FetchRequest<Note>) in r.fetchLimit = -1 }),
+                               ("fetchOffset", { $0.fetchOffset = -2 }), ("fetchBatchSize", { $0.fetchBatchSize = -3 })] {
+            var bad = request
+            change(&bad)
+            #expect(throws: FetchError.self) { try context.fetch(bad) }
+            #expect(throws: FetchError.self) { try context.count(for: bad) }
+            let controller = FetchedResultsController(fetchRequest: bad, context: context)
+            do {
+                try controller.performFetch()
+                Issue.record("a negative \(name) fetched")
+            } catch {
+                #expect("\(error)".hasPrefix("\(name) must not be negative (it is -"), "\(error)")
+            }
+            #expect(controller.fetchedObjects == nil)
+        }
         // A Foundation predicate.
         let foundation = FetchRequest<Note>(predicate: RecordPredicate(#Predicate<Note> { $0.rank > 6 }), sortKeys: [SortKey("rank")])
         #expect(try context.fetch(foundation).map(\.id) == [7, 8, 9])
