@@ -92,9 +92,10 @@ enum FetchWorkloads {
         }
     }
 
-    /// A save of `k` changed records (a third each updated in place, moved by a
-    /// sort key change, and deleted-then-reinserted as new records) merged into
-    /// a controller over 1M records, against fetching again and diffing.
+    /// A save of `k` changed records merged into a controller over 1M records,
+    /// against fetching again and diffing. In turn, a save edits its records in
+    /// place, moves them within their sections (a new last name), or gives them
+    /// a new age (taking some out of the results and bringing others in).
     static func save(_ k: Int) -> Workload {
         Workload(
             name: "fetch/save-\(k)-into-1M",

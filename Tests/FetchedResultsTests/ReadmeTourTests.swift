@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import FetchedResults
+import TableDiff
+
+/// The README's tour of FetchedResults, as written there (a temporary file for
+/// the store): it compiles, and does what the README says.
+@Suite struct ReadmeTourTests {
+    struct Entry: Record, Codable, TableDiffable, Equatable {
+        var id: UUID
+        var text: String
+        var created: Date
+        var month: String
+
+        static let recordKeys: RecordKeys<Entry> = [
+            "text": RecordKey(\.text), "created": RecordKey(\.created), "month": RecordKey(\.month),
+        ]
+    }
+
+    final class DiaryScreen: FetchedResultsControllerDelegate {
+        var changes: [String] = []
+        var stages = 0
+        func controller(_ controller: FetchedResultsController<Entry>, didChange object: Entry,
+                        at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
+            changes.append("\(type) \(object.text) \(indexPath.map(String.init(describing:)) ?? "-") \(newIndexPath.map(String.init(describing:)) ?? "-")")
+        }
+        func controller(_ controller: FetchedResultsController<Entry>, didChangeContentWith change: FetchedResultsChange<Entry>) {
+            stages += change.changeset.stages.count
+        }
+    }
+
+    @Test func theTourRuns() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let store = try ObjectStore<Entry>(fileURL: folder.appendingPathComponent("diary.json"))
+        let view = ObjectContext(store: store, name: "view")
+        let editor = ObjectContext(store: store, name: "editor")
+
+        var request = FetchRequest<Entry>(
+            predicate: RecordPredicate(#Predicate<Entry> { !$0.text.isEmpty }),
+            sortKeys: [SortKey("created", ascending: false)])
+        request.fetchBatchSize = 50
+        let screen = DiaryScreen()
+        let controller = FetchedResultsController(fetchRequest: request, context: view, sectionNameKeyPath: "month")
+        controller.delegate = screen
+        controller.deliversWholeChanges = true
+        try controller.performFetch()
+        #expect(controller.sections?.isEmpty == true)
+
+        try editor.insert(Entry(id: UUID(), text: "Fog over the bridge", created: .now, month: "November 2026"))
+        let saved = try editor.save()
+        view.mergeChanges(fromContextDidSave: saved)
+
+        #expect(controller.sections?.map(\.name) == ["November 2026"])
+        let first = try controller.object(at: TablePath(row: 0, section: 0))
+        #expect(first.text == "Fog over the bridge")
+        #expect(controller.indexPath(for: first) == TablePath(row: 0, section: 0))
+        #expect(throws: FetchError.self) { try controller.object(at: TablePath(row: 1, section: 0)) }
+        #expect(screen.changes == ["insert Fog over the bridge - {0, 0}"])
+        #expect(screen.stages == 1)
+        // The save is in the file.
+        #expect(try ObjectStore<Entry>(fileURL: folder.appendingPathComponent("diary.json")).allObjects() == [first])
+    }
+}
