@@ -45,7 +45,11 @@ let package = Package(
             dependencies: ["TableDiff", "TableSnapshotTesting", "TableTestSupport"],
             exclude: ["__Snapshots__"]
         ),
-        .testTarget(name: "FetchedResultsTests", dependencies: ["FetchedResults", "TableTestSupport", "store-crash-writer"]),
+        .testTarget(
+            name: "FetchedResultsTests",
+            dependencies: ["FetchedResults", "TableTestSupport", "TableSnapshotTesting", "store-crash-writer"],
+            exclude: ["__Snapshots__"]
+        ),
         .testTarget(
             name: "HeadlessTableCLITests",
             dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport"],

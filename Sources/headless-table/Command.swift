@@ -31,7 +31,7 @@ enum HeadlessTableCommand {
         usage: headless-table <command> [options]
 
         commands:
-          demo                              a photo diary's fetch results, before and after a save, as batch updates
+          demo                              a photo diary on the embedded store: a save, its callbacks, its batch updates
           diff OLD NEW [--id KEY] [--format text|json]
                                             the batch updates from one fetch result (JSON file) to another
           help                              this text

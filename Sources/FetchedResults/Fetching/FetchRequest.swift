@@ -35,14 +35,20 @@ public struct FetchRequest<R: Record>: Sendable {
     }
 }
 
-/// Which records a fetch request matches: a closure, or a Foundation `Predicate`.
+/// Which records a fetch request matches: a format string (Core Data's
+/// language), a closure, or a Foundation `Predicate`.
 ///
-/// (The predicate format language — `text CONTAINS[cd] %@` — plugs in here too.)
+/// ```swift
+/// try RecordPredicate(format: "text CONTAINS[cd] %@", searchText)
+/// RecordPredicate { $0.age >= 18 }
+/// RecordPredicate(#Predicate<Person> { $0.age >= 18 })
+/// ```
 public struct RecordPredicate<R: Record>: Sendable {
     @usableFromInline
     enum Kind: @unchecked Sendable {
         case closure(@Sendable (R) -> Bool)
         case foundation(Predicate<R>)
+        case format(FormatPredicate)
     }
     @usableFromInline let kind: Kind
     /// A text that identifies the predicate for caches, when it has one.
@@ -61,9 +67,25 @@ public struct RecordPredicate<R: Record>: Sendable {
         fingerprint = nil
     }
 
-    /// The test, ready to run.
+    /// The records a format predicate matches (`$VARIABLES` must be bound:
+    /// see ``FormatPredicate/substituting(_:)``).
+    public init(_ predicate: FormatPredicate) {
+        kind = .format(predicate)
+        fingerprint = predicate.predicateFormat
+    }
+
+    /// The records matching a format string, its arguments substituted left to right.
+    ///
+    /// - Throws: ``PredicateSyntaxError`` for a malformed string or too few arguments.
+    public init(format: String, _ arguments: any RecordValueConvertible...) throws(PredicateSyntaxError) {
+        self.init(try FormatPredicate(format: format, arguments: arguments.map(\.recordValue)))
+    }
+
+    /// The test, ready to run: a format predicate compiled for `R` once.
+    ///
+    /// - Throws: ``FetchError/unknownKey(_:)`` for a key `R` does not have.
     @inlinable
-    func evaluator() -> (R) throws(FetchError) -> Bool {
+    func evaluator() throws(FetchError) -> (R) throws(FetchError) -> Bool {
         switch kind {
         case .closure(let matches):
             return { matches($0) }
@@ -73,6 +95,16 @@ public struct RecordPredicate<R: Record>: Sendable {
                     return try predicate.evaluate(record)
                 } catch {
                     throw .predicateFailed("\(error)")
+                }
+            }
+        case .format(let predicate):
+            let compiled: CompiledPredicate<R>
+            do throws(RecordKeyError) { compiled = try predicate.compiled(for: R.self) } catch { throw .unknownKey(error) }
+            return { record throws(FetchError) in
+                do throws(PredicateEvaluationError) {
+                    return try compiled(record)
+                } catch {
+                    throw .predicateFailed(error.description)
                 }
             }
         }

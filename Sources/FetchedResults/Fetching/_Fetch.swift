@@ -16,7 +16,7 @@ struct _CompiledRequest<R: Record & Codable> {
             throw .negativeSetting(name, value)
         }
         self.request = request
-        matches = request.predicate?.evaluator()
+        matches = try request.predicate?.evaluator()
         sectionIsFirstSortKey = sectionKeyPath != nil && sectionKeyPath == request.sortKeys.first?.keyPath
         let keys = R.recordKeys
         do throws(RecordKeyError) {

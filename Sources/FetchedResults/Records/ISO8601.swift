@@ -62,8 +62,12 @@ public enum ISO8601 {
         return Date(timeIntervalSince1970: seconds)
     }
 
+    /// The date in UTC, with milliseconds when it has them. A date no calendar
+    /// can show (infinite, or beyond ±30 million years) is written as its
+    /// seconds from 1970 instead.
     public static func string(from date: Date) -> String {
         let total = date.timeIntervalSince1970
+        guard total.isFinite, Swift.abs(total) < 1e15 else { return "\(total) seconds from 1970" }
         var seconds = total.rounded(.down)
         var milliseconds = Int(((total - seconds) * 1000).rounded())
         if milliseconds == 1000 { seconds += 1; milliseconds = 0 }

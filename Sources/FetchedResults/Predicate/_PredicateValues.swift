@@ -1,0 +1,480 @@
+import Foundation
+
+/// The meaning of the format language on values (PREDICATES.md §5–§10, with
+/// the choices documented in Predicates.md): comparisons, arithmetic,
+/// functions, collection operators, indexes and CAST.
+enum _PredicateValues {
+    typealias Failure = PredicateEvaluationError
+
+    // MARK: Numbers
+
+    /// A number: integers stay exact; booleans are 0 and 1 (as NSNumber's are).
+    enum Number {
+        case int(Int)
+        case double(Double)
+
+        var double: Double {
+            switch self {
+            case .int(let i): Double(i)
+            case .double(let d): d
+            }
+        }
+
+        var value: RecordValue {
+            switch self {
+            case .int(let i): .int(i)
+            case .double(let d): .double(d)
+            }
+        }
+    }
+
+    static func number(_ v: RecordValue) -> Number? {
+        switch v {
+        case .int(let i): .int(i)
+        case .double(let d): .double(d)
+        case .bool(let b): .int(b ? 1 : 0)
+        default: nil
+        }
+    }
+
+    /// An exact integer: an int, a bool, or a double with an integral value.
+    static func integer(_ v: RecordValue) -> Int? {
+        switch number(v) {
+        case .int(let i): i
+        case .double(let d): d.isFinite && d.rounded() == d && Swift.abs(d) < 9.2e18 ? Int(d) : nil
+        case nil: nil
+        }
+    }
+
+    /// -1, 0 or 1, exactly (an int and a double compare by value).
+    static func compare(_ a: Number, _ b: Number) -> Int {
+        switch (a, b) {
+        case let (.int(x), .int(y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case let (.double(x), .double(y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case let (.double(x), .int(y)): return _compare(x, y)
+        case let (.int(x), .double(y)): return -_compare(y, x)
+        }
+    }
+
+    // MARK: Comparisons
+
+    /// `==`: nil equals only nil; numbers by value; strings under the options;
+    /// dates as instants; arrays element by element; records by content. Values
+    /// of different kinds are not equal.
+    static func equals(_ a: RecordValue, _ b: RecordValue, _ o: _TextOptions) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case let (.string(x), .string(y)): return o.folds ? _Text.fold(x, o) == _Text.fold(y, o) : x == y
+        case let (.date(x), .date(y)): return x == y
+        case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy { equals($0, $1, o) }
+        case let (.record(x), .record(y)): return x == y
+        default:
+            guard let x = number(a), let y = number(b) else { return false }
+            return compare(x, y) == 0
+        }
+    }
+
+    /// -1, 0 or 1; nil when one side is nil (nil and nil are 0). Numbers,
+    /// dates and strings order; anything else is an error.
+    static func order(_ a: RecordValue, _ b: RecordValue, _ o: _TextOptions, _ operation: String) throws(Failure) -> Int? {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _), (_, .null): return nil
+        case let (.string(x), .string(y)):
+            if o.folds { return _Text.compare(_Text.fold(x, o), _Text.fold(y, o)) }
+            return x < y ? -1 : (x == y ? 0 : 1)
+        case let (.date(x), .date(y)): return x < y ? -1 : (x > y ? 1 : 0)
+        default:
+            guard let x = number(a), let y = number(b) else { throw .typeMismatch(operation: operation, kinds: [a.kindName, b.kindName]) }
+            return compare(x, y)
+        }
+    }
+
+    /// The test of one comparison operator on two values.
+    static func test(_ op: FormatPredicate.Operator, _ o: _TextOptions, _ l: RecordValue, _ r: RecordValue) throws(Failure) -> Bool {
+        switch op {
+        case .equal: return equals(l, r, o)
+        case .notEqual: return !equals(l, r, o)
+        case .less: return try order(l, r, o, "<").map { $0 < 0 } ?? false
+        case .lessOrEqual: return try order(l, r, o, "<=").map { $0 <= 0 } ?? false
+        case .greater: return try order(l, r, o, ">").map { $0 > 0 } ?? false
+        case .greaterOrEqual: return try order(l, r, o, ">=").map { $0 >= 0 } ?? false
+        case .between: return try between(l, r)
+        case .contains: return try contains(l, r, o, "CONTAINS")
+        case .in: return try contains(r, l, o, "IN")
+        case .beginsWith, .endsWith:
+            guard let (s, needle) = try strings(l, r, op.rawValue) else { return false }
+            return _Text.find(_Text.fold(needle, o), in: s, o, op == .beginsWith ? .start : .end)
+        case .like:
+            guard let (s, pattern) = try strings(l, r, "LIKE") else { return false }
+            return _LikePattern(pattern, o).matches(s)
+        case .matches:
+            guard let (s, pattern) = try strings(l, r, "MATCHES") else { return false }
+            return try _Regex(pattern, o).matches(s)
+        }
+    }
+
+    /// Two strings; nil when either is nil; an error for anything else.
+    static func strings(_ l: RecordValue, _ r: RecordValue, _ operation: String) throws(Failure) -> (String, String)? {
+        switch (l, r) {
+        case let (.string(a), .string(b)): return (a, b)
+        case (.null, _), (_, .null): return nil
+        default: throw .typeMismatch(operation: operation, kinds: [l.kindName, r.kindName])
+        }
+    }
+
+    /// `lhs BETWEEN {lower, upper}`, both ends included.
+    static func between(_ l: RecordValue, _ bounds: RecordValue) throws(Failure) -> Bool {
+        guard case .array(let pair) = bounds, pair.count == 2 else {
+            if case .null = l { return false }
+            throw .betweenNeedsTwoBounds(found: bounds.kindName == "array" ? "an array of \(bounds.asArray?.count ?? 0)" : PredicateEvaluationError.article(bounds.kindName))
+        }
+        guard let low = try order(pair[0], l, _TextOptions([]), "BETWEEN"), low <= 0 else { return false }
+        guard let high = try order(l, pair[1], _TextOptions([]), "BETWEEN"), high <= 0 else { return false }
+        return true
+    }
+
+    /// `container CONTAINS element`: a substring of a string (under the
+    /// options), an element of an array, a value of a record.
+    static func contains(_ container: RecordValue, _ element: RecordValue, _ o: _TextOptions, _ operation: String) throws(Failure) -> Bool {
+        switch container {
+        case .null: return false
+        case .string(let s):
+            switch element {
+            case .null: return false
+            case .string(let needle): return _Text.find(_Text.fold(needle, o), in: s, o, .anywhere)
+            default: throw .typeMismatch(operation: operation, kinds: [container.kindName, element.kindName])
+            }
+        case .array(let elements): return elements.contains { equals($0, element, _TextOptions([])) }
+        case .record(let record): return record.fields.contains { equals($0.value, element, _TextOptions([])) }
+        default: throw .typeMismatch(operation: operation, kinds: [container.kindName, element.kindName])
+        }
+    }
+
+    // MARK: Arithmetic
+
+    /// `+ - * / **` on numbers. Integers stay integers (division truncates);
+    /// an integer result that overflows becomes a double. nil gives nil.
+    static func arithmetic(_ op: FormatPredicate.ArithmeticOperator, _ a: RecordValue, _ b: RecordValue) throws(Failure) -> RecordValue {
+        if a == .null || b == .null { return .null }
+        guard let x = number(a), let y = number(b) else { throw .typeMismatch(operation: "'\(op.rawValue)'", kinds: [a.kindName, b.kindName]) }
+        if case .int(let i) = x, case .int(let j) = y {
+            switch op {
+            case .add: let (r, o) = i.addingReportingOverflow(j); return o ? .double(Double(i) + Double(j)) : .int(r)
+            case .subtract: let (r, o) = i.subtractingReportingOverflow(j); return o ? .double(Double(i) - Double(j)) : .int(r)
+            case .multiply: let (r, o) = i.multipliedReportingOverflow(by: j); return o ? .double(Double(i) * Double(j)) : .int(r)
+            case .divide:
+                if j == 0 { throw .divisionByZero }
+                let (r, o) = i.dividedReportingOverflow(by: j)
+                return o ? .double(Double(i) / Double(j)) : .int(r)
+            case .power: return power(i, j)
+            }
+        }
+        let (p, q) = (x.double, y.double)
+        switch op {
+        case .add: return .double(p + q)
+        case .subtract: return .double(p - q)
+        case .multiply: return .double(p * q)
+        case .divide: return .double(p / q)
+        case .power: return .double(Foundation.pow(p, q))
+        }
+    }
+
+    static func power(_ base: Int, _ exponent: Int) -> RecordValue {
+        guard exponent >= 0 else { return .double(Foundation.pow(Double(base), Double(exponent))) }
+        var (result, b, e) = (1, base, exponent)
+        while e > 0 {
+            if e & 1 == 1 {
+                let (r, o) = result.multipliedReportingOverflow(by: b)
+                if o { return .double(Foundation.pow(Double(base), Double(exponent))) }
+                result = r
+            }
+            e >>= 1
+            if e > 0 {
+                let (s, o) = b.multipliedReportingOverflow(by: b)
+                if o { return .double(Foundation.pow(Double(base), Double(exponent))) }
+                b = s
+            }
+        }
+        return .int(result)
+    }
+
+    static func negate(_ a: RecordValue) throws(Failure) -> RecordValue {
+        switch number(a) {
+        case .int(let i): return i == Int.min ? .double(-Double(i)) : .int(-i)
+        case .double(let d): return .double(-d)
+        case nil:
+            if case .null = a { return .null }
+            throw .typeMismatch(operation: "'-'", kinds: [a.kindName])
+        }
+    }
+
+    // MARK: Collections
+
+    static func elements(_ value: RecordValue, _ operation: String) throws(Failure) -> [RecordValue]? {
+        switch value {
+        case .null: return nil
+        case .array(let elements): return elements
+        default: throw .notACollection(operation: operation, kind: value.kindName)
+        }
+    }
+
+    /// `collection.@op.key`.
+    static func collectionOperator(_ op: FormatPredicate.CollectionOperator, _ value: RecordValue, _ keys: [String]) throws(Failure) -> RecordValue {
+        guard let elements = try elements(value, op.rawValue) else { return .null }
+        let values = keys.isEmpty ? elements : elements.map { $0.value(atKeyPath: keys[...]) }
+        switch op {
+        case .count: return .int(elements.count)
+        case .sum: return try sum(values.map { $0 == .null ? .int(0) : $0 }, op.rawValue)
+        case .avg:
+            guard !values.isEmpty else { return .null }
+            return .double(try sum(values.map { $0 == .null ? .int(0) : $0 }, op.rawValue).asDouble / Double(values.count))
+        case .min, .max: return try extreme(values.filter { $0 != .null }, smallest: op == .min, op.rawValue)
+        case .unionOfObjects: return .array(values.filter { $0 != .null })
+        case .distinctUnionOfObjects: return .array(distinct(values.filter { $0 != .null }))
+        case .unionOfArrays, .distinctUnionOfArrays:
+            var union: [RecordValue] = []
+            for element in elements {
+                guard let inner = try self.elements(element, op.rawValue) else { continue }
+                union += (keys.isEmpty ? inner : inner.map { $0.value(atKeyPath: keys[...]) }).filter { $0 != .null }
+            }
+            return .array(op == .unionOfArrays ? union : distinct(union))
+        }
+    }
+
+    static func distinct(_ values: [RecordValue]) -> [RecordValue] {
+        var seen: [RecordValue] = []
+        for v in values where !seen.contains(where: { equals($0, v, _TextOptions([])) }) { seen.append(v) }
+        return seen
+    }
+
+    static func sum(_ values: [RecordValue], _ operation: String) throws(Failure) -> RecordValue {
+        var total: RecordValue = .int(0)
+        for v in values {
+            guard number(v) != nil else { throw .typeMismatch(operation: operation, kinds: [v.kindName]) }
+            total = try arithmetic(.add, total, v)
+        }
+        return total
+    }
+
+    static func extreme(_ values: [RecordValue], smallest: Bool, _ operation: String) throws(Failure) -> RecordValue {
+        guard var best = values.first else { return .null }
+        for v in values.dropFirst() {
+            let c = try order(v, best, _TextOptions([]), operation) ?? 0
+            if smallest ? c < 0 : c > 0 { best = v }
+        }
+        return best
+    }
+
+    /// `value[FIRST]`, `[LAST]`, `[SIZE]`, `[i]` (arrays), `['key']` (records).
+    static func index(_ value: RecordValue, _ index: FormatPredicate.Index, at position: RecordValue?) throws(Failure) -> RecordValue {
+        if case .null = value { return .null }
+        switch index {
+        case .first, .last:
+            guard case .array(let elements) = value else { throw .notACollection(operation: index == .first ? "[FIRST]" : "[LAST]", kind: value.kindName) }
+            return (index == .first ? elements.first : elements.last) ?? .null
+        case .size:
+            switch value {
+            case .array(let elements): return .int(elements.count)
+            case .record(let record): return .int(record.keys.count)
+            default: throw .notACollection(operation: "[SIZE]", kind: value.kindName)
+            }
+        case .at:
+            let position = position ?? .null
+            switch (value, position) {
+            case let (.array(elements), _):
+                guard let i = integer(position) else { throw .typeMismatch(operation: "an array index", kinds: [position.kindName]) }
+                guard i >= 0 && i < elements.count else { throw .indexOutOfRange(index: i, count: elements.count) }
+                return elements[i]
+            case let (.record(record), .string(key)):
+                return record[key] ?? .null
+            default:
+                throw .typeMismatch(operation: "[…]", kinds: [value.kindName, position.kindName])
+            }
+        }
+    }
+
+    // MARK: Functions
+
+    static func call(_ f: FormatPredicate.Function, _ args: [RecordValue]) throws(Failure) -> RecordValue {
+        let name = f.name
+        if f.isStatistic {
+            var values = args
+            if args.count == 1 {
+                switch args[0] {
+                case .array(let elements): values = elements
+                case .null: values = []
+                default: break
+                }
+            }
+            values = values.filter { $0 != .null }
+            switch f {
+            case .count: return .int(values.count)
+            case .sum: return try sum(values, name)
+            case .min, .max: return try extreme(values, smallest: f == .min, name)
+            case .average:
+                guard !values.isEmpty else { return .null }
+                return .double(try sum(values, name).asDouble / Double(values.count))
+            case .median:
+                let numbers = try numbers(values, name).sorted { compare($0, $1) < 0 }
+                guard !numbers.isEmpty else { return .null }
+                if numbers.count % 2 == 1 { return numbers[numbers.count / 2].value }
+                return .double((numbers[numbers.count / 2 - 1].double + numbers[numbers.count / 2].double) / 2)
+            case .mode:
+                var counts: [(value: RecordValue, count: Int)] = []
+                for v in values {
+                    if let k = counts.firstIndex(where: { equals($0.value, v, _TextOptions([])) }) { counts[k].count += 1 } else { counts.append((v, 1)) }
+                }
+                let most = counts.map(\.count).max() ?? 0
+                return .array(counts.filter { $0.count == most }.map(\.value))
+            default:   // stddev: the population's
+                let numbers = try numbers(values, name).map(\.double)
+                guard !numbers.isEmpty else { return .null }
+                let mean = numbers.reduce(0, +) / Double(numbers.count)
+                return .double((numbers.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(numbers.count)).squareRoot())
+            }
+        }
+        // Any other function of nil is nil.
+        if args.contains(.null) { return .null }
+        switch f {
+        case .add: return try arithmetic(.add, args[0], args[1])
+        case .subtract: return try arithmetic(.subtract, args[0], args[1])
+        case .multiply: return try arithmetic(.multiply, args[0], args[1])
+        case .divide: return try arithmetic(.divide, args[0], args[1])
+        case .power: return try arithmetic(.power, args[0], args[1])
+        case .modulus:
+            let (x, y) = (try numberArgument(args[0], name), try numberArgument(args[1], name))
+            if case .int(let i) = x, case .int(let j) = y {
+                if j == 0 { throw .divisionByZero }
+                return .int(i.remainderReportingOverflow(dividingBy: j).partialValue)
+            }
+            return .double(x.double.truncatingRemainder(dividingBy: y.double))
+        case .sqrt: return .double(try numberArgument(args[0], name).double.squareRoot())
+        case .log: return .double(Foundation.log10(try numberArgument(args[0], name).double))
+        case .ln: return .double(Foundation.log(try numberArgument(args[0], name).double))
+        case .exp: return .double(Foundation.exp(try numberArgument(args[0], name).double))
+        case .floor, .ceiling, .trunc:
+            switch try numberArgument(args[0], name) {
+            case .int(let i): return .int(i)
+            case .double(let d): return .double(d.rounded(f == .floor ? .down : (f == .ceiling ? .up : .towardZero)))
+            }
+        case .abs:
+            switch try numberArgument(args[0], name) {
+            case .int(let i): return i == Int.min ? .double(-Double(i)) : .int(Swift.abs(i))
+            case .double(let d): return .double(Swift.abs(d))
+            }
+        case .uppercase, .lowercase, .length:
+            guard case .string(let s) = args[0] else { throw .typeMismatch(operation: name, kinds: [args[0].kindName]) }
+            return f == .uppercase ? .string(s.uppercased()) : (f == .lowercase ? .string(s.lowercased()) : .int(s.count))
+        case .random: return .double(Double.random(in: 0..<1))
+        case .randomBelow, .randomn:
+            guard let n = integer(args[0]), n >= 1 else { throw .invalidArgument(function: name, reason: "needs a whole number of at least 1, not \(args[0].description)") }
+            return .int(Int.random(in: 0..<n))
+        case .now: return .date(Date())
+        case .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift:
+            let (x, y) = (try integerArgument(args[0], name), try integerArgument(args[1], name))
+            switch f {
+            case .bitwiseAnd: return .int(x & y)
+            case .bitwiseOr: return .int(x | y)
+            case .bitwiseXor: return .int(x ^ y)
+            case .leftShift: return .int(x << y)
+            default: return .int(x >> y)
+            }
+        case .onesComplement: return .int(~(try integerArgument(args[0], name)))
+        default: return args[0]   // noindex
+        }
+    }
+
+    static func numbers(_ values: [RecordValue], _ name: String) throws(Failure) -> [Number] {
+        var result: [Number] = []
+        for v in values { result.append(try numberArgument(v, name)) }
+        return result
+    }
+
+    static func numberArgument(_ v: RecordValue, _ name: String) throws(Failure) -> Number {
+        guard let n = number(v) else { throw .typeMismatch(operation: name, kinds: [v.kindName]) }
+        return n
+    }
+
+    static func integerArgument(_ v: RecordValue, _ name: String) throws(Failure) -> Int {
+        guard let i = integer(v) else { throw .invalidArgument(function: name, reason: "needs whole numbers, not \(v.description)") }
+        return i
+    }
+
+    // MARK: CAST
+
+    /// `CAST(value, 'NSDate')`: seconds since 2001-01-01 to a date (or an ISO
+    /// 8601 string); `'NSNumber'`: a number from a string, a date's seconds
+    /// since 2001; `'NSString'`: a value's text. nil stays nil.
+    static func cast(_ value: RecordValue, to type: FormatPredicate.CastType) throws(Failure) -> RecordValue {
+        if case .null = value { return .null }
+        let name = "CAST to \(type.rawValue)"
+        switch type {
+        case .date:
+            switch value {
+            case .date: return value
+            case .string(let s):
+                guard let date = ISO8601.date(from: s) else { throw .invalidArgument(function: name, reason: "\(s.debugDescription) is not an ISO 8601 date") }
+                return .date(date)
+            default:
+                guard let n = number(value) else { throw .typeMismatch(operation: name, kinds: [value.kindName]) }
+                return .date(Date(timeIntervalSinceReferenceDate: n.double))
+            }
+        case .number:
+            switch value {
+            case .date(let d): return .double(d.timeIntervalSinceReferenceDate)
+            case .string(let s):
+                let text = s.trimmingCharacters(in: .whitespaces)
+                if let i = Int(text) { return .int(i) }
+                if let d = Double(text) { return .double(d) }
+                throw .invalidArgument(function: name, reason: "\(s.debugDescription) is not a number")
+            default:
+                guard let n = number(value) else { throw .typeMismatch(operation: name, kinds: [value.kindName]) }
+                return n.value
+            }
+        case .string:
+            switch value {
+            case .string: return value
+            case .int(let i): return .string(String(i))
+            case .double(let d): return .string("\(d)")
+            case .bool(let b): return .string(b ? "1" : "0")
+            case .date(let d): return .string(ISO8601.string(from: d))
+            default: throw .typeMismatch(operation: name, kinds: [value.kindName])
+            }
+        }
+    }
+}
+
+extension RecordValue {
+    /// A number as a double (0 for anything else).
+    var asDouble: Double { _PredicateValues.number(self)?.double ?? 0 }
+}
+
+/// A MATCHES pattern: an ICU regular expression that must match the whole
+/// string; `[c]` matches case-insensitively, `[d]` strips diacritics from
+/// both the pattern and the string.
+final class _Regex: @unchecked Sendable {
+    // NSRegularExpression is immutable after creation.
+    let expression: NSRegularExpression
+    let options: _TextOptions
+
+    init(_ pattern: String, _ o: _TextOptions) throws(PredicateEvaluationError) {
+        options = _TextOptions(o.diacriticInsensitive ? [.diacriticInsensitive] : [])
+        let source = options.folds ? _Text.foldedString(pattern, options) : pattern
+        do {
+            // Checked alone first, so that wrapping cannot change its meaning
+            // (ICU refuses an empty pattern alone; wrapped, it matches "").
+            if !source.isEmpty { _ = try NSRegularExpression(pattern: source) }
+            expression = try NSRegularExpression(pattern: "(?:" + source + ")\\z", options: o.caseInsensitive ? [.caseInsensitive] : [])
+        } catch {
+            throw .invalidRegularExpression(
+                pattern: pattern, reason: "ICU's syntax; a backslash in the pattern is written \\\\ inside the format's quotes")
+        }
+    }
+
+    func matches(_ subject: String) -> Bool {
+        let s = options.folds ? _Text.foldedString(subject, options) : subject
+        return expression.firstMatch(in: s, options: [.anchored], range: NSRange(location: 0, length: s.utf16.count)) != nil
+    }
+}
