@@ -26,8 +26,77 @@ struct _Token: Equatable {
     }
 
     var kind: Kind
+    /// The kind as a small code, for cheap tests while parsing.
+    var tag: _Tag
     var offset: Int
     var length: Int
+
+    init(kind: Kind, offset: Int, length: Int) {
+        self.kind = kind
+        self.offset = offset
+        self.length = length
+        switch kind {
+        case .identifier: tag = .identifier
+        case .escapedIdentifier: tag = .escapedIdentifier
+        case .keyword(let word): tag = _Tag.keywords[word] ?? .unsupportedReserved
+        case .at: tag = .at
+        case .variable: tag = .variable
+        case .selector: tag = .selector
+        case .number: tag = .number
+        case .string: tag = .string
+        case .argument("@"): tag = .objectArgument
+        case .argument("K"): tag = .keyArgument
+        case .argument: tag = .printfArgument
+        case .symbol(let symbol): tag = _Tag.symbols[symbol] ?? .end
+        case .end: tag = .end
+        }
+    }
+}
+
+/// What a token is, as one byte: its kind, and which symbol or reserved word.
+enum _Tag: UInt8 {
+    case end, identifier, escapedIdentifier, at, variable, selector, number, string
+    case objectArgument, keyArgument, printfArgument
+    case leftParenthesis, rightParenthesis, leftBrace, rightBrace, leftBracket, rightBracket, comma, dot
+    case plus, minus, star, slash, power, assign, equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+    case andSymbol, orSymbol, bang
+    case and, or, not, any, some, all, none, between, `in`, contains, beginsWith, endsWith, like, matches
+    case null, `true`, `false`, `self`, first, last, size, subquery, cast, truePredicate, falsePredicate, uti, unsupportedReserved
+
+    static let symbols: [String: _Tag] = [
+        "(": .leftParenthesis, ")": .rightParenthesis, "{": .leftBrace, "}": .rightBrace, "[": .leftBracket, "]": .rightBracket,
+        ",": .comma, ".": .dot, "+": .plus, "-": .minus, "*": .star, "/": .slash, "**": .power, ":=": .assign,
+        "=": .equal, "==": .equal, "!=": .notEqual, "<>": .notEqual, "<": .less, "<=": .lessOrEqual, "=<": .lessOrEqual,
+        ">": .greater, ">=": .greaterOrEqual, "=>": .greaterOrEqual, "&&": .andSymbol, "||": .orSymbol, "!": .bang,
+    ]
+
+    static let keywords: [String: _Tag] = [
+        "AND": .and, "OR": .or, "NOT": .not, "ANY": .any, "SOME": .some, "ALL": .all, "NONE": .none, "BETWEEN": .between,
+        "IN": .in, "CONTAINS": .contains, "BEGINSWITH": .beginsWith, "ENDSWITH": .endsWith, "LIKE": .like, "MATCHES": .matches,
+        "NULL": .null, "NIL": .null, "TRUE": .true, "YES": .true, "FALSE": .false, "NO": .false, "SELF": .self,
+        "FIRST": .first, "LAST": .last, "SIZE": .size, "SUBQUERY": .subquery, "CAST": .cast,
+        "TRUEPREDICATE": .truePredicate, "FALSEPREDICATE": .falsePredicate, "UTI-CONFORMS-TO": .uti, "UTI-EQUALS": .uti,
+    ]
+
+    /// The comparison operator this token stands for.
+    var comparisonOperator: FormatPredicate.Operator? {
+        switch self {
+        case .equal: .equal
+        case .notEqual: .notEqual
+        case .less: .less
+        case .lessOrEqual: .lessOrEqual
+        case .greater: .greater
+        case .greaterOrEqual: .greaterOrEqual
+        case .between: .between
+        case .in: .in
+        case .contains: .contains
+        case .beginsWith: .beginsWith
+        case .endsWith: .endsWith
+        case .like: .like
+        case .matches: .matches
+        default: nil
+        }
+    }
 }
 
 /// Splits a format string into tokens. Works on UTF-8 bytes: everything but the

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A recursive-descent parser for the format language (PREDICATES.md §3):
 /// NOT over AND over OR, arithmetic with the usual precedence, format
@@ -6,11 +11,17 @@ import Foundation
 /// `CAST(0, 'NSDate')`), so that printing a tree and parsing it again gives the
 /// same tree.
 ///
-/// Nesting is limited (``maxDepth``); every path consumes a token or fails, and
-/// `(` is resolved once per parenthesis (no backtracking), so parsing is linear.
+/// Every path consumes a token or fails, and `(` is resolved once per
+/// parenthesis (no backtracking), so parsing is linear. Nesting is limited to
+/// ``maxDepth`` levels, and to what the thread's stack can hold; the functions
+/// on the recursive path keep their frames small (messages are built in
+/// separate functions), which matters in debug builds.
 struct _PredicateParser {
     /// The deepest nesting of parentheses, braces, NOT, unary minus and calls.
     static let maxDepth = 100
+
+    typealias Condition = FormatPredicate.Condition
+    typealias Expression = FormatPredicate.Expression
 
     let lexer: _PredicateLexer
     let tokens: [_Token]
@@ -20,6 +31,8 @@ struct _PredicateParser {
     let arguments: [RecordValue]
     var nextArgument = 0
     var depth = 0
+    /// Below this stack address, nesting deeper is refused.
+    var stackFloor: UInt = 0
 
     init(format: String, arguments: [RecordValue]) throws(PredicateSyntaxError) {
         var lexer = _PredicateLexer(format)
@@ -28,189 +41,213 @@ struct _PredicateParser {
         self.arguments = arguments
         var closing: [Int: Int] = [:], open: [Int] = []
         for (k, token) in tokens.enumerated() {
-            if token.kind == .symbol("(") { open.append(k) }
-            if token.kind == .symbol(")"), let o = open.popLast() { closing[o] = k }
+            if token.tag == .leftParenthesis { open.append(k) }
+            if token.tag == .rightParenthesis, let o = open.popLast() { closing[o] = k }
         }
         self.closing = closing
     }
 
-    typealias Condition = FormatPredicate.Condition
-    typealias Expression = FormatPredicate.Expression
-
     // MARK: Tokens
 
     var current: _Token { tokens[index] }
+    var tag: _Tag { tokens[index].tag }
 
     mutating func advance() { if index < tokens.count - 1 { index += 1 } }
-
-    func isSymbol(_ s: String) -> Bool { current.kind == .symbol(s) }
-    func isKeyword(_ k: String) -> Bool { current.kind == .keyword(k) }
 
     /// The text of a token as written.
     func text(_ token: _Token) -> String {
         String(decoding: lexer.bytes[token.offset..<min(lexer.bytes.count, token.offset + token.length)], as: UTF8.self)
     }
 
-    func describe(_ token: _Token) -> String {
-        switch token.kind {
-        case .end: return "the end of the format"
-        case .string: return "the string \(text(token))"
-        default: return "'\(text(token))'"
-        }
-    }
+    // MARK: Errors (built outside the recursive functions)
 
+    @inline(never)
     func error(_ expected: String, at token: _Token? = nil, found: String? = nil) -> PredicateSyntaxError {
         let token = token ?? current
-        return lexer.error(at: token.offset, expected: expected, found: found ?? describe(token))
+        let described: String
+        switch token.tag {
+        case .end: described = "the end of the format"
+        case .string: described = "the string \(text(token))"
+        default: described = "'\(text(token))'"
+        }
+        return lexer.error(at: token.offset, expected: expected, found: found ?? described)
     }
 
-    mutating func expect(_ symbol: String, _ expected: String) throws(PredicateSyntaxError) {
-        guard isSymbol(symbol) else { throw error(expected) }
+    @inline(never)
+    func error(after token: _Token, _ what: String) -> PredicateSyntaxError {
+        error("\(what) after '\(text(token))'")
+    }
+
+    @inline(never)
+    func reservedWordError(_ context: String) -> PredicateSyntaxError {
+        if current.tag == .unsupportedReserved { return error("\(context) (\(text(current).uppercased()) is reserved and not supported)") }
+        return error("\(context) ('\(text(current))' is a reserved word: write #\(text(current)) to use it as a key)")
+    }
+
+    mutating func expect(_ tag: _Tag, _ expected: String) throws(PredicateSyntaxError) {
+        guard self.tag == tag else { throw error(expected) }
         advance()
     }
 
     mutating func enter() throws(PredicateSyntaxError) {
         depth += 1
-        if depth > Self.maxDepth {
-            throw error("at most \(Self.maxDepth) levels of nesting", found: "more")
-        }
+        if depth > Self.maxDepth || Self.stackAddress() < stackFloor { throw nestingError() }
+    }
+
+    @inline(never)
+    func nestingError() -> PredicateSyntaxError {
+        error("at most \(Self.maxDepth) levels of nesting", found: "more")
     }
 
     mutating func leave() { depth -= 1 }
 
+    /// An address on the current stack (which grows down).
+    @inline(never)
+    static func stackAddress() -> UInt {
+        var marker: UInt8 = 0
+        return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+    }
+
+    /// The lowest address of this thread's stack, when the platform says.
+    static func stackBottom() -> UInt? {
+        #if canImport(Glibc)
+        // pthread_getattr_np is a GNU extension the Glibc module leaves out.
+        typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np") else { return nil }
+        var attributes = pthread_attr_t()
+        guard unsafeBitCast(symbol, to: GetAttributes.self)(pthread_self(), &attributes) == 0 else { return nil }
+        defer { pthread_attr_destroy(&attributes) }
+        var address: UnsafeMutableRawPointer? = nil
+        var size = 0
+        guard pthread_attr_getstack(&attributes, &address, &size) == 0, let address else { return nil }
+        return UInt(bitPattern: address)
+        #elseif canImport(Darwin)
+        let top = UInt(bitPattern: pthread_get_stackaddr_np(pthread_self()))
+        return top - UInt(pthread_get_stacksize_np(pthread_self()))
+        #else
+        return nil
+        #endif
+    }
+
     // MARK: Conditions
 
     mutating func parse() throws(PredicateSyntaxError) -> Condition {
-        if current.kind == .end { throw error("a condition") }
+        // Leave 128 KiB of the stack for the caller and for evaluating; without
+        // the stack's bounds, allow 256 KiB from here.
+        let here = Self.stackAddress()
+        stackFloor = Self.stackBottom().map { $0 &+ 128 * 1024 } ?? (here &- 256 * 1024)
+        if tag == .end { throw error("a condition") }
         let condition = try parseOr()
-        guard current.kind == .end else {
-            if isSymbol(")") { throw error("the end of the format (this ')' closes nothing)") }
-            throw error("AND, OR or the end of the format")
+        guard tag == .end else {
+            throw error(tag == .rightParenthesis ? "the end of the format (this ')' closes nothing)" : "AND, OR or the end of the format")
         }
         return condition
     }
 
     mutating func parseOr() throws(PredicateSyntaxError) -> Condition {
-        var parts = [try parseAnd()]
-        while isKeyword("OR") || isSymbol("||") {
-            let connective = text(current)
+        var parts = [try parseAnd(after: nil)]
+        while tag == .or || tag == .orSymbol {
+            let connective = current
             advance()
             parts.append(try parseAnd(after: connective))
         }
         return parts.count == 1 ? parts[0] : .or(parts)
     }
 
-    mutating func parseAnd(after connective: String? = nil) throws(PredicateSyntaxError) -> Condition {
+    mutating func parseAnd(after connective: _Token?) throws(PredicateSyntaxError) -> Condition {
         var parts = [try parseNot(after: connective)]
-        while isKeyword("AND") || isSymbol("&&") {
-            let connective = text(current)
+        while tag == .and || tag == .andSymbol {
+            let connective = current
             advance()
             parts.append(try parseNot(after: connective))
         }
         return parts.count == 1 ? parts[0] : .and(parts)
     }
 
-    mutating func parseNot(after connective: String? = nil) throws(PredicateSyntaxError) -> Condition {
-        if current.kind == .end || isKeyword("AND") || isKeyword("OR") || isSymbol("&&") || isSymbol("||") || isSymbol(")") {
-            throw error(connective.map { "a condition after '\($0)'" } ?? "a condition")
-        }
-        if isKeyword("NOT") || isSymbol("!") {
-            let not = text(current)
+    mutating func parseNot(after connective: _Token?) throws(PredicateSyntaxError) -> Condition {
+        switch tag {
+        case .end, .and, .or, .andSymbol, .orSymbol, .rightParenthesis:
+            throw connective.map { error(after: $0, "a condition") } ?? error("a condition")
+        case .not, .bang:
+            let not = current
             advance()
             try enter()
             defer { leave() }
             return .not(try parseNot(after: not))
-        }
-        if isKeyword("TRUEPREDICATE") || isKeyword("FALSEPREDICATE") {
-            let value = isKeyword("TRUEPREDICATE")
+        case .truePredicate, .falsePredicate:
+            let value = tag == .truePredicate
             advance()
             return .constant(value)
-        }
-        // `(` opens a condition, unless what follows its `)` goes on with an
-        // expression: `(age + 5) * 2 == 70` (PREDICATES.md §3.1).
-        if isSymbol("("), closing[index].map({ !Self.continuesExpression(tokens[$0 + 1].kind) }) ?? true {
+        case .leftParenthesis where parenthesizesCondition():
+            // `(` opens a condition, unless what follows its `)` goes on with an
+            // expression: `(age + 5) * 2 == 70` (PREDICATES.md §3.1).
             let open = current
             advance()
             try enter()
             defer { leave() }
             let inner = try parseOr()
-            try expect(")", "AND, OR or ')' to close the '(' at offset \(_PredicateLexer.characterOffset(open.offset, in: lexer.format))")
+            guard tag == .rightParenthesis else { throw unclosedError(open) }
+            advance()
             return inner
+        default:
+            return .comparison(try parseComparison())
         }
-        return .comparison(try parseComparison())
     }
 
-    static func continuesExpression(_ kind: _Token.Kind) -> Bool {
-        switch kind {
-        case .symbol(let s): return ["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "+", "-", "*", "/", "**", ".", "["].contains(s)
-        case .keyword(let k): return ["BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "UTI-CONFORMS-TO", "UTI-EQUALS"].contains(k)
-        default: return false
+    func parenthesizesCondition() -> Bool {
+        guard let close = closing[index] else { return true }
+        switch tokens[close + 1].tag {
+        case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .plus, .minus, .star, .slash, .power, .dot,
+             .leftBracket, .between, .in, .contains, .beginsWith, .endsWith, .like, .matches, .uti:
+            return false
+        default:
+            return true
         }
+    }
+
+    @inline(never)
+    func unclosedError(_ open: _Token) -> PredicateSyntaxError {
+        error("AND, OR or ')' to close the '(' at offset \(_PredicateLexer.characterOffset(open.offset, in: lexer.format))")
     }
 
     mutating func parseComparison() throws(PredicateSyntaxError) -> FormatPredicate.Comparison {
-        let start = current
+        let start = index
         var quantifier: FormatPredicate.Quantifier?
-        if case .keyword(let k) = current.kind, let q = FormatPredicate.Quantifier(rawValue: k) {
-            quantifier = q
-            advance()
+        switch tag {
+        case .any: quantifier = .any
+        case .some: quantifier = .some
+        case .all: quantifier = .all
+        case .none: quantifier = FormatPredicate.Quantifier.none
+        default: break
         }
-        let left = try parseExpression(quantifier.map { "a collection after '\($0.rawValue)'" } ?? "a condition")
-        let written = String(decoding: lexer.bytes[start.offset..<current.offset], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        if quantifier != nil { advance() }
+        let left = try parseExpression(quantifier == nil ? .condition : .collection)
+        guard let op = tag.comparisonOperator else { throw missingOperatorError(from: start) }
         let operatorToken = current
-        guard let op = try parseOperator() else {
-            let hint = start.kind == .argument("@") && index == tokens.firstIndex(of: start).map({ $0 + 1 }) ? " (%@ stands for a value, never a whole predicate)" : ""
-            throw error("a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) after '\(written)'\(hint)")
-        }
-        let options = try parseOptions()
-        let right = try parseExpression("an expression after '\(text(operatorToken))'")
-        if (try? peekOperator()) != nil {
-            throw error("AND, OR or the end of the condition (comparisons do not chain: write a < b AND b < c)")
-        }
+        advance()
+        let options = tag == .leftBracket ? try parseOptions() : []
+        let right = try parseExpression(.after(operatorToken))
+        if tag.comparisonOperator != nil { throw error("AND, OR or the end of the condition (comparisons do not chain: write a < b AND b < c)") }
         return FormatPredicate.Comparison(left, op, right, options: options, quantifier: quantifier)
     }
 
-    /// The operator at the current token, without consuming it.
-    func peekOperator() throws(PredicateSyntaxError) -> FormatPredicate.Operator? {
-        switch current.kind {
-        case .symbol(let s):
-            switch s {
-            case "=", "==": return .equal
-            case "!=", "<>": return .notEqual
-            case "<": return .less
-            case "<=", "=<": return .lessOrEqual
-            case ">": return .greater
-            case ">=", "=>": return .greaterOrEqual
-            default: return nil
-            }
-        case .keyword(let k):
-            if k == "UTI-CONFORMS-TO" || k == "UTI-EQUALS" {
-                throw error("a comparison operator available here (\(k) needs Apple's uniform type identifiers)")
-            }
-            return FormatPredicate.Operator(rawValue: k)
-        default:
-            return nil
-        }
-    }
-
-    mutating func parseOperator() throws(PredicateSyntaxError) -> FormatPredicate.Operator? {
-        guard let op = try peekOperator() else { return nil }
-        advance()
-        return op
+    @inline(never)
+    func missingOperatorError(from start: Int) -> PredicateSyntaxError {
+        if tag == .uti { return error("a comparison operator available here (\(text(current).uppercased()) needs Apple's uniform type identifiers)") }
+        if tag == .assign { return error("a comparison operator (assignments, $x := …, are not supported)") }
+        let written = String(decoding: lexer.bytes[tokens[start].offset..<current.offset], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        let hint = tokens[start].tag == .objectArgument && index == start + 1 ? " (%@ stands for a value, never a whole predicate)" : ""
+        return error("a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) after '\(written)'\(hint)")
     }
 
     /// `[c]`, `[d]`, `[cd]`, `[n]`, `[l]`, in any order.
     mutating func parseOptions() throws(PredicateSyntaxError) -> FormatPredicate.Options {
-        guard isSymbol("[") else { return [] }
-        advance()
+        advance()   // [
         var options: FormatPredicate.Options = []
-        let letters: String
-        switch current.kind {
-        case .identifier(let word): letters = word
-        case .keyword: letters = text(current)
-        default: throw error("option letters: c, d, n or l (as in [cd])")
+        guard tag == .identifier || (tag != .end && tag.rawValue >= _Tag.and.rawValue) else {
+            throw error("option letters: c, d, n or l (as in [cd])")
         }
-        for letter in letters {
+        for letter in text(current) {
             switch letter {
             case "c": options.insert(.caseInsensitive)
             case "d": options.insert(.diacriticInsensitive)
@@ -220,73 +257,105 @@ struct _PredicateParser {
             }
         }
         advance()
-        try expect("]", "']' to close the options")
+        try expect(.rightBracket, "']' to close the options")
         return options
     }
 
     // MARK: Expressions
 
-    mutating func parseExpression(_ context: String) throws(PredicateSyntaxError) -> Expression {
+    /// What an expression is for, for the message when it is missing.
+    enum Context {
+        case condition, collection, index, element, argument
+        case after(_Token)
+    }
+
+    @inline(never)
+    func missingExpressionError(_ context: Context) -> PredicateSyntaxError {
+        let expected: String
+        switch context {
+        case .condition: expected = "a condition"
+        case .collection: expected = "a collection after '\(text(tokens[index - 1]))'"
+        case .index: expected = "an index: FIRST, LAST, SIZE, a number or a key"
+        case .element: expected = "an element or '}'"
+        case .argument: expected = "an argument or ')'"
+        case .after(let token): expected = "an expression after '\(text(token))'"
+        }
+        switch tag {
+        case .and, .or, .not, .any, .some, .all, .none, .between, .in, .contains, .beginsWith, .endsWith, .like, .matches,
+             .first, .last, .size, .truePredicate, .falsePredicate, .uti, .unsupportedReserved:
+            return reservedWordError(expected)
+        default:
+            return error(expected)
+        }
+    }
+
+    mutating func parseExpression(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parseMultiplicative(context)
-        while isSymbol("+") || isSymbol("-") {
-            let op: FormatPredicate.ArithmeticOperator = isSymbol("+") ? .add : .subtract
+        while tag == .plus || tag == .minus {
+            let token = current
             advance()
-            e = .arithmetic(e, op, try parseMultiplicative("an expression after '\(op.rawValue)'"))
+            e = .arithmetic(e, token.tag == .plus ? .add : .subtract, try parseMultiplicative(.after(token)))
         }
         return e
     }
 
-    mutating func parseMultiplicative(_ context: String) throws(PredicateSyntaxError) -> Expression {
+    mutating func parseMultiplicative(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parsePower(context)
-        while isSymbol("*") || isSymbol("/") {
-            let op: FormatPredicate.ArithmeticOperator = isSymbol("*") ? .multiply : .divide
+        while tag == .star || tag == .slash {
+            let token = current
             advance()
-            if op == .divide && (isSymbol("/") || isSymbol("*")) {
+            if token.tag == .slash && (tag == .slash || tag == .star) {
                 throw error("an expression after '/' (the format language has no comments)")
             }
-            e = .arithmetic(e, op, try parsePower("an expression after '\(op.rawValue)'"))
+            e = .arithmetic(e, token.tag == .star ? .multiply : .divide, try parsePower(.after(token)))
         }
         return e
     }
 
-    mutating func parsePower(_ context: String) throws(PredicateSyntaxError) -> Expression {
+    mutating func parsePower(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parseUnary(context)
-        while isSymbol("**") {
+        while tag == .power {
+            let token = current
             advance()
-            e = .arithmetic(e, .power, try parseUnary("an expression after '**'"))
+            e = .arithmetic(e, .power, try parseUnary(.after(token)))
         }
         return e
     }
 
-    mutating func parseUnary(_ context: String) throws(PredicateSyntaxError) -> Expression {
-        guard isSymbol("-") else { return try parsePostfix(context) }
+    mutating func parseUnary(_ context: Context) throws(PredicateSyntaxError) -> Expression {
+        guard tag == .minus else { return try parsePostfix(context) }
+        let minus = current
         advance()
         // -9223372036854775808 is Int.min, though 9223372036854775808 is not an Int.
-        if case .number = current.kind, text(current) == "9223372036854775808" {
+        if tag == .number, current.length == 19, text(current) == "9223372036854775808" {
             advance()
             return .constant(.int(Int.min))
         }
         try enter()
         defer { leave() }
-        let operand = try parseUnary("an expression after '-'")
+        return Self.negated(try parseUnary(.after(minus)))
+    }
+
+    static func negated(_ operand: Expression) -> Expression {
         switch operand {
-        case .constant(.int(let i)) where i != Int.min: return .constant(.int(-i))
-        case .constant(.double(let d)): return .constant(.double(-d))
-        default: return .negation(operand)
+        case .constant(.int(let i)) where i != Int.min: .constant(.int(-i))
+        case .constant(.double(let d)): .constant(.double(-d))
+        default: .negation(operand)
         }
     }
 
-    mutating func parsePostfix(_ context: String) throws(PredicateSyntaxError) -> Expression {
+    mutating func parsePostfix(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parsePrimary(context)
         while true {
-            if isSymbol(".") {
+            switch tag {
+            case .dot:
                 advance()
                 e = try parseMember(of: e)
-            } else if isSymbol("[") {
+            case .leftBracket:
                 advance()
                 e = .index(e, try parseIndex())
-                try expect("]", "']' to close the index")
-            } else {
+                try expect(.rightBracket, "']' to close the index")
+            default:
                 return e
             }
         }
@@ -301,23 +370,21 @@ struct _PredicateParser {
         case .at:
             return try parseCollectionOperator(on: base)
         case .argument("K"):
-            let path = try keyPathArgument()
-            return Self.keyPath(path, on: base)
+            return Self.keyPath(try keyPathArgument(), on: base)
         case .keyword:
-            throw error("a key after '.' ('\(text(current))' is a reserved word: write #\(text(current)) to use it as a key)")
+            throw reservedWordError("a key after '.'")
         default:
             throw error("a key after '.'")
         }
     }
 
     mutating func parseCollectionOperator(on base: Expression) throws(PredicateSyntaxError) -> Expression {
-        guard case .at(let name) = current.kind else { throw error("a collection operator") }
-        guard let op = FormatPredicate.CollectionOperator(rawValue: "@" + name) else {
-            throw error("a collection operator: \(FormatPredicate.CollectionOperator.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard case .at(let name) = current.kind, let op = FormatPredicate.CollectionOperator(rawValue: "@" + name) else {
+            throw unknownCollectionOperatorError()
         }
         advance()
         var keys: [String] = []
-        while isSymbol("."), index + 1 < tokens.count {
+        while tag == .dot, index + 1 < tokens.count {
             switch tokens[index + 1].kind {
             case .identifier(let key), .escapedIdentifier(let key):
                 keys.append(key)
@@ -328,6 +395,11 @@ struct _PredicateParser {
             }
         }
         return .collectionOperator(base, op, keys)
+    }
+
+    @inline(never)
+    func unknownCollectionOperatorError() -> PredicateSyntaxError {
+        error("a collection operator: \(FormatPredicate.CollectionOperator.allCases.map(\.rawValue).joined(separator: ", "))")
     }
 
     /// A key path given as `%K`: keys split on `.`, not checked against the
@@ -352,109 +424,134 @@ struct _PredicateParser {
     mutating func keyPathArgument() throws(PredicateSyntaxError) -> [String] {
         let token = current
         let value = try takeArgument()
-        guard case .string(let path) = value, !path.isEmpty else {
-            throw error("a key path string for %K, not \(PredicateEvaluationError.article(value.kindName))", at: token)
-        }
+        guard case .string(let path) = value, !path.isEmpty else { throw keyPathArgumentError(value, at: token) }
         return path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
+    @inline(never)
+    func keyPathArgumentError(_ value: RecordValue, at token: _Token) -> PredicateSyntaxError {
+        error("a key path string for %K, not \(PredicateEvaluationError.article(value.kindName))", at: token)
+    }
+
     mutating func takeArgument() throws(PredicateSyntaxError) -> RecordValue {
-        guard nextArgument < arguments.count else {
-            let count = arguments.count
-            throw error("argument \(nextArgument + 1) for \(text(current)) (\(count == 0 ? "no arguments were" : count == 1 ? "1 argument was" : "\(count) arguments were") given)")
-        }
+        guard nextArgument < arguments.count else { throw missingArgumentError() }
         defer { nextArgument += 1; advance() }
         return arguments[nextArgument]
     }
 
+    @inline(never)
+    func missingArgumentError() -> PredicateSyntaxError {
+        let count = arguments.count
+        let given = count == 0 ? "no arguments were" : count == 1 ? "1 argument was" : "\(count) arguments were"
+        return error("argument \(nextArgument + 1) for \(text(current)) (\(given) given)")
+    }
+
     mutating func parseIndex() throws(PredicateSyntaxError) -> FormatPredicate.Index {
-        switch current.kind {
-        case .keyword("FIRST"): advance(); return .first
-        case .keyword("LAST"): advance(); return .last
-        case .keyword("SIZE"): advance(); return .size
-        case .symbol("]"): throw error("an index: FIRST, LAST, SIZE, a number or a key")
+        switch tag {
+        case .first: advance(); return .first
+        case .last: advance(); return .last
+        case .size: advance(); return .size
+        case .rightBracket: throw error("an index: FIRST, LAST, SIZE, a number or a key")
         default:
             try enter()
             defer { leave() }
-            return .at(try parseExpression("an index: FIRST, LAST, SIZE, a number or a key"))
+            return .at(try parseExpression(.index))
         }
     }
 
-    mutating func parsePrimary(_ context: String) throws(PredicateSyntaxError) -> Expression {
+    mutating func parsePrimary(_ context: Context) throws(PredicateSyntaxError) -> Expression {
+        switch tag {
+        case .number, .string, .null, .true, .false, .self:
+            return constantPrimary()
+        case .keyArgument:
+            return Self.keyPath(try keyPathArgument(), on: nil)
+        case .objectArgument, .printfArgument:
+            return .constant(try takeArgument())
+        case .identifier, .escapedIdentifier, .variable, .selector, .at:
+            return try namedPrimary()
+        case .subquery:
+            return try parseSubquery()
+        case .cast:
+            return try parseCast()
+        case .leftBrace:
+            return try parseAggregate()
+        case .leftParenthesis:
+            advance()
+            try enter()
+            defer { leave() }
+            let inner = try parseExpression(.after(tokens[index - 1]))
+            try expect(.rightParenthesis, "')' to close the '('")
+            return inner
+        default:
+            throw missingExpressionError(context)
+        }
+    }
+
+    mutating func constantPrimary() -> Expression {
+        let token = current
+        advance()
+        switch token.kind {
+        case .number(let value): return .constant(value)
+        case .string(let s): return .constant(.string(s))
+        default:
+            switch token.tag {
+            case .true: return .constant(.bool(true))
+            case .false: return .constant(.bool(false))
+            case .self: return .evaluatedObject
+            default: return .constant(.null)
+            }
+        }
+    }
+
+    /// A key, a variable, a function call, or a collection operator on SELF.
+    mutating func namedPrimary() throws(PredicateSyntaxError) -> Expression {
         let token = current
         switch token.kind {
-        case .number(let value):
-            advance()
-            return .constant(value)
-        case .string(let s):
-            advance()
-            return .constant(.string(s))
-        case .argument("K"):
-            return Self.keyPath(try keyPathArgument(), on: nil)
-        case .argument:
-            return .constant(try takeArgument())
-        case .variable(let name):
-            advance()
-            if isSymbol(":=") { throw error("a comparison operator (assignments, $x := …, are not supported)") }
-            return .variable(name)
         case .identifier(let name):
             advance()
-            if name == "FUNCTION" || name == "TERNARY" {
-                throw error(name == "FUNCTION" ? "a supported expression (FUNCTION(…) calls Objective-C methods and is not supported)" : "a supported expression (TERNARY(…) is not supported)", at: token)
-            }
-            if isSymbol("(") { return try parseCall(name, at: token) }
+            if name == "FUNCTION" || name == "TERNARY" { throw unsupportedError(name, at: token) }
+            if tag == .leftParenthesis { return try parseCall(name, at: token) }
             return .key(name)
         case .selector(let selector):
             advance()
-            guard isSymbol("(") else { throw error("'(' after the function name '\(selector)'") }
+            guard tag == .leftParenthesis else { throw error("'(' after the function name '\(selector)'") }
             return try parseCall(selector, at: token)
         case .escapedIdentifier(let name):
             advance()
             return .key(name)
-        case .at:
-            return try parseCollectionOperator(on: .evaluatedObject)
-        case .keyword(let word):
-            switch word {
-            case "NULL", "NIL": advance(); return .constant(.null)
-            case "TRUE", "YES": advance(); return .constant(.bool(true))
-            case "FALSE", "NO": advance(); return .constant(.bool(false))
-            case "SELF": advance(); return .evaluatedObject
-            case "SUBQUERY": return try parseSubquery()
-            case "CAST": return try parseCast()
-            case "ANYKEY", "FETCH", "CASEINSENSITIVE", "CI":
-                throw error("\(context) (\(word) is reserved and not supported)")
-            default:
-                throw error("\(context) ('\(text(token))' is a reserved word: write #\(text(token)) to use it as a key)")
-            }
-        case .symbol("{"):
+        case .variable(let name):
             advance()
-            try enter()
-            defer { leave() }
-            var elements: [Expression] = []
-            if !isSymbol("}") {
-                elements.append(try parseExpression("an element or '}'"))
-                while isSymbol(",") {
-                    advance()
-                    elements.append(try parseExpression("an element after ','"))
-                }
-            }
-            try expect("}", "',' or '}' to close the '{'")
-            var constants: [RecordValue] = []
-            for e in elements {
-                guard case .constant(let v) = e else { return .aggregate(elements) }
-                constants.append(v)
-            }
-            return .constant(.array(constants))
-        case .symbol("("):
-            advance()
-            try enter()
-            defer { leave() }
-            let inner = try parseExpression("an expression after '('")
-            try expect(")", "')' to close the '('")
-            return inner
+            return .variable(name)
         default:
-            throw error(context)
+            return try parseCollectionOperator(on: .evaluatedObject)
         }
+    }
+
+    @inline(never)
+    func unsupportedError(_ name: String, at token: _Token) -> PredicateSyntaxError {
+        error(name == "FUNCTION" ? "a supported expression (FUNCTION(…) calls Objective-C methods and is not supported)" : "a supported expression (TERNARY(…) is not supported)", at: token)
+    }
+
+    mutating func parseAggregate() throws(PredicateSyntaxError) -> Expression {
+        advance()   // {
+        try enter()
+        defer { leave() }
+        var elements: [Expression] = []
+        if tag != .rightBrace {
+            elements.append(try parseExpression(.element))
+            while tag == .comma {
+                let comma = current
+                advance()
+                elements.append(try parseExpression(.after(comma)))
+            }
+        }
+        try expect(.rightBrace, "',' or '}' to close the '{'")
+        var constants: [RecordValue] = []
+        for e in elements {
+            guard case .constant(let v) = e else { return .aggregate(elements) }
+            constants.append(v)
+        }
+        return .constant(.array(constants))
     }
 
     /// `name(args)` or `selector:(args)`.
@@ -463,21 +560,23 @@ struct _PredicateParser {
         try enter()
         defer { leave() }
         var args: [Expression] = []
-        if !isSymbol(")") {
-            args.append(try parseExpression("an argument of \(spelled)"))
-            while isSymbol(",") {
+        if tag != .rightParenthesis {
+            args.append(try parseExpression(.argument))
+            while tag == .comma {
+                let comma = current
                 advance()
-                args.append(try parseExpression("an argument after ','"))
+                args.append(try parseExpression(.after(comma)))
             }
         }
-        try expect(")", "',' or ')' to close the arguments of \(spelled)")
-        return .function(try Self.function(spelled, arguments: args.count, parser: self, at: token), args)
+        try expect(.rightParenthesis, "',' or ')' to close the arguments")
+        return .function(try function(spelled, arguments: args.count, at: token), args)
     }
 
     /// The function called `spelled` with `count` arguments.
-    static func function(_ spelled: String, arguments count: Int, parser: _PredicateParser, at token: _Token) throws(PredicateSyntaxError) -> FormatPredicate.Function {
+    @inline(never)
+    func function(_ spelled: String, arguments count: Int, at token: _Token) throws(PredicateSyntaxError) -> FormatPredicate.Function {
         if spelled == "distanceToLocation:fromLocation:" {
-            throw parser.error("a supported function (distanceToLocation:fromLocation: needs Core Location)", at: token, found: "'\(spelled)'")
+            throw error("a supported function (distanceToLocation:fromLocation: needs Core Location)", at: token, found: "'\(spelled)'")
         }
         let parts = spelled.split(separator: ":").map(String.init)
         let name = parts.first ?? spelled
@@ -488,48 +587,47 @@ struct _PredicateParser {
                 let spelled = f.arity == 2 ? f.rawValue : f.name
                 if !known.contains(spelled) { known.append(spelled) }
             }
-            throw parser.error("a known function (\(known.joined(separator: ", ")))", at: token, found: "'\(spelled)'")
+            throw error("a known function (\(known.joined(separator: ", ")))", at: token, found: "'\(spelled)'")
         }
         if let match = candidates.first(where: { $0.arity.map { $0 == count } ?? (count >= 1) }) { return match }
         let takes = candidates.map { f -> String in
             guard let arity = f.arity else { return "one array or several values" }
             return arity == 1 ? "1 argument" : "\(arity) arguments"
         }
-        throw parser.error("\(name) with \(takes.joined(separator: " or "))", at: token, found: "\(count) argument\(count == 1 ? "" : "s")")
+        throw error("\(name) with \(takes.joined(separator: " or "))", at: token, found: "\(count) argument\(count == 1 ? "" : "s")")
     }
 
     mutating func parseSubquery() throws(PredicateSyntaxError) -> Expression {
-        let usage = "SUBQUERY(collection, $variable, condition)"
         advance()
-        try expect("(", "'(' after SUBQUERY, as in \(usage)")
+        try expect(.leftParenthesis, "'(' after SUBQUERY, as in SUBQUERY(collection, $variable, condition)")
         try enter()
         defer { leave() }
-        let collection = try parseExpression("the collection of \(usage)")
-        try expect(",", "',' and a $variable after the collection, as in \(usage)")
-        guard case .variable(let name) = current.kind else { throw error("a $variable, as in \(usage)") }
+        let collection = try parseExpression(.argument)
+        try expect(.comma, "',' and a $variable after the collection, as in SUBQUERY(collection, $variable, condition)")
+        guard case .variable(let name) = current.kind else { throw error("a $variable, as in SUBQUERY(collection, $variable, condition)") }
         advance()
-        try expect(",", "',' and a condition after the variable, as in \(usage)")
+        try expect(.comma, "',' and a condition after the variable, as in SUBQUERY(collection, $variable, condition)")
         let condition = try parseOr()
-        try expect(")", "')' to close \(usage)")
+        try expect(.rightParenthesis, "')' to close SUBQUERY(collection, $variable, condition)")
         return .subquery(collection, variable: name, condition)
     }
 
     mutating func parseCast() throws(PredicateSyntaxError) -> Expression {
         let castToken = current
         advance()
-        try expect("(", "'(' after CAST, as in CAST(value, 'NSDate')")
+        try expect(.leftParenthesis, "'(' after CAST, as in CAST(value, 'NSDate')")
         try enter()
         defer { leave() }
-        let value = try parseExpression("the value to CAST")
-        try expect(",", "',' and a type name after the value, as in CAST(value, 'NSDate')")
+        let value = try parseExpression(.argument)
+        try expect(.comma, "',' and a type name after the value, as in CAST(value, 'NSDate')")
         let typeToken = current
-        let typeExpression = try parseExpression("a type name: 'NSDate', 'NSNumber' or 'NSString'")
+        let typeExpression = try parseExpression(.argument)
         guard case .constant(.string(let name)) = typeExpression, let type = FormatPredicate.CastType(rawValue: name) else {
             throw error("a type name: 'NSDate', 'NSNumber' or 'NSString'", at: typeToken)
         }
-        try expect(")", "')' to close CAST")
+        try expect(.rightParenthesis, "')' to close CAST")
         guard case .constant(let constant) = value else { return .cast(value, type) }
-        do {
+        do throws(PredicateEvaluationError) {
             return .constant(try _PredicateValues.cast(constant, to: type))
         } catch {
             throw self.error("a value CAST can convert (\(error))", at: castToken)

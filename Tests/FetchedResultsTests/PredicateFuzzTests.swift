@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import FetchedResults
+import TableTestSupport
+
+/// Random and mutated format strings: each parses or gets a syntax error,
+/// and each predicate evaluates or gets an evaluation error — never a crash,
+/// never a hang. A predicate's text parses back to the same text.
+@Suite struct PredicateFuzzTests {
+    static let vocabulary = [
+        "name", "age", "tags", "friends", "address", "nickname", "x", "#like", "SELF", "self", "$X", "$f", "@count", "@sum", "@avg",
+        "ANY", "ALL", "NONE", "SOME", "NOT", "AND", "OR", "&&", "||", "!", "TRUEPREDICATE", "FALSEPREDICATE", "nil", "YES", "NO",
+        "==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE",
+        "MATCHES", "[c]", "[cd]", "[n]", "[x]", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/", "**", ":=",
+        "0", "1", "-1", "2.5", "1e3", "0x1F", "0b2", "9223372036854775807", "1e999", "'a'", "'Björn'", "\"O'Brien\"", "'*'", "'?'",
+        "'\\\\d+'", "'('", "'[a-z]+'", "'unterminated", "%@", "%K", "%d", "%f", "%%", "%", "FIRST", "LAST", "SIZE",
+        "SUBQUERY(", "CAST(", "'NSDate'", "'NSNumber'", "count(", "sum:(", "multiply:by:(", "random(", "now()", "sqrt(",
+        "leftshift:by:(", "uppercase(", "?", ";", "~", "é", "😀", "\u{301}", "\\", "\"", "'",
+    ]
+
+    static let corpus = [
+        "name CONTAINS[cd] 'muller' AND age BETWEEN {20, 40}", "ANY friends.age > 40", "ALL tags MATCHES '[a-z]+'",
+        "SUBQUERY(friends, $f, $f.age > 30).@count == 1", "(age + 5) * 2 == 70", "tags[SIZE] == 2 AND tags[FIRST] == 'swift'",
+        "name LIKE[c] 'björn*'", "friends.@avg.age == 31.5", "NOT (age < 18 OR age > 65)", "%K == %@",
+        "CAST(age, 'NSString') == '30'", "leftshift:by:(1, age) > 0", "count(tags) == sum({1, 2})", "x IN {1, 2, $X}",
+        "address['city'] ==[cd] 'MUNCHEN'", "nickname == nil OR nickname.@count > 0", "2 ** 3 ** 2 == 64",
+    ]
+
+    static let objects: [RecordValue] = [
+        ["name": "Björn Müller", "age": 30, "nickname": nil, "tags": ["swift", "go"], "x": 1.5,
+         "friends": [["name": "Anna", "age": 22], ["name": "Émile", "age": nil]], "address": ["city": "München"], "like": "tea"],
+        ["name": 5, "age": "thirty", "tags": "none", "friends": nil, "x": [1, [2]], "address": 7],
+        [],
+        "just a string",
+    ]
+
+    @Test func randomAndMutatedStringsNeverCrash() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        var (parsed, failedToParse, evaluated, failedToEvaluate) = (0, 0, 0, 0)
+        let alphabet = Array("abz_AZ09 .,()[]{}'\"\\$%@#!=<>+-*/?:;&|~^éß😀\u{301}\t\n")
+        for k in 0..<100_000 {
+            let format: String
+            switch k % 3 {
+            case 0:
+                format = (0..<g.int(1...12)).map { _ in Self.vocabulary[g.int(0..<Self.vocabulary.count)] }
+                    .joined(separator: g.chance(0.8) ? " " : "")
+            case 1:
+                var text = Array(g.chance(0.5) ? Self.corpus[g.int(0..<Self.corpus.count)] : PredicateTreeGenerator.condition(&g, depth: 3).description)
+                for _ in 0..<g.int(1...3) where !text.isEmpty {
+                    let at = g.int(0..<text.count)
+                    switch g.int(0..<5) {
+                    case 0: text.remove(at: at)
+                    case 1: text.insert(alphabet[g.int(0..<alphabet.count)], at: at)
+                    case 2: text[at] = alphabet[g.int(0..<alphabet.count)]
+                    case 3: text.insert(contentsOf: text[at..<min(text.count, at + g.int(1...6))], at: at)
+                    default: text.removeSubrange(at...)
+                    }
+                }
+                format = String(text)
+            default:
+                format = String((0..<g.int(0...30)).map { _ in alphabet[g.int(0..<alphabet.count)] })
+            }
+            let predicate: FormatPredicate
+            do {
+                predicate = try FormatPredicate(format: format, arguments: ["name", 3, "x"])
+                parsed += 1
+            } catch {
+                failedToParse += 1
+                #expect(error.offset >= 0 && error.offset <= format.count, "seed \(seed): \(format)")
+                continue
+            }
+            // The canonical text parses back to itself.
+            let text = predicate.predicateFormat
+            #expect((try? FormatPredicate(format: text).predicateFormat) == text, "seed \(seed): \(format) printed as \(text)")
+            for object in Self.objects {
+                do {
+                    _ = try predicate.evaluate(with: object, variables: ["X": 2])
+                    evaluated += 1
+                } catch {
+                    failedToEvaluate += 1
+                }
+            }
+        }
+        // The mix reaches every outcome.
+        #expect(parsed > 1_000 && failedToParse > 1_000 && evaluated > 1_000 && failedToEvaluate > 1_000,
+                "\(parsed) parsed, \(failedToParse) refused, \(evaluated) evaluated, \(failedToEvaluate) failed to evaluate")
+    }
+
+    /// Deep nesting is refused, not a stack overflow — on a thread with a small stack too.
+    @Test func deepNestingIsAnErrorOnAnyThread() async throws {
+        let formats = [
+            String(repeating: "(", count: 5_000) + "a > 1" + String(repeating: ")", count: 5_000),
+            String(repeating: "NOT ", count: 5_000) + "a > 1",
+            "x == " + String(repeating: "{", count: 5_000) + String(repeating: "}", count: 5_000),
+            "x == " + String(repeating: "-", count: 5_000) + "1",
+            "x == " + String(repeating: "sqrt(", count: 5_000) + "1" + String(repeating: ")", count: 5_000),
+        ]
+        // The deepest nesting the parser accepts (or refuses, when a debug
+        // build's frames do not fit its stack budget), evaluated on a 512 KiB thread.
+        let deepest = String(repeating: "(", count: 99) + "a > 1" + String(repeating: ")", count: 99)
+        let chain = "x == " + String(repeating: "sqrt(", count: 98) + "16" + String(repeating: ")", count: 98)
+        let ok = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let thread = Thread {
+                var fine = true
+                for format in formats { fine = fine && (try? FormatPredicate(format: format)) == nil }
+                if let predicate = try? FormatPredicate(format: deepest) { fine = fine && (try? predicate.evaluate(with: ["a": 2])) == true }
+                if let predicate = try? FormatPredicate(format: chain) { fine = fine && (try? predicate.evaluate(with: ["x": 2])) == false }
+                // Twenty levels always fit.
+                let modest = "x == " + String(repeating: "sqrt(", count: 20) + "16" + String(repeating: ")", count: 20)
+                fine = fine && (try? FormatPredicate(format: modest).evaluate(with: ["x": 1])) == false
+                continuation.resume(returning: fine)
+            }
+            thread.stackSize = 512 * 1024
+            thread.start()
+        }
+        #expect(ok)
+    }
+}
