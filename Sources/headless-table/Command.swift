@@ -34,6 +34,10 @@ enum HeadlessTableCommand {
           demo                              a photo diary on the embedded store: a save, its callbacks, its batch updates
           diff OLD NEW [--id KEY] [--format text|json]
                                             the batch updates from one fetch result (JSON file) to another
+          query DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]… [--sort KEY[,-KEY]…]
+                [--section-key KEY] [--limit N] [--offset N] [--format text|json]
+                                            the objects of DATA (a JSON array) that a predicate matches,
+                                            sorted and sectioned as a fetched results controller would
           help                              this text
 
         A fetch result is a JSON file: {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]},
@@ -55,6 +59,8 @@ enum HeadlessTableCommand {
                 try DemoCommand.run(&arguments, output: output)
             case "diff":
                 try DiffCommand.run(&arguments, output: output)
+            case "query":
+                try QueryCommand.run(&arguments, output: output)
             case "help", "--help", "-h":
                 output.out(usage)
             default:
@@ -99,6 +105,17 @@ struct ArgumentList {
             remaining.removeSubrange(index...(index + 1))
         }
         return value
+    }
+
+    /// Every value of a repeatable `--name VALUE`, in order.
+    mutating func options(_ name: String) throws -> [String] {
+        var values: [String] = []
+        while let index = remaining.firstIndex(of: name) {
+            guard index + 1 < remaining.count else { throw CommandError.usage("\(name) needs a value") }
+            values.append(remaining[index + 1])
+            remaining.removeSubrange(index...(index + 1))
+        }
+        return values
     }
 
     /// Whether `--name` is given.

@@ -1,0 +1,127 @@
+import Foundation
+import HeadlessTable
+
+/// `headless-table query DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]…
+/// [--sort KEY[,-KEY]…] [--section-key KEY] [--limit N] [--offset N] [--format text|json]`
+///
+/// The objects of DATA (a JSON array of objects with an `id`) that match the
+/// predicate, sorted and sectioned by a fetched results controller on an
+/// in-memory store.
+enum QueryCommand {
+    static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
+        let format = try OutputFormat.parse(try arguments.option("--format"))
+        let predicateText = try arguments.option("--where")
+        let argumentTexts = try arguments.options("--arg")
+        let variableTexts = try arguments.options("--var")
+        let sortTexts = try arguments.options("--sort")
+        let sectionKey = try arguments.option("--section-key")
+        let limit = try count(try arguments.option("--limit"), "--limit")
+        let offset = try count(try arguments.option("--offset"), "--offset") ?? 0
+        let path = try arguments.positional("DATA (a JSON array of objects)")
+        try arguments.finish()
+
+        // The predicate, with its arguments and variables.
+        var predicate: FormatPredicate?
+        if let predicateText {
+            let values = try argumentTexts.enumerated().map { k, text in try json(text, "--arg \(k + 1)") }
+            do {
+                predicate = try FormatPredicate(format: predicateText, arguments: values)
+            } catch {
+                throw CommandError("--where: \(error)\n\(error.excerpt)")
+            }
+            var bound: [String: RecordValue] = [:]
+            for text in variableTexts {
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                    throw CommandError.usage("--var takes NAME=JSON, as in --var MIN=18, not '\(text)'")
+                }
+                let name = String(text[..<equals].drop { $0 == "$" })
+                bound[name] = try json(String(text[text.index(after: equals)...]), "--var \(name)")
+            }
+            predicate = predicate?.substituting(bound)
+            if let unbound = predicate?.variables.sorted(), let first = unbound.first {
+                throw CommandError("--where needs \(unbound.map { "$" + $0 }.joined(separator: ", ")): bind \(unbound.count == 1 ? "it" : "them") with --var \(first)=JSON")
+            }
+        } else if !argumentTexts.isEmpty || !variableTexts.isEmpty {
+            throw CommandError.usage("--arg and --var go with --where")
+        }
+        let sortKeys = sortTexts.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { key -> SortKey in
+            key.hasPrefix("-") ? SortKey(String(key.dropFirst()), ascending: false) : SortKey(String(key))
+        }
+        if let empty = sortKeys.first(where: { $0.keyPath.isEmpty }) {
+            throw CommandError.usage("--sort takes key paths separated by commas, - before a descending one; '\(empty)' is empty")
+        }
+
+        // The objects, in an in-memory store.
+        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        try load(path, into: context)
+
+        let request = FetchRequest<DynamicObject>(
+            predicate: predicate.map(RecordPredicate.init), sortKeys: sortKeys, fetchLimit: limit, fetchOffset: offset)
+        let sections: [(name: String, indexTitle: String?, objects: [DynamicObject])]
+        do {
+            if sortKeys.isEmpty && sectionKey == nil {
+                // No order asked for: the data's order (a controller needs sort keys).
+                sections = [("", nil, try context.fetch(request))]
+            } else {
+                let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectionKey)
+                try controller.performFetch()
+                sections = (controller.sections ?? []).map { ($0.name, $0.indexTitle, $0.objects) }
+            }
+        } catch {
+            throw CommandError("\(error)")
+        }
+        switch format {
+        case .json:
+            let list = sections.map { section in
+                "{\"name\":\(JSON.string(.string(section.name))),\"indexTitle\":\(section.indexTitle.map { JSON.string(.string($0)) } ?? "null"),"
+                    + "\"ids\":[\(section.objects.map { JSON.string($0.id) }.joined(separator: ","))]}"
+            }
+            output.out("{\"sections\":[\(list.joined(separator: ","))]}\n")
+        case .text:
+            let total = sections.reduce(0) { $0 + $1.objects.count }
+            var lines = ["\(total) object\(total == 1 ? "" : "s")\(predicate.map { " where \($0)" } ?? "")"
+                + (sectionKey == nil ? "" : ", \(sections.count) section\(sections.count == 1 ? "" : "s") by \(sectionKey ?? "")")]
+            for section in sections {
+                if sectionKey != nil { lines.append("\(section.name.isEmpty ? "(no \(sectionKey ?? ""))" : section.name) (\(section.objects.count))") }
+                lines += section.objects.map { "  " + JSON.string(.record($0.fields)) }
+            }
+            output.out(lines.joined(separator: "\n") + "\n")
+        }
+    }
+
+    static func count(_ text: String?, _ option: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let n = Int(text), n >= 0 else { throw CommandError.usage("\(option) takes a whole number of at least 0, not '\(text)'") }
+        return n
+    }
+
+    static func json(_ text: String, _ what: String) throws -> RecordValue {
+        do {
+            return try JSON.parse(Data(text.utf8))
+        } catch {
+            throw CommandError("\(what): \(text.debugDescription) is not JSON (\(error)); a string needs quotes: '\"Anna\"'")
+        }
+    }
+
+    /// Inserts every object of the JSON array at `path`; each needs a unique `id`.
+    static func load(_ path: String, into context: ObjectContext<DynamicObject>) throws {
+        let value = try FetchResultFile.readJSON(path)
+        guard case .array(let objects) = value else {
+            throw CommandError("\(path): expected an array of objects, found \(FetchResultFile.article(value))")
+        }
+        var positions: [RecordValue: Int] = [:]
+        for (k, object) in objects.enumerated() {
+            guard case .record(let fields) = object else {
+                throw CommandError("\(path): object \(k) is \(FetchResultFile.article(object)), not an object")
+            }
+            guard let id = fields["id"], id != .null else {
+                throw CommandError("\(path): object \(k) has no \"id\" to identify it")
+            }
+            if let earlier = positions.updateValue(k, forKey: id) {
+                throw CommandError("\(path): objects \(earlier) and \(k) have the same id, \(JSON.string(id))")
+            }
+            try context.insert(DynamicObject(fields: fields))
+        }
+        _ = try context.save()
+    }
+}
