@@ -236,12 +236,17 @@ struct _PredicateLexer {
             break
         }
         // Operators and punctuation, longest first.
-        for symbol in ["**", "==", "=<", "=>", "!=", "<>", "<=", ">=", "&&", "||", ":=", "(", ")", "{", "}", "[", "]", ",", ".", "+", "-", "*", "/", "=", "<", ">", "!"] {
-            let utf8 = Array(symbol.utf8)
-            if position + utf8.count <= bytes.count, Array(bytes[position..<position + utf8.count]) == utf8 {
-                position += utf8.count
-                return token(.symbol(symbol))
+        let pairs: [String] = ["**", "==", "=<", "=>", "!=", "<>", "<=", ">=", "&&", "||", ":="]
+        if let next = peek(1) {
+            let pair = String(decoding: [b, next], as: UTF8.self)
+            if pairs.contains(pair) {
+                position += 2
+                return token(.symbol(pair))
             }
+        }
+        if "(){}[],.+-*/=<>!".utf8.contains(b) {
+            position += 1
+            return token(.symbol(String(decoding: [b], as: UTF8.self)))
         }
         if b == 0x3F {
             throw error(at: start, expected: "a token ('?' is not one; LIKE's wildcards go inside the quoted pattern)")

@@ -31,8 +31,10 @@ struct _PredicateParser {
     let arguments: [RecordValue]
     var nextArgument = 0
     var depth = 0
-    /// Below this stack address, nesting deeper is refused.
+    /// Below this stack address, nesting deeper is refused (0: not known yet).
     var stackFloor: UInt = 0
+    /// The stack address where parsing started.
+    var stackStart: UInt = 0
 
     init(format: String, arguments: [RecordValue]) throws(PredicateSyntaxError) {
         var lexer = _PredicateLexer(format)
@@ -91,7 +93,16 @@ struct _PredicateParser {
 
     mutating func enter() throws(PredicateSyntaxError) {
         depth += 1
-        if depth > Self.maxDepth || Self.stackAddress() < stackFloor { throw nestingError() }
+        if depth > Self.maxDepth { throw nestingError() }
+        // Past a modest depth, check the stack (its bounds are read once, then).
+        if depth > 16 {
+            if stackFloor == 0 {
+                // Leave 128 KiB of the stack for the caller and for evaluating;
+                // without the stack's bounds, allow 256 KiB from the start.
+                stackFloor = Self.stackBottom().map { $0 &+ 128 * 1024 } ?? (stackStart &- 256 * 1024)
+            }
+            if Self.stackAddress() < stackFloor { throw nestingError() }
+        }
     }
 
     @inline(never)
@@ -132,10 +143,7 @@ struct _PredicateParser {
     // MARK: Conditions
 
     mutating func parse() throws(PredicateSyntaxError) -> Condition {
-        // Leave 128 KiB of the stack for the caller and for evaluating; without
-        // the stack's bounds, allow 256 KiB from here.
-        let here = Self.stackAddress()
-        stackFloor = Self.stackBottom().map { $0 &+ 128 * 1024 } ?? (here &- 256 * 1024)
+        stackStart = Self.stackAddress()
         if tag == .end { throw error("a condition") }
         let condition = try parseOr()
         guard tag == .end else {
