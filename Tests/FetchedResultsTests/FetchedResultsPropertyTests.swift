@@ -16,13 +16,15 @@ import TableTestSupport
         var filtered: Bool
         var batchSize: Int
         var limited: Bool = false
+        /// The predicate as a format string rather than a closure.
+        var format: Bool = false
         var testDescription: String { name }
     }
 
     static let setups = [
         Setup(name: "sections", sectioned: true, filtered: false, batchSize: 0),
         Setup(name: "sections, predicate, batches", sectioned: true, filtered: true, batchSize: 3),
-        Setup(name: "one section, predicate", sectioned: false, filtered: true, batchSize: 0),
+        Setup(name: "one section, format predicate", sectioned: false, filtered: true, batchSize: 0, format: true),
         Setup(name: "offset and limit", sectioned: false, filtered: false, batchSize: 0, limited: true),
     ]
 
@@ -43,7 +45,9 @@ import TableTestSupport
             }
             try view.save()
             var request = FetchRequest<Note>(sortKeys: setup.sectioned ? [SortKey("group"), SortKey("rank")] : [SortKey("rank", ascending: false)])
-            if setup.filtered { request.predicate = RecordPredicate { $0.rank % 5 != 0 } }
+            if setup.filtered {
+                request.predicate = setup.format ? try RecordPredicate(format: "modulus:by:(rank, %d) != 0", 5) : RecordPredicate { $0.rank % 5 != 0 }
+            }
             request.fetchBatchSize = setup.batchSize
             if setup.limited { request.fetchOffset = 2; request.fetchLimit = 6 }
             let sectionKey = setup.sectioned ? "group" : nil
