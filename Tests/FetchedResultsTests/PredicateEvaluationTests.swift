@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import FetchedResults
 
@@ -287,6 +288,22 @@ import FetchedResults
         #expect(try FormatPredicate("SELF.title == 'Anna Karenina'").evaluate(with: book))
         #expect(throws: RecordKeyError.self) { try FormatPredicate("author == 'x'").compiled(for: Book.self) }
         #expect(throws: PredicateEvaluationError.self) { try FormatPredicate("author == 'x'").evaluate(with: book) }
+    }
+
+    /// One predicate evaluated on many threads at once (the folding of
+    /// non-ASCII scalars is shared): the same answers as on one thread.
+    @Test func evaluatingOnManyThreads() throws {
+        let predicate = try FormatPredicate("name CONTAINS[cd] %@ OR name LIKE[c] %@", "ø", "*ÄB*").compiled(for: DynamicObject.self)
+        let names = (0..<400).map { k in ["Søren", "Ærø", "ÄBC", "émile", "Łódź", "日本", "Ωmega"][k % 7] + String(k) }
+        let objects = names.enumerated().map { k, name in DynamicObject(fields: DynamicRecord(fields: [("id", .int(k)), ("name", .string(name))])) }
+        let expected = try objects.map { try predicate($0) }
+        let results = Mutex([[Bool]]())
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let answers = objects.map { (try? predicate($0)) ?? false }
+            results.withLock { $0.append(answers) }
+        }
+        #expect(results.withLock { $0 }.allSatisfy { $0 == expected })
+        #expect(expected == names.map { $0.hasPrefix("Søren") || $0.hasPrefix("Ærø") || $0.hasPrefix("ÄBC") })
     }
 
     @Test func fetchRequestsTakeFormatStrings() throws {

@@ -94,8 +94,12 @@ public struct FormatPredicate: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A ``FormatPredicate`` compiled for a record type: call it with a record.
-public struct CompiledPredicate<R> {
+/// A ``FormatPredicate`` compiled for a record type: call it with a record,
+/// from any thread.
+public struct CompiledPredicate<R>: @unchecked Sendable {
+    // The closures capture only what compiling made and never changes: key
+    // readers, prepared constants, regular expressions (immutable); the
+    // folding cache they share is behind a lock.
     let test: (R, borrowing _Bindings) throws(PredicateEvaluationError) -> Bool
 
     /// Whether `record` matches.
