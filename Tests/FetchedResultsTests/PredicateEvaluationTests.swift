@@ -224,6 +224,32 @@ import FetchedResults
         #expect(try FormatPredicate("x BETWEEN {$LOW, $HIGH}").substituting(["LOW": 1, "HIGH": 2]) == FormatPredicate("x BETWEEN {1, 2}"))
     }
 
+    /// The corners a review found: NaN, characters that must not be split,
+    /// LIKE under options, BETWEEN with nil, options on arrays, regular
+    /// expressions whose end a wrapper could change, hand-built trees.
+    @Test func reviewedCorners() throws {
+        check([
+            ("sqrt(-1) == 2.5", false), ("sqrt(-1) != 2.5", true), ("sqrt(-1) < 2", false), ("sqrt(-1) >= 2", false),
+            ("sqrt(-1) == sqrt(-1)", false), ("sqrt(-1) BETWEEN {1.0, 2.0}", false), ("sqrt(-1) IN {1, 2}", false),
+            ("'각' CONTAINS '가'", false), ("'가각' CONTAINS '각'", true), ("'각' BEGINSWITH '가'", false),
+            ("'🇫🇷🇩🇪' CONTAINS '🇷🇩'", false), ("'🇫🇷🇩🇪' CONTAINS '🇩🇪'", true), ("'🇫🇷🇩🇪' ENDSWITH[cd] '🇩🇪'", true),
+            ("'a\r\nb' CONTAINS '\r'", false), ("'a\r\nb' CONTAINS '\r\n'", true), ("'a\r\nb' CONTAINS[c] 'A\r\nB'", true),
+            ("'straße' LIKE 'stra?e'", true), ("'straße' LIKE[c] 'STRA?E'", true), ("'STRASSE' LIKE[c] 'straße'", false),
+            ("'Ärger' LIKE[cd] 'a*'", true), ("nickname BETWEEN {nil, nil}", false),
+            ("tags ==[c] {'SWIFT', 'GO', 'RUST'}", false), ("tags == {'swift', 'go', 'rust'}", true),
+            ("'ab' MATCHES '(?x) a b # letters'", true), ("'a)b' MATCHES '\\\\Qa)b'", true), ("'xa)b' MATCHES '\\\\Qa)b'", false),
+            ("'ab' MATCHES '(?i)A|AB'", true),
+        ])
+        #expect(try eval("items.@sum.%K == 6", "price", on: ["items": [["price": 1], ["price": 5]]]))
+        #expect(try eval("FUNCTION == 1 AND TERNARY.x == 2", on: ["FUNCTION": 1, "TERNARY": ["x": 2]]))
+        #expect(try eval("-9223372036854775808.x == nil"))
+        // Trees built by hand with the wrong number of arguments: an error, not a trap.
+        for bad in [FormatPredicate.Expression.function(.add, [.constant(1)]), .function(.length, []), .function(.sum, [])] {
+            let predicate = FormatPredicate(.comparison(FormatPredicate.Comparison(bad, .equal, .constant(1))))
+            #expect(throws: PredicateEvaluationError.self) { try predicate.evaluate(with: Self.person) }
+        }
+    }
+
     @Test func connectivesShortCircuit() {
         check([
             ("FALSEPREDICATE AND age < 'x'", false), ("TRUEPREDICATE OR age < 'x'", true), ("TRUEPREDICATE", true),

@@ -95,6 +95,11 @@ import TableTestSupport
             "x == " + String(repeating: "{", count: 5_000) + String(repeating: "}", count: 5_000),
             "x == " + String(repeating: "-", count: 5_000) + "1",
             "x == " + String(repeating: "sqrt(", count: 5_000) + "1" + String(repeating: ")", count: 5_000),
+            // Chains nest the tree as deeply.
+            "x == " + String(repeating: "1 + ", count: 5_000) + "1",
+            "x == " + String(repeating: "2 ** ", count: 5_000) + "1",
+            "a" + String(repeating: ".b", count: 5_000) + " == 1",
+            "a" + String(repeating: "[0]", count: 5_000) + " == 1",
         ]
         // The deepest nesting the parser accepts (or refuses, when a debug
         // build's frames do not fit its stack budget), evaluated on a 512 KiB thread.
@@ -106,9 +111,11 @@ import TableTestSupport
                 for format in formats { fine = fine && (try? FormatPredicate(format: format)) == nil }
                 if let predicate = try? FormatPredicate(format: deepest) { fine = fine && (try? predicate.evaluate(with: ["a": 2])) == true }
                 if let predicate = try? FormatPredicate(format: chain) { fine = fine && (try? predicate.evaluate(with: ["x": 2])) == false }
-                // Twenty levels always fit.
+                // Twenty levels always fit, and so do chains of fifty.
                 let modest = "x == " + String(repeating: "sqrt(", count: 20) + "16" + String(repeating: ")", count: 20)
                 fine = fine && (try? FormatPredicate(format: modest).evaluate(with: ["x": 1])) == false
+                let sum = "x == " + String(repeating: "1 + ", count: 49) + "1"
+                fine = fine && (try? FormatPredicate(format: sum).evaluate(with: ["x": 50])) == true
                 continuation.resume(returning: fine)
             }
             thread.stackSize = 512 * 1024

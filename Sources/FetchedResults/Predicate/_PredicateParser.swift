@@ -243,6 +243,9 @@ struct _PredicateParser {
     func missingOperatorError(from start: Int) -> PredicateSyntaxError {
         if tag == .uti { return error("a comparison operator available here (\(text(current).uppercased()) needs Apple's uniform type identifiers)") }
         if tag == .assign { return error("a comparison operator (assignments, $x := …, are not supported)") }
+        if tag == .identifier, ["UNION", "INTERSECT", "MINUS"].contains(text(current).uppercased()) {
+            return error("a comparison operator (\(text(current).uppercased()), a set expression, is not supported)")
+        }
         let written = String(decoding: lexer.bytes[tokens[start].offset..<current.offset], as: UTF8.self).trimmingCharacters(in: .whitespaces)
         let hint = tokens[start].tag == .objectArgument && index == start + 1 ? " (%@ stands for a value, never a whole predicate)" : ""
         return error("a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, ENDSWITH, LIKE, MATCHES) after '\(written)'\(hint)")
@@ -297,9 +300,16 @@ struct _PredicateParser {
         }
     }
 
+    // Each link of a chain (`a + b + c`, `a.b.c`, `a[0][1]`) nests the tree one
+    // level deeper, and counts toward the limit like a parenthesis.
+
     mutating func parseExpression(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parseMultiplicative(context)
+        var links = 0
+        defer { depth -= links }
         while tag == .plus || tag == .minus {
+            try enter()
+            links += 1
             let token = current
             advance()
             e = .arithmetic(e, token.tag == .plus ? .add : .subtract, try parseMultiplicative(.after(token)))
@@ -309,7 +319,11 @@ struct _PredicateParser {
 
     mutating func parseMultiplicative(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parsePower(context)
+        var links = 0
+        defer { depth -= links }
         while tag == .star || tag == .slash {
+            try enter()
+            links += 1
             let token = current
             advance()
             if token.tag == .slash && (tag == .slash || tag == .star) {
@@ -322,7 +336,11 @@ struct _PredicateParser {
 
     mutating func parsePower(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parseUnary(context)
+        var links = 0
+        defer { depth -= links }
         while tag == .power {
+            try enter()
+            links += 1
             let token = current
             advance()
             e = .arithmetic(e, .power, try parseUnary(.after(token)))
@@ -335,7 +353,9 @@ struct _PredicateParser {
         let minus = current
         advance()
         // -9223372036854775808 is Int.min, though 9223372036854775808 is not an Int.
-        if tag == .number, current.length == 19, text(current) == "9223372036854775808" {
+        if tag == .number, current.length == 19, text(current) == "9223372036854775808",
+            tokens[index + 1].tag != .dot, tokens[index + 1].tag != .leftBracket
+        {
             advance()
             return .constant(.int(Int.min))
         }
@@ -354,7 +374,13 @@ struct _PredicateParser {
 
     mutating func parsePostfix(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parsePrimary(context)
+        var links = 0
+        defer { depth -= links }
         while true {
+            if tag == .dot || tag == .leftBracket {
+                try enter()
+                links += 1
+            }
             switch tag {
             case .dot:
                 advance()
@@ -398,6 +424,14 @@ struct _PredicateParser {
                 keys.append(key)
                 advance()
                 advance()
+            case .argument("K"):
+                // `.@sum.%K`: the key path's plain keys are the operator's; an
+                // operator in it applies to the result.
+                advance()
+                let path = try keyPathArgument()
+                let plain = path.prefix { FormatPredicate.CollectionOperator(rawValue: $0) == nil }
+                keys += plain
+                if plain.count < path.count { return Self.keyPath(Array(path[plain.count...]), on: .collectionOperator(base, op, keys)) }
             default:
                 return .collectionOperator(base, op, keys)
             }
@@ -517,9 +551,9 @@ struct _PredicateParser {
         switch token.kind {
         case .identifier(let name):
             advance()
+            guard tag == .leftParenthesis else { return .key(name) }
             if name == "FUNCTION" || name == "TERNARY" { throw unsupportedError(name, at: token) }
-            if tag == .leftParenthesis { return try parseCall(name, at: token) }
-            return .key(name)
+            return try parseCall(name, at: token)
         case .selector(let selector):
             advance()
             guard tag == .leftParenthesis else { throw error("'(' after the function name '\(selector)'") }

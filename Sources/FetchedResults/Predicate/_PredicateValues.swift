@@ -46,8 +46,11 @@ enum _PredicateValues {
         }
     }
 
-    /// -1, 0 or 1, exactly (an int and a double compare by value).
-    static func compare(_ a: Number, _ b: Number) -> Int {
+    /// -1, 0 or 1, exactly (an int and a double compare by value); nil when
+    /// either is NaN, which is unordered (IEEE: no comparison with it holds).
+    static func compare(_ a: Number, _ b: Number) -> Int? {
+        if case .double(let x) = a, x.isNaN { return nil }
+        if case .double(let y) = b, y.isNaN { return nil }
         switch (a, b) {
         case let (.int(x), .int(y)): return x < y ? -1 : (x > y ? 1 : 0)
         case let (.double(x), .double(y)): return x < y ? -1 : (x > y ? 1 : 0)
@@ -67,7 +70,8 @@ enum _PredicateValues {
         case (.null, _), (_, .null): return false
         case let (.string(x), .string(y)): return o.folds ? _Text.fold(x, o) == _Text.fold(y, o) : x == y
         case let (.date(x), .date(y)): return x == y
-        case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy { equals($0, $1, o) }
+        // Options apply to strings only, not to the strings inside arrays.
+        case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy { equals($0, $1, _TextOptions([])) }
         case let (.record(x), .record(y)): return x == y
         default:
             guard let x = number(a), let y = number(b) else { return false }
@@ -126,8 +130,8 @@ enum _PredicateValues {
 
     /// `lhs BETWEEN {lower, upper}`, both ends included.
     static func between(_ l: RecordValue, _ bounds: RecordValue) throws(Failure) -> Bool {
+        if case .null = l { return false }
         guard case .array(let pair) = bounds, pair.count == 2 else {
-            if case .null = l { return false }
             throw .betweenNeedsTwoBounds(found: bounds.kindName == "array" ? "an array of \(bounds.asArray?.count ?? 0)" : PredicateEvaluationError.article(bounds.kindName))
         }
         guard let low = try order(pair[0], l, _TextOptions([]), "BETWEEN"), low <= 0 else { return false }
@@ -299,6 +303,10 @@ enum _PredicateValues {
 
     static func call(_ f: FormatPredicate.Function, _ args: [RecordValue]) throws(Failure) -> RecordValue {
         let name = f.name
+        if let arity = f.arity, args.count != arity {
+            throw .invalidArgument(function: f.rawValue, reason: "takes \(arity) argument\(arity == 1 ? "" : "s"), not \(args.count)")
+        }
+        if f.isStatistic && args.isEmpty { throw .invalidArgument(function: f.rawValue, reason: "takes one array or several values, not none") }
         if f.isStatistic {
             var values = args
             if args.count == 1 {
@@ -317,7 +325,7 @@ enum _PredicateValues {
                 guard !values.isEmpty else { return .null }
                 return .double(try sum(values, name).asDouble / Double(values.count))
             case .median:
-                let numbers = try numbers(values, name).sorted { compare($0, $1) < 0 }
+                let numbers = try numbers(values, name).sorted { (compare($0, $1) ?? 0) < 0 }
                 guard !numbers.isEmpty else { return .null }
                 if numbers.count % 2 == 1 { return numbers[numbers.count / 2].value }
                 return .double((numbers[numbers.count / 2 - 1].double + numbers[numbers.count / 2].double) / 2)
@@ -458,23 +466,43 @@ final class _Regex: @unchecked Sendable {
     // NSRegularExpression is immutable after creation.
     let expression: NSRegularExpression
     let options: _TextOptions
+    /// Whether the pattern is wrapped as `(?:pattern)\z`, which makes ICU find
+    /// a match of the whole string among all alternatives. A pattern whose end
+    /// a wrapper could change (a `\Q` quote, a `(?x)` comment) is matched as
+    /// written instead, and its match must then cover the string.
+    let wrapped: Bool
 
     init(_ pattern: String, _ o: _TextOptions) throws(PredicateEvaluationError) {
         options = _TextOptions(o.diacriticInsensitive ? [.diacriticInsensitive] : [])
         let source = options.folds ? _Text.foldedString(pattern, options) : pattern
+        wrapped = !Self.endIsFragile(source)
         do {
-            // Checked alone first, so that wrapping cannot change its meaning
-            // (ICU refuses an empty pattern alone; wrapped, it matches "").
-            if !source.isEmpty { _ = try NSRegularExpression(pattern: source) }
-            expression = try NSRegularExpression(pattern: "(?:" + source + ")\\z", options: o.caseInsensitive ? [.caseInsensitive] : [])
+            // Checked alone first (ICU refuses an empty pattern alone; wrapped, it matches "").
+            if !source.isEmpty || !wrapped { _ = try NSRegularExpression(pattern: source) }
+            expression = try NSRegularExpression(pattern: wrapped ? "(?:" + source + ")\\z" : source, options: o.caseInsensitive ? [.caseInsensitive] : [])
         } catch {
             throw .invalidRegularExpression(
                 pattern: pattern, reason: "ICU's syntax; a backslash in the pattern is written \\\\ inside the format's quotes")
         }
     }
 
+    /// A `\Q` (quoting runs to the end without `\E`) or a flag group turning
+    /// on comments (`(?x)`, `(?ix:`): text appended after it changes meaning.
+    static func endIsFragile(_ pattern: String) -> Bool {
+        if pattern.contains("\\Q") { return true }
+        var rest = pattern[...]
+        while let open = rest.range(of: "(?") {
+            let flags = rest[open.upperBound...].prefix { $0.isLetter || $0 == "-" }
+            if flags.prefix(while: { $0 != "-" }).contains("x") { return true }
+            rest = rest[open.upperBound...]
+        }
+        return false
+    }
+
     func matches(_ subject: String) -> Bool {
         let s = options.folds ? _Text.foldedString(subject, options) : subject
-        return expression.firstMatch(in: s, options: [.anchored], range: NSRange(location: 0, length: s.utf16.count)) != nil
+        let length = s.utf16.count
+        guard let match = expression.firstMatch(in: s, options: [.anchored], range: NSRange(location: 0, length: length)) else { return false }
+        return wrapped || match.range.length == length
     }
 }

@@ -93,15 +93,6 @@ enum _Text {
         }
     }
 
-    /// Whether a scalar continues the character before it (a combining mark).
-    static func continuesCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.properties.canonicalCombiningClass.rawValue != 0 { return true }
-        switch scalar.properties.generalCategory {
-        case .nonspacingMark, .enclosingMark, .spacingMark: return true
-        default: return scalar.properties.isGraphemeExtend
-        }
-    }
-
     /// Canonical ordering: each run of combining marks sorted, stably, by class.
     static func orderMarks(_ scalars: inout [Unicode.Scalar]) {
         var k = 0
@@ -123,30 +114,46 @@ enum _Text {
     // MARK: Searching
 
     /// Whether `needle` (folded) occurs in `haystack` (folded as it is read),
-    /// where: anywhere, at the start, or at the end. A match does not end
-    /// inside a character (before a combining mark) unless marks are stripped.
+    /// where: anywhere, at the start, at the end, or as the whole. A match
+    /// starts and ends between characters (grapheme clusters) of the folded
+    /// haystack: `'각' CONTAINS '가'` and `'é' CONTAINS 'e'` are false.
     static func find(_ needle: [UInt8], in haystack: String, _ o: _TextOptions, _ where_: Place) -> Bool {
         if needle.isEmpty { return true }
         // ASCII: fold while comparing, no copy.
         if let result = haystack.utf8.withContiguousStorageIfAvailable({ bytes -> Bool? in
             guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
-            return search(needle, in: bytes, o.caseInsensitive, where_, marksMatter: false)
+            return search(needle, in: bytes, o.caseInsensitive, where_, boundaries: nil)
         }), let result {
             return result
         }
-        let folded = fold(haystack, o)
-        return folded.withUnsafeBufferPointer { search(needle, in: $0, false, where_, marksMatter: !o.diacriticInsensitive) }
+        return find(needle, inFolded: fold(haystack, o), o, where_)
     }
 
     /// Whether `needle` occurs in an already folded haystack.
     static func find(_ needle: [UInt8], inFolded haystack: [UInt8], _ o: _TextOptions, _ where_: Place) -> Bool {
         if needle.isEmpty { return true }
-        return haystack.withUnsafeBufferPointer { search(needle, in: $0, false, where_, marksMatter: !o.diacriticInsensitive) }
+        let boundaries = characterBoundaries(haystack)
+        return haystack.withUnsafeBufferPointer { search(needle, in: $0, false, where_, boundaries: boundaries) }
     }
 
     enum Place { case anywhere, start, end, whole }
 
-    static func search(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, _ lowerHaystack: Bool, _ where_: Place, marksMatter: Bool) -> Bool {
+    /// For each UTF-8 offset of a folded string, whether a character starts
+    /// (or the string ends) there; nil when every byte is a boundary (ASCII
+    /// without CR LF).
+    static func characterBoundaries(_ folded: [UInt8]) -> [Bool]? {
+        if !folded.contains(where: { $0 >= 0x80 || $0 == 0x0D }) { return nil }
+        var boundaries = [Bool](repeating: false, count: folded.count + 1)
+        var offset = 0
+        boundaries[0] = true
+        for character in String(decoding: folded, as: UTF8.self) {
+            offset += character.utf8.count
+            if offset <= folded.count { boundaries[offset] = true }
+        }
+        return boundaries
+    }
+
+    static func search(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, _ lowerHaystack: Bool, _ where_: Place, boundaries: [Bool]?) -> Bool {
         let (n, m) = (bytes.count, needle.count)
         guard m <= n else { return false }
         func matches(at i: Int) -> Bool {
@@ -154,7 +161,10 @@ enum _Text {
                 let b = lowerHaystack ? lowerASCII(bytes[i + k]) : bytes[i + k]
                 if b != needle[k] { return false }
             }
-            if marksMatter, i + m < n, let next = scalar(in: bytes, at: i + m), continuesCharacter(next) { return false }
+            if let boundaries { return boundaries[i] && boundaries[i + m] }
+            // ASCII: CR LF is one character.
+            if i > 0 && bytes[i - 1] == 0x0D && bytes[i] == 0x0A { return false }
+            if i + m < n && bytes[i + m - 1] == 0x0D && bytes[i + m] == 0x0A { return false }
             return true
         }
         switch where_ {
@@ -173,14 +183,6 @@ enum _Text {
         }
     }
 
-    /// The scalar whose UTF-8 encoding starts at `i`.
-    static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Unicode.Scalar? {
-        var iterator = bytes[i...].makeIterator()
-        var decoder = UTF8()
-        if case .scalarValue(let s) = decoder.decode(&iterator) { return s }
-        return nil
-    }
-
     /// -1, 0 or 1: folded strings in the order of their scalars.
     static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
         for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
@@ -189,10 +191,12 @@ enum _Text {
 }
 
 /// A LIKE pattern: `*` any run of characters, `?` exactly one, every other
-/// character itself (a backslash makes `*`, `?` or `\` literal). Matching is
-/// over characters of the folded strings, in O(n·m) at worst.
+/// character itself (a backslash makes `*`, `?` or `\` literal). Characters
+/// compare one by one under the options (so `ß` matches `ß` or `ẞ` with `[c]`,
+/// never `ss`: a LIKE with options matches at least what it matches without).
+/// O(n·m) at worst.
 struct _LikePattern {
-    enum Piece: Equatable { case star, one, character(Character) }
+    enum Piece: Equatable { case star, one, character([UInt8]) }
     let pieces: [Piece]
     let options: _TextOptions
 
@@ -200,9 +204,9 @@ struct _LikePattern {
         self.options = options
         var pieces: [Piece] = []
         var escaped = false
-        for c in _Text.foldedString(pattern, options) {
+        for c in pattern {
             if escaped {
-                pieces.append(.character(c))
+                pieces.append(.character(_Text.fold(String(c), options)))
                 escaped = false
             } else if c == "\\" {
                 escaped = true
@@ -211,15 +215,15 @@ struct _LikePattern {
             } else if c == "?" {
                 pieces.append(.one)
             } else {
-                pieces.append(.character(c))
+                pieces.append(.character(_Text.fold(String(c), options)))
             }
         }
-        if escaped { pieces.append(.character("\\")) }
+        if escaped { pieces.append(.character(Array("\\".utf8))) }
         self.pieces = pieces
     }
 
     func matches(_ subject: String) -> Bool {
-        let text = Array(_Text.foldedString(subject, options))
+        let text = subject.map { _Text.fold(String($0), options) }
         var (s, p) = (0, 0)
         var star: (piece: Int, subject: Int)? = nil
         while s < text.count {
