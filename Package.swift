@@ -51,6 +51,11 @@ let package = Package(
             exclude: ["__Snapshots__"]
         ),
         .testTarget(
+            name: "HeadlessTableTests",
+            dependencies: ["HeadlessTable", "TableTestSupport", "TableSnapshotTesting"],
+            exclude: ["__Snapshots__"]
+        ),
+        .testTarget(
             name: "HeadlessTableCLITests",
             dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport"],
             exclude: ["__Snapshots__"]

@@ -61,6 +61,20 @@ public struct BatchMapping: Sendable {
         self.takenRows = _mergeSorted(insertedRows, movesByTo.map(\.to))
     }
 
+    // MARK: The changes, normalized
+
+    /// The rows that leave their place — deleted, or moved out — in coordinates
+    /// before the batch, sorted; rows of deleted and reloaded sections are not
+    /// among them.
+    public var leavingRows: [TablePath] { removedRows }
+    /// The places rows arrive at — inserted, or moved in — in coordinates after
+    /// the batch, sorted; rows of inserted and reloaded sections are not among them.
+    public var arrivingRows: [TablePath] { takenRows }
+    /// The row moves, sorted by source.
+    public var rowMoves: [Move<TablePath>] { movesByFrom }
+    /// The reloaded rows of sections that stay, in coordinates before the batch, sorted.
+    public var reloadedRowPaths: [TablePath] { reloadedRows }
+
     // MARK: Sections
 
     /// The index after the batch of the section at `section` before it, or nil

@@ -1,0 +1,159 @@
+import Foundation
+
+/// Registrations and reuse queues for a table's cells and its header and
+/// footer views; tables can share one (a search results table shares its
+/// table's).
+///
+/// Register a class (new views are made with `init(reuseIdentifier:)`) or a
+/// ``ViewTemplate`` (new views are decoded from the prototype's archive). A
+/// later registration replaces the earlier one, and drops the views queued
+/// under it; registering nil unregisters.
+///
+/// There is one last-in-first-out queue per identifier. A view dequeued from
+/// a queue gets `prepareForReuse()` first. The pool counts the views it made,
+/// reused, has handed out and holds in its queues.
+public final class ReusePool {
+    /// What the pool has done with one kind of view.
+    public struct Statistics: Hashable, Sendable, CustomStringConvertible {
+        /// Views made (from a class or a template).
+        public var created = 0
+        /// Views handed out again from a queue.
+        public var reused = 0
+        /// Views handed out and not yet given back.
+        public var inUse = 0
+        /// Views waiting in the queues.
+        public var queued = 0
+        /// The most views alive (in use and queued) at once.
+        public var maxLive = 0
+
+        /// Views alive now: in use and queued.
+        public var live: Int { inUse + queued }
+
+        public var description: String {
+            "\(created) created, \(reused) reused, \(inUse) in use, \(queued) queued (at most \(maxLive) alive)"
+        }
+    }
+
+    enum Registration {
+        case type(TableReusableView.Type)
+        case template(ViewTemplate, preferredHeight: Double?)
+    }
+
+    /// One kind of view: cells, or header and footer views.
+    final class Registry {
+        var registrations: [String: Registration] = [:]
+        var queues: [String: [TableReusableView]] = [:]
+        var handedOut = Set<ObjectIdentifier>()
+        var statistics = Statistics()
+
+        func register(_ registration: Registration?, for identifier: String) throws(TableViewError) {
+            guard !identifier.isEmpty else { throw .emptyReuseIdentifier }
+            if let dropped = queues.removeValue(forKey: identifier) { statistics.queued -= dropped.count }
+            registrations[identifier] = registration
+        }
+
+        func dequeue(_ identifier: String) -> TableReusableView? {
+            let view: TableReusableView
+            if var queue = queues[identifier], let last = queue.popLast() {
+                queues[identifier] = queue
+                statistics.queued -= 1
+                statistics.reused += 1
+                last.prepareForReuse()
+                view = last
+            } else {
+                switch registrations[identifier] {
+                case .type(let type)?:
+                    view = type.init(reuseIdentifier: identifier)
+                case .template(let template, _)?:
+                    // The archive decoded when it was registered, and decodes the same way now.
+                    guard let made = try? template.make(identifier) else { return nil }
+                    view = made
+                case nil:
+                    return nil
+                }
+                statistics.created += 1
+            }
+            handedOut.insert(ObjectIdentifier(view))
+            statistics.inUse += 1
+            statistics.maxLive = Swift.max(statistics.maxLive, statistics.live)
+            return view
+        }
+
+        func enqueue(_ view: TableReusableView) {
+            if handedOut.remove(ObjectIdentifier(view)) != nil { statistics.inUse -= 1 }
+            guard let identifier = view.reuseIdentifier, registrations[identifier] != nil else { return }
+            queues[identifier, default: []].append(view)
+            statistics.queued += 1
+        }
+    }
+
+    let cells = Registry()
+    let headerFooterViews = Registry()
+
+    public init() {}
+
+    // MARK: Cells
+
+    /// Registers a cell class: new cells are `cellClass.init(reuseIdentifier:)`.
+    /// Nil unregisters.
+    ///
+    /// - Throws: ``TableViewError/emptyReuseIdentifier``.
+    public func register(_ cellClass: TableViewCell.Type?, forCellReuseIdentifier identifier: String) throws(TableViewError) {
+        try cells.register(cellClass.map { .type($0) }, for: identifier)
+    }
+
+    /// Registers a cell template: new cells are decoded from its archive. Nil unregisters.
+    ///
+    /// - Throws: ``TableViewError/emptyReuseIdentifier``, or
+    ///   ``TableViewError/unreadableTemplate(_:)`` when the template does not make cells.
+    public func register(_ template: ViewTemplate?, forCellReuseIdentifier identifier: String) throws(TableViewError) {
+        guard let template else { return try cells.register(nil, for: identifier) }
+        guard template.viewType is TableViewCell.Type, let prototype = template.prototype as? TableViewCell else {
+            throw .unreadableTemplate("\(template.viewType) is not a TableViewCell")
+        }
+        try cells.register(.template(template, preferredHeight: prototype.preferredHeight), for: identifier)
+    }
+
+    /// A queued cell (after `prepareForReuse()`), else a new one from the
+    /// registration, else nil when nothing is registered.
+    public func dequeueReusableCell(withIdentifier identifier: String) -> TableViewCell? {
+        cells.dequeue(identifier) as? TableViewCell
+    }
+
+    /// Whether something is registered for cells with this identifier.
+    public func isRegistered(cellReuseIdentifier identifier: String) -> Bool { cells.registrations[identifier] != nil }
+
+    /// The height a template's prototype prefers, for cells with this identifier.
+    public func preferredHeight(forCellReuseIdentifier identifier: String) -> Double? {
+        if case .template(_, let height)? = cells.registrations[identifier] { return height }
+        return nil
+    }
+
+    /// Gives a cell back for reuse (a table does this as rows leave its window).
+    public func enqueue(_ cell: TableViewCell) { cells.enqueue(cell) }
+
+    public var cellStatistics: Statistics { cells.statistics }
+
+    // MARK: Header and footer views
+
+    public func register(_ viewClass: TableHeaderFooterView.Type?, forHeaderFooterViewReuseIdentifier identifier: String) throws(TableViewError) {
+        try headerFooterViews.register(viewClass.map { .type($0) }, for: identifier)
+    }
+
+    public func register(_ template: ViewTemplate?, forHeaderFooterViewReuseIdentifier identifier: String) throws(TableViewError) {
+        guard let template else { return try headerFooterViews.register(nil, for: identifier) }
+        guard template.viewType is TableHeaderFooterView.Type else {
+            throw .unreadableTemplate("\(template.viewType) is not a TableHeaderFooterView")
+        }
+        try headerFooterViews.register(.template(template, preferredHeight: nil), for: identifier)
+    }
+
+    /// A queued view, else a new one from the registration, else nil.
+    public func dequeueReusableHeaderFooterView(withIdentifier identifier: String) -> TableHeaderFooterView? {
+        headerFooterViews.dequeue(identifier) as? TableHeaderFooterView
+    }
+
+    public func enqueue(_ view: TableHeaderFooterView) { headerFooterViews.enqueue(view) }
+
+    public var headerFooterStatistics: Statistics { headerFooterViews.statistics }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// A view a table reuses: a cell, or a section header or footer view.
+///
+/// Its reuse identifier is fixed when it is made. When the table takes it from
+/// the reuse queue, it gets ``prepareForReuse()`` first; whoever dequeues it then
+/// sets all its content.
+///
+/// Reusable views are `Codable`, so that a prototype can be archived once and
+/// every new view decoded from the archive (``ViewTemplate``), as nib and
+/// storyboard prototypes are. A subclass with content of its own overrides
+/// `init(from:)` and `encode(to:)`, as a UIKit cell overrides `init(coder:)`.
+open class TableReusableView: Codable {
+    /// The identifier the view is registered and dequeued under.
+    public let reuseIdentifier: String?
+
+    public required init(reuseIdentifier: String?) {
+        self.reuseIdentifier = reuseIdentifier
+    }
+
+    /// Called just before the view is handed out again from the reuse queue.
+    /// Reset state that does not belong to the next row here; the data source
+    /// sets the content.
+    open func prepareForReuse() {}
+
+    enum CodingKeys: String, CodingKey { case reuseIdentifier }
+
+    /// Decodes a view. Its reuse identifier is the one it is registered under
+    /// (given by the pool), or the archived one.
+    public required init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let archived = try container.decodeIfPresent(String.self, forKey: .reuseIdentifier)
+        reuseIdentifier = decoder.userInfo[.reuseIdentifier] as? String ?? archived
+    }
+
+    open func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(reuseIdentifier, forKey: .reuseIdentifier)
+    }
+}
+
+extension CodingUserInfoKey {
+    /// The reuse identifier a decoded view takes.
+    // (The initializer is failable in name only: any raw value is accepted.)
+    public static let reuseIdentifier = CodingUserInfoKey(rawValue: "HeadlessTable.reuseIdentifier")!
+}
+
+/// What a cell shows at its trailing edge.
+public enum CellAccessory: String, Codable, Hashable, Sendable, CaseIterable {
+    case none, disclosureIndicator, detailDisclosureButton, checkmark, detailButton
+}
+
+/// A table's cell: a text, a detail text and an accessory, plus whatever a
+/// subclass adds; the table sets its selection and editing state.
+///
+/// ```swift
+/// final class EntryCell: TableViewCell {
+///     var date = ""
+///     override func prepareForReuse() { super.prepareForReuse(); date = "" }
+/// }
+/// ```
+open class TableViewCell: TableReusableView {
+    open var text: String?
+    open var detailText: String?
+    open var accessory: CellAccessory = .none
+    /// The height the cell wants when the table's row height is
+    /// ``TableView/automaticDimension``; nil for the table's estimate.
+    open var preferredHeight: Double?
+
+    /// Whether the row the cell shows is selected (set by the table).
+    public internal(set) var isSelected = false
+    /// Whether the table is in editing mode (set by the table).
+    public internal(set) var isEditing = false
+
+    public required init(reuseIdentifier: String?) {
+        super.init(reuseIdentifier: reuseIdentifier)
+    }
+
+    /// Clears the selection and editing state; the content stays until the data
+    /// source sets it.
+    open override func prepareForReuse() {
+        super.prepareForReuse()
+        isSelected = false
+        isEditing = false
+    }
+
+    enum CellKeys: String, CodingKey { case text, detailText, accessory, preferredHeight }
+
+    public required init(from decoder: any Decoder) throws {
+        try super.init(from: decoder)
+        let container = try decoder.container(keyedBy: CellKeys.self)
+        text = try container.decodeIfPresent(String.self, forKey: .text)
+        detailText = try container.decodeIfPresent(String.self, forKey: .detailText)
+        accessory = try container.decodeIfPresent(CellAccessory.self, forKey: .accessory) ?? .none
+        preferredHeight = try container.decodeIfPresent(Double.self, forKey: .preferredHeight)
+    }
+
+    open override func encode(to encoder: any Encoder) throws {
+        try super.encode(to: encoder)
+        var container = encoder.container(keyedBy: CellKeys.self)
+        try container.encodeIfPresent(text, forKey: .text)
+        try container.encodeIfPresent(detailText, forKey: .detailText)
+        if accessory != .none { try container.encode(accessory, forKey: .accessory) }
+        try container.encodeIfPresent(preferredHeight, forKey: .preferredHeight)
+    }
+}
+
+/// A section's header or footer view: a text, plus whatever a subclass adds.
+open class TableHeaderFooterView: TableReusableView {
+    open var text: String?
+
+    public required init(reuseIdentifier: String?) {
+        super.init(reuseIdentifier: reuseIdentifier)
+    }
+
+    enum ViewKeys: String, CodingKey { case text }
+
+    public required init(from decoder: any Decoder) throws {
+        try super.init(from: decoder)
+        text = try decoder.container(keyedBy: ViewKeys.self).decodeIfPresent(String.self, forKey: .text)
+    }
+
+    open override func encode(to encoder: any Encoder) throws {
+        try super.encode(to: encoder)
+        var container = encoder.container(keyedBy: ViewKeys.self)
+        try container.encodeIfPresent(text, forKey: .text)
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+extension TableView {
+    // MARK: Batches
+
+    /// Starts a batch: changes are collected until the matching ``endUpdates()``.
+    /// Batches nest; only the outermost one is applied.
+    public func beginUpdates() { updateDepth += 1 }
+
+    /// Ends a batch; the outermost one is checked and applied (see
+    /// ``performBatchUpdates(_:)``). An `endUpdates` without a `beginUpdates`
+    /// does nothing.
+    public func endUpdates() throws {
+        guard updateDepth > 0 else { return }
+        updateDepth -= 1
+        if updateDepth == 0 { try commitPendingUpdate() }
+    }
+
+    /// Runs `updates`, collecting the row and section changes it makes, then
+    /// checks the batch the way UIKit does and applies it.
+    ///
+    /// Deletes and reloads name rows before the batch, inserts after it; a move
+    /// names its source before and its destination after. At the end the table
+    /// asks the data source for its counts; if they do not add up — or a change
+    /// names a row that does not exist, or two changes collide — it throws
+    /// ``TableViewError/inconsistentUpdate(_:)`` with UIKit's message, and the
+    /// table stays as it was. Otherwise rows move with their cells (a move does
+    /// not refresh content), reloaded and inserted rows in the window get new
+    /// cells, and selection follows the rows (a reloaded row loses it).
+    ///
+    /// If `updates` throws, the batch is dropped and the error rethrown.
+    ///
+    /// - Complexity: O(*k* log *n* + *s* + *w* log *n*) for *k* changes, *s*
+    ///   sections and a window of *w* rows.
+    public func performBatchUpdates(_ updates: () throws -> Void) throws {
+        beginUpdates()
+        do {
+            try updates()
+        } catch {
+            updateDepth -= 1
+            if updateDepth == 0 {
+                pendingUpdate = BatchUpdate()
+                pendingReconfigure = []
+            }
+            throw error
+        }
+        try endUpdates()
+    }
+
+    public func insertRows(at paths: [TablePath]) throws { try record { $0.insertRows(at: paths) } }
+    public func deleteRows(at paths: [TablePath]) throws { try record { $0.deleteRows(at: paths) } }
+    public func reloadRows(at paths: [TablePath]) throws { try record { $0.reloadRows(at: paths) } }
+    public func moveRow(at path: TablePath, to newPath: TablePath) throws { try record { $0.moveRow(at: path, to: newPath) } }
+    public func insertSections(_ sections: [Int]) throws { try record { $0.insertSections(sections) } }
+    public func deleteSections(_ sections: [Int]) throws { try record { $0.deleteSections(sections) } }
+    public func reloadSections(_ sections: [Int]) throws { try record { $0.reloadSections(sections) } }
+    public func moveSection(_ section: Int, toSection newSection: Int) throws { try record { $0.moveSection(section, toSection: newSection) } }
+
+    /// Refreshes the content of rows in place: the data source is asked for
+    /// their cells, and its dequeue hands back each row's own cell (no
+    /// `prepareForReuse()`). Inside a batch, paths are before the batch.
+    public func reconfigureRows(at paths: [TablePath]) throws {
+        if updateDepth > 0 {
+            pendingReconfigure += paths
+        } else {
+            try reconfigure(paths)
+        }
+    }
+
+    /// Applies a changeset's stages, one batch each; `updateData` makes the data
+    /// source report the stage's sections before its batch is checked.
+    ///
+    /// ```swift
+    /// try table.apply(changeset) { stage in diary.sections = stage.sections }
+    /// ```
+    ///
+    /// A stage that does not add up throws; the stages before it stay applied.
+    public func apply<Row>(_ changeset: TableChangeset<Row>, _ updateData: (TableChangeset<Row>.Stage) throws -> Void) throws {
+        for stage in changeset.stages {
+            try performBatchUpdates {
+                try updateData(stage)
+                pendingUpdate.merge(stage.update)
+            }
+        }
+    }
+
+    /// Records a change: applied at once outside a batch.
+    func record(_ change: (inout BatchUpdate) -> Void) throws {
+        change(&pendingUpdate)
+        if updateDepth == 0 { try commitPendingUpdate() }
+    }
+
+    func commitPendingUpdate() throws {
+        let update = pendingUpdate, reconfigure = pendingReconfigure
+        pendingUpdate = BatchUpdate()
+        pendingReconfigure = []
+        guard let dataSource else { throw TableViewError.noDataSource }
+        let counts = try Self.counts(of: dataSource, in: self)
+        let mapping: BatchMapping
+        do throws(BatchUpdateError) {
+            mapping = try update.validate(rowCountsBefore: rowCounts, rowCountsAfter: counts)
+        } catch {
+            throw TableViewError.inconsistentUpdate(error)
+        }
+        layout = updatedLayout(mapping, counts: counts)
+        rowCounts = counts
+        indexTitles = dataSource.sectionIndexTitles(for: self)
+
+        // Cells follow their rows; deleted and reloaded rows give theirs back
+        // (after the new cells are made: a reloaded row gets another cell).
+        var leaving: [(TablePath, TableViewCell)] = []
+        var followed: [TablePath: TableViewCell] = [:]
+        for path in windowRows {
+            guard let cell = cells[path] else { continue }
+            if !mapping.isRowReloaded(old: path), let new = mapping.newIndexPath(forOld: path) {
+                followed[new] = cell
+            } else {
+                leaving.append((path, cell))
+            }
+        }
+        cells = followed
+        windowRows = followed.keys.sorted()
+        for view in headerViews.values { reusePool.enqueue(view) }
+        for view in footerViews.values { reusePool.enqueue(view) }
+        headerViews = [:]
+        footerViews = [:]
+        selected = Set(selected.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
+        contentOffset = clampedOffset(contentOffset)
+        try fillWindow(leaving: leaving)
+        try self.reconfigure(reconfigure.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
+    }
+
+    /// The layout after a checked batch: rows leave and arrive where the batch
+    /// says, moved rows keep their heights, new sections and rows start at
+    /// their initial heights, reloaded rows go back to theirs.
+    ///
+    /// - Complexity: O(*k* log *n* + *s*).
+    func updatedLayout(_ mapping: BatchMapping, counts: [Int]) -> _TableLayout {
+        var old = layout.sections
+        let sources = Set(mapping.rowMoves.map(\.from))
+        var movedHeights: [TablePath: Double] = [:]
+        for path in mapping.leavingRows.reversed() {
+            let height = old[path.section].rows.remove(at: path.row)
+            if sources.contains(path) { movedHeights[path] = height }
+        }
+        var new: [_TableLayout.Section] = []
+        new.reserveCapacity(counts.count)
+        for t in counts.indices {
+            if let s = mapping.oldSection(forNew: t), !mapping.isSectionReloaded(old: s) {
+                var section = old[s]
+                section.header = headerHeight(t)
+                section.footer = footerHeight(t)
+                new.append(section)
+            } else {
+                new.append(_TableLayout.Section(header: headerHeight(t), rows: initialHeights(section: t, count: counts[t]), footer: footerHeight(t)))
+            }
+        }
+        let sourceOf = Dictionary(mapping.rowMoves.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a })
+        for path in mapping.arrivingRows {
+            new[path.section].rows.insert(sourceOf[path].flatMap { movedHeights[$0] } ?? initialHeight(path), at: path.row)
+        }
+        for path in mapping.reloadedRowPaths {
+            if let q = mapping.newIndexPath(forOld: path) { new[q.section].rows.setHeight(initialHeight(q), at: q.row) }
+        }
+        // (A checked batch always lands on the new counts.)
+        for t in counts.indices where new[t].rows.count != counts[t] {
+            new[t].rows = initialHeights(section: t, count: counts[t])
+        }
+        return _TableLayout(new)
+    }
+
+    /// Refreshes the cells of these rows that are in the window, in place.
+    func reconfigure(_ paths: [TablePath]) throws {
+        var moved = false
+        for path in Set(paths).sorted() {
+            guard let existing = cells[path] else { continue }
+            let cell = try makeCell(path, reconfiguring: existing)
+            if cell !== existing {
+                cells[path] = cell
+                cell.isSelected = selected.contains(path)
+                cell.isEditing = isEditing
+                delegate?.tableView(self, willDisplay: cell, forRowAt: path)
+                leave(existing, at: path)
+            }
+            let height = measuredHeight(of: cell, at: path)
+            if height != layout.span(ofRow: path).height {
+                layout.setHeight(height, ofRow: path)
+                moved = true
+            }
+        }
+        if moved {
+            contentOffset = clampedOffset(contentOffset)
+            try fillWindow(leaving: [])
+        }
+    }
+}

@@ -1,0 +1,451 @@
+import Foundation
+
+/// A table without a screen: the part of `UITableView` that decides which rows
+/// exist, where they are, which cells show them, and whether a batch update adds
+/// up.
+///
+/// ```swift
+/// let table = TableView(viewportHeight: 600)
+/// try table.register(EntryCell.self, forCellReuseIdentifier: "entry")
+/// table.dataSource = diary
+/// try table.reloadData()
+/// try table.setContentOffset(1_000)            // scrolls: cells for the new rows only
+/// try table.performBatchUpdates {
+///     diary.entries.insert(entry, at: 0)
+///     try table.insertRows(at: [TablePath(row: 0, section: 0)])
+/// }                                            // checked like UIKit; throws UIKit's message
+/// ```
+///
+/// The table asks its ``dataSource`` for counts when it reloads and at the end
+/// of every batch update, and for cells only for the rows in its window — the
+/// rows meeting `[contentOffset, contentOffset + viewportHeight)`. Rows leaving
+/// the window give their cells back to the ``reusePool``; rows entering it get
+/// cells from the data source, which dequeues them. A row's cell is made before
+/// the cells of the rows that left are queued, so the cells alive never exceed
+/// the old window and the new one together (one row more than the window when
+/// scrolling by less than a row).
+///
+/// Layout is a Fenwick tree over sections and chunked ones over rows: the row
+/// at an offset, a row's place, and a row's height changing cost O(log *n*); a
+/// batch update changes only the rows it names (plus O(sections)). Heights are
+/// fixed (``rowHeight``), given per row by the delegate, or — with
+/// ``automaticDimension`` — estimated until the row is shown and then measured
+/// (the cell's ``TableViewCell/preferredHeight``, or its template's).
+///
+/// The table, its cells and its pool belong to one isolation domain (they are
+/// not `Sendable`); errors are ``TableViewError``s, or what the data source throws.
+public final class TableView {
+    /// A row height: measured from each cell as it is shown.
+    public static let automaticDimension: Double = -1
+
+    public enum EditingStyle: Hashable, Sendable { case none, delete, insert }
+    /// Where ``scrollToRow(at:at:)`` puts the row: at the window's top, middle
+    /// or bottom, or just into view.
+    public enum ScrollPosition: Hashable, Sendable { case none, top, middle, bottom }
+
+    public weak var dataSource: (any TableViewDataSource)?
+    public weak var delegate: (any TableViewDelegate)?
+    /// The registrations and reuse queues (shared with a search results table).
+    public let reusePool: ReusePool
+
+    /// The height of every row, or ``automaticDimension``.
+    public var rowHeight: Double = 44
+    /// Rows' height until they are measured, with ``automaticDimension``.
+    public var estimatedRowHeight: Double = 44
+    /// Header and footer heights for sections with a title.
+    public var sectionHeaderHeight: Double = 28
+    public var sectionFooterHeight: Double = 28
+    public var allowsSelection = true
+    public var allowsMultipleSelection = false
+
+    /// The height of the window onto the content.
+    public internal(set) var viewportHeight: Double
+    /// The distance from the content's top to the window's top.
+    public internal(set) var contentOffset: Double = 0
+    /// Whether rows show their editing controls.
+    public internal(set) var isEditing = false
+
+    // The table as it shows it.
+    var rowCounts: [Int] = []
+    var layout = _TableLayout()
+    var cells: [TablePath: TableViewCell] = [:]
+    /// The window's rows, in order: those with a cell in `cells`.
+    var windowRows: [TablePath] = []
+    var headerViews: [Int: TableHeaderFooterView] = [:]
+    var footerViews: [Int: TableHeaderFooterView] = [:]
+    var selected = Set<TablePath>()
+    var indexTitles: [String]?
+
+    // A batch being collected.
+    var updateDepth = 0
+    var pendingUpdate = BatchUpdate()
+    var pendingReconfigure: [TablePath] = []
+
+    // The cell being made: the row, whether it was dequeued for, and the cell a
+    // reconfigure hands back.
+    var making: TablePath?
+    var dequeuedForMaking = false
+    var reconfiguredCell: TableViewCell?
+
+    /// A table with a window `viewportHeight` high, and its own reuse pool or a shared one.
+    public init(viewportHeight: Double = 480, reusePool: ReusePool = ReusePool()) {
+        self.viewportHeight = Self.sanitized(viewportHeight)
+        self.reusePool = reusePool
+    }
+
+    /// A height as the layout takes it: finite and not negative.
+    static func sanitized(_ height: Double) -> Double { height.isFinite && height > 0 ? height : 0 }
+
+    // MARK: Registering and dequeuing
+
+    /// Registers a cell class for an identifier (nil unregisters).
+    public func register(_ cellClass: TableViewCell.Type?, forCellReuseIdentifier identifier: String) throws(TableViewError) {
+        try reusePool.register(cellClass, forCellReuseIdentifier: identifier)
+    }
+
+    /// Registers a cell template — a prototype archived once (nil unregisters).
+    public func register(_ template: ViewTemplate?, forCellReuseIdentifier identifier: String) throws(TableViewError) {
+        try reusePool.register(template, forCellReuseIdentifier: identifier)
+    }
+
+    public func register(_ viewClass: TableHeaderFooterView.Type?, forHeaderFooterViewReuseIdentifier identifier: String) throws(TableViewError) {
+        try reusePool.register(viewClass, forHeaderFooterViewReuseIdentifier: identifier)
+    }
+
+    /// A queued cell (after `prepareForReuse()`), else a new one from the
+    /// registration, else nil when nothing is registered.
+    public func dequeueReusableCell(withIdentifier identifier: String) -> TableViewCell? {
+        reusePool.dequeueReusableCell(withIdentifier: identifier)
+    }
+
+    /// A cell for the row being made: a queued one, else a new one.
+    ///
+    /// - Throws: ``TableViewError/unregisteredIdentifier(_:)`` when nothing is
+    ///   registered; ``TableViewError/multipleDequeues(_:)`` on a second dequeue
+    ///   for the same row while it is being made.
+    public func dequeueReusableCell(withIdentifier identifier: String, for indexPath: TablePath) throws(TableViewError) -> TableViewCell {
+        if making == indexPath {
+            if dequeuedForMaking { throw .multipleDequeues(indexPath) }
+            dequeuedForMaking = true
+            // A reconfigure hands back the row's own cell, as it is.
+            if let cell = reconfiguredCell, cell.reuseIdentifier == identifier {
+                reconfiguredCell = nil
+                return cell
+            }
+        }
+        guard let cell = reusePool.dequeueReusableCell(withIdentifier: identifier) else { throw .unregisteredIdentifier(identifier) }
+        return cell
+    }
+
+    public func dequeueReusableHeaderFooterView(withIdentifier identifier: String) -> TableHeaderFooterView? {
+        reusePool.dequeueReusableHeaderFooterView(withIdentifier: identifier)
+    }
+
+    // MARK: Loading
+
+    /// Asks the data source for everything again: counts, heights, titles, and
+    /// the cells of the window (the window's cells are reused). Clears the
+    /// selection; keeps the offset where the content allows.
+    public func reloadData() throws {
+        guard let dataSource else { throw TableViewError.noDataSource }
+        let counts = try Self.counts(of: dataSource, in: self)
+        rowCounts = counts
+        layout = _TableLayout(counts.indices.map { s in
+            _TableLayout.Section(header: headerHeight(s), rows: initialHeights(section: s, count: counts[s]), footer: footerHeight(s))
+        })
+        indexTitles = dataSource.sectionIndexTitles(for: self)
+        selected.removeAll()
+        // Every cell goes back to the queue before the window is filled again.
+        for path in windowRows {
+            if let cell = cells.removeValue(forKey: path) { leave(cell, at: path) }
+        }
+        windowRows = []
+        for (s, view) in headerViews { reusePool.enqueue(view); headerViews[s] = nil }
+        for (s, view) in footerViews { reusePool.enqueue(view); footerViews[s] = nil }
+        contentOffset = clampedOffset(contentOffset)
+        try fillWindow(leaving: [])
+    }
+
+    /// The data source's counts, checked.
+    static func counts(of dataSource: any TableViewDataSource, in table: TableView) throws(TableViewError) -> [Int] {
+        let sections = dataSource.numberOfSections(in: table)
+        guard sections >= 0 else { throw .negativeCount(section: nil, count: sections) }
+        return try (0..<sections).map { s throws(TableViewError) in
+            let rows = dataSource.tableView(table, numberOfRowsInSection: s)
+            guard rows >= 0 else { throw .negativeCount(section: s, count: rows) }
+            return rows
+        }
+    }
+
+    // MARK: Heights
+
+    var estimate: Double { estimatedRowHeight > 0 ? Self.sanitized(estimatedRowHeight) : 44 }
+
+    func headerHeight(_ s: Int) -> Double {
+        if let h = delegate?.tableView(self, heightForHeaderInSection: s) { return Self.sanitized(h) }
+        return dataSource?.tableView(self, titleForHeaderInSection: s) != nil ? Self.sanitized(sectionHeaderHeight) : 0
+    }
+
+    func footerHeight(_ s: Int) -> Double {
+        if let h = delegate?.tableView(self, heightForFooterInSection: s) { return Self.sanitized(h) }
+        return dataSource?.tableView(self, titleForFooterInSection: s) != nil ? Self.sanitized(sectionFooterHeight) : 0
+    }
+
+    /// A row's height before it is shown: the delegate's, else the fixed
+    /// height, else the estimate.
+    func initialHeight(_ path: TablePath) -> Double {
+        if let h = delegate?.tableView(self, heightForRowAt: path) { return Self.sanitized(h) }
+        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
+        if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) { return Self.sanitized(h) }
+        return estimate
+    }
+
+    /// A section's row heights: one height for all when neither the delegate's
+    /// heights nor its estimates are per row (no per-row memory).
+    func initialHeights(section s: Int, count: Int) -> _HeightList {
+        guard count > 0 else { return _HeightList(count: 0, height: 0) }
+        let first = TablePath(row: 0, section: s)
+        let perRow = delegate?.tableView(self, heightForRowAt: first) != nil
+            || (rowHeight == Self.automaticDimension && delegate?.tableView(self, estimatedHeightForRowAt: first) != nil)
+        if perRow { return _HeightList(heights: (0..<count).map { initialHeight(TablePath(row: $0, section: s)) }) }
+        return _HeightList(count: count, height: rowHeight == Self.automaticDimension ? estimate : Self.sanitized(rowHeight))
+    }
+
+    /// A shown row's height: the delegate's, else the fixed height, else the cell's measure.
+    func measuredHeight(of cell: TableViewCell, at path: TablePath) -> Double {
+        if let h = delegate?.tableView(self, heightForRowAt: path) { return Self.sanitized(h) }
+        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
+        if let h = cell.preferredHeight ?? cell.reuseIdentifier.flatMap(reusePool.preferredHeight(forCellReuseIdentifier:)) {
+            return Self.sanitized(h)
+        }
+        return initialHeight(path)
+    }
+
+    // MARK: The window
+
+    /// Sets the viewport's height; the window changes with it.
+    public func setViewportHeight(_ height: Double) throws {
+        let old = viewportHeight
+        viewportHeight = Self.sanitized(height)
+        do {
+            contentOffset = clampedOffset(contentOffset)
+            try fillWindow(leaving: [])
+        } catch {
+            viewportHeight = old
+            throw error
+        }
+    }
+
+    /// Scrolls: the window's top moves to `offset` (kept within the content).
+    /// Rows leaving the window give back their cells; rows entering it get
+    /// cells. If the data source fails to make a cell, nothing moves.
+    ///
+    /// - Complexity: O(*w* log *n*) for a window of *w* rows.
+    public func setContentOffset(_ offset: Double) throws {
+        let old = contentOffset
+        contentOffset = clampedOffset(offset.isFinite ? offset : 0)
+        do {
+            try fillWindow(leaving: [])
+        } catch {
+            contentOffset = old
+            throw error
+        }
+    }
+
+    func clampedOffset(_ offset: Double) -> Double {
+        Swift.max(0, Swift.min(offset, layout.contentHeight - viewportHeight))
+    }
+
+    /// Scrolls so that a row shows where asked.
+    ///
+    /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``
+    ///   for a row that does not exist.
+    public func scrollToRow(at path: TablePath, at position: ScrollPosition) throws {
+        try check(path)
+        let row = layout.span(ofRow: path)
+        let target: Double
+        switch position {
+        case .top: target = row.y
+        case .middle: target = row.y + row.height / 2 - viewportHeight / 2
+        case .bottom: target = row.y + row.height - viewportHeight
+        case .none:
+            if row.y < contentOffset { target = row.y }
+            else if row.y + row.height > contentOffset + viewportHeight { target = row.y + row.height - viewportHeight }
+            else { return }
+        }
+        try setContentOffset(target)
+    }
+
+    /// Makes the window show the rows at the current offset: makes the cells of
+    /// rows entering it (all of them first, so that a failure changes nothing),
+    /// then gives back the cells of the rows that left — and `leaving`, cells
+    /// of rows an update removed. Measured heights can move rows; the window is
+    /// then filled again (a few rounds at most).
+    func fillWindow(leaving: [(TablePath, TableViewCell)]) throws {
+        var leaving = leaving
+        for _ in 0..<8 {
+            let wanted = layout.rows(from: contentOffset, to: contentOffset + viewportHeight)
+            var made: [(TablePath, TableViewCell)] = []
+            do {
+                for path in wanted where cells[path] == nil { made.append((path, try makeCell(path))) }
+            } catch {
+                for (_, cell) in made { reusePool.enqueue(cell) }
+                for (path, cell) in leaving { leave(cell, at: path) }
+                throw error
+            }
+            let wantedSet = Set(wanted)
+            for path in windowRows where !wantedSet.contains(path) {
+                if let cell = cells.removeValue(forKey: path) { leaving.append((path, cell)) }
+            }
+            var moved = false
+            for (path, cell) in made {
+                cells[path] = cell
+                cell.isSelected = selected.contains(path)
+                cell.isEditing = isEditing
+                delegate?.tableView(self, willDisplay: cell, forRowAt: path)
+                let height = measuredHeight(of: cell, at: path)
+                if height != layout.span(ofRow: path).height {
+                    layout.setHeight(height, ofRow: path)
+                    moved = true
+                }
+            }
+            windowRows = wanted
+            for (path, cell) in leaving { leave(cell, at: path) }
+            leaving = []
+            if !moved { break }
+            contentOffset = clampedOffset(contentOffset)
+        }
+        // Keep only cells of the window (a last measuring round can leave strays).
+        let window = Set(windowRows)
+        for path in Array(cells.keys) where !window.contains(path) {
+            if let cell = cells.removeValue(forKey: path) { leave(cell, at: path) }
+        }
+        windowRows = windowRows.filter { cells[$0] != nil }
+        refreshHeaderAndFooterViews()
+    }
+
+    /// Asks the data source for a row's cell.
+    func makeCell(_ path: TablePath, reconfiguring existing: TableViewCell? = nil) throws -> TableViewCell {
+        guard let dataSource else { throw TableViewError.noDataSource }
+        making = path
+        dequeuedForMaking = false
+        reconfiguredCell = existing
+        defer {
+            making = nil
+            reconfiguredCell = nil
+        }
+        guard let cell = try dataSource.tableView(self, cellForRowAt: path) else { throw TableViewError.noCell(path) }
+        return cell
+    }
+
+    /// A cell leaves the window: the delegate is told, and the cell is queued.
+    func leave(_ cell: TableViewCell, at path: TablePath) {
+        delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path)
+        reusePool.enqueue(cell)
+    }
+
+    /// Header and footer views for the sections in the window, from the delegate.
+    func refreshHeaderAndFooterViews() {
+        let sections = layout.sections(from: contentOffset, to: contentOffset + viewportHeight)
+        for (s, view) in headerViews where !sections.contains(s) { reusePool.enqueue(view); headerViews[s] = nil }
+        for (s, view) in footerViews where !sections.contains(s) { reusePool.enqueue(view); footerViews[s] = nil }
+        guard let delegate else { return }
+        for s in sections {
+            if headerViews[s] == nil, layout.sections[s].header > 0 { headerViews[s] = delegate.tableView(self, viewForHeaderInSection: s) }
+            if footerViews[s] == nil, layout.sections[s].footer > 0 { footerViews[s] = delegate.tableView(self, viewForFooterInSection: s) }
+        }
+    }
+
+    // MARK: Questions
+
+    public var numberOfSections: Int { rowCounts.count }
+
+    /// The rows of a section as the table shows them (0 for a section that does not exist).
+    public func numberOfRows(inSection section: Int) -> Int {
+        rowCounts.indices.contains(section) ? rowCounts[section] : 0
+    }
+
+    /// The height of everything: headers, rows and footers.
+    public var contentHeight: Double { layout.contentHeight }
+
+    /// A span of the content: its top and its height.
+    public struct Span: Hashable, Sendable, CustomStringConvertible {
+        public var y: Double
+        public var height: Double
+        public init(y: Double, height: Double) {
+            self.y = y
+            self.height = height
+        }
+        public var maxY: Double { y + height }
+        public var description: String { "y \(y), height \(height)" }
+    }
+
+    /// A section's span — header, rows and footer; nil for a section that does not exist.
+    public func rect(forSection section: Int) -> Span? {
+        guard rowCounts.indices.contains(section) else { return nil }
+        let span = layout.span(ofSection: section)
+        return Span(y: span.y, height: span.height)
+    }
+
+    public func rectForHeader(inSection section: Int) -> Span? {
+        guard rowCounts.indices.contains(section) else { return nil }
+        let span = layout.span(ofHeader: section)
+        return Span(y: span.y, height: span.height)
+    }
+
+    public func rectForFooter(inSection section: Int) -> Span? {
+        guard rowCounts.indices.contains(section) else { return nil }
+        let span = layout.span(ofFooter: section)
+        return Span(y: span.y, height: span.height)
+    }
+
+    /// A row's span; nil for a row that does not exist.
+    ///
+    /// - Complexity: O(log *n*).
+    public func rectForRow(at path: TablePath) -> Span? {
+        guard isValid(path) else { return nil }
+        let span = layout.span(ofRow: path)
+        return Span(y: span.y, height: span.height)
+    }
+
+    /// The row at a distance from the content's top; nil in a header, a footer,
+    /// or outside the content.
+    ///
+    /// - Complexity: O(log *n*).
+    public func indexPathForRow(at y: Double) -> TablePath? { layout.row(at: y) }
+
+    /// The rows in the window, in order.
+    public var indexPathsForVisibleRows: [TablePath] { windowRows }
+
+    /// The cells of the rows in the window, in order.
+    public var visibleCells: [TableViewCell] { windowRows.compactMap { cells[$0] } }
+
+    /// The cell showing a row; nil when the row is not in the window.
+    public func cellForRow(at path: TablePath) -> TableViewCell? { cells[path] }
+
+    /// A visible section's header or footer view (from the delegate), if any.
+    public func headerView(forSection section: Int) -> TableHeaderFooterView? { headerViews[section] }
+    public func footerView(forSection section: Int) -> TableHeaderFooterView? { footerViews[section] }
+
+    /// The section index, as the data source gave it at the last reload.
+    public var sectionIndexTitles: [String]? { indexTitles }
+
+    /// The user taps an index title: the table scrolls to the section the data
+    /// source names for it.
+    public func tapSectionIndexTitle(at index: Int) throws {
+        guard let dataSource, let titles = indexTitles, titles.indices.contains(index) else { return }
+        let section = dataSource.tableView(self, sectionForSectionIndexTitle: titles[index], at: index)
+        guard rowCounts.indices.contains(section) else { return }
+        try setContentOffset(layout.top(ofSection: section))
+    }
+
+    func isValid(_ path: TablePath) -> Bool {
+        rowCounts.indices.contains(path.section) && path.row >= 0 && path.row < rowCounts[path.section]
+    }
+
+    func check(_ path: TablePath) throws(TableViewError) {
+        guard isValid(path) else {
+            throw .invalidIndexPath(path, sectionCount: rowCounts.count, rowCount: rowCounts.indices.contains(path.section) ? rowCounts[path.section] : nil)
+        }
+    }
+}
