@@ -216,3 +216,61 @@ import TableTestSupport
         #expect(throws: TableViewError.self) { try table.tapRow(at: TablePath(row: 9, section: 0)) }
     }
 }
+
+/// Editing: swipe-to-delete and user moves go through the data source and the
+/// normal update path; a data source that forgets to tell the table is caught.
+@Suite struct TableViewEditingTests {
+    final class EditableSource: ItemSourceWrapper {}
+    class ItemSourceWrapper: TableViewDataSource {
+        var sections: Table
+        var forgetToUpdateTable = false
+        weak var table: TableView?
+        init(_ sections: Table) { self.sections = sections }
+        func numberOfSections(in tableView: TableView) -> Int { sections.count }
+        func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { sections[section].rows.count }
+        func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
+            let cell = try tableView.dequeueReusableCell(withIdentifier: "item", for: indexPath)
+            cell.text = sections[indexPath.section].rows[indexPath.row].description
+            return cell
+        }
+        func tableView(_ tableView: TableView, canEditRowAt indexPath: TablePath) -> Bool { indexPath.row != 0 }
+        func tableView(_ tableView: TableView, commit editingStyle: TableView.EditingStyle, forRowAt indexPath: TablePath) throws {
+            guard editingStyle == .delete else { return }
+            sections[indexPath.section].rows.remove(at: indexPath.row)
+            if !forgetToUpdateTable { try tableView.deleteRows(at: [indexPath]) }
+        }
+        func tableView(_ tableView: TableView, canMoveRowAt indexPath: TablePath) -> Bool { true }
+        func tableView(_ tableView: TableView, moveRowAt source: TablePath, to destination: TablePath) throws {
+            let item = sections[source.section].rows.remove(at: source.row)
+            sections[destination.section].rows.insert(item, at: destination.row)
+        }
+    }
+
+    @Test func swipeToDeleteAndUserMoves() throws {
+        let source = EditableSource(TableTestSupport.table([("A", [1, 2, 3]), ("B", [4])]))
+        let table = TableView(viewportHeight: 1_000)
+        try table.register(ItemCell.self, forCellReuseIdentifier: "item")
+        table.dataSource = source
+        try table.reloadData()
+        table.setEditing(true)
+        #expect(table.visibleCells.allSatisfy { $0.isEditing })
+        #expect(throws: TableViewError.notEditable(TablePath(row: 0, section: 0))) { try table.commit(.delete, forRowAt: TablePath(row: 0, section: 0)) }
+        try table.commit(.delete, forRowAt: TablePath(row: 1, section: 0))
+        #expect(table.visibleCells.map(\.text) == ["1", "3", "4"])
+        // The user drags row {0, 1} into section 1: the model follows, the cell is kept.
+        let dragged = table.cellForRow(at: TablePath(row: 1, section: 0))
+        try table.moveRowByUser(from: TablePath(row: 1, section: 0), to: TablePath(row: 1, section: 1))
+        #expect(table.cellForRow(at: TablePath(row: 1, section: 1)) === dragged)
+        #expect(source.sections.map { $0.rows.map(\.id) } == [[1], [4, 3]])
+        #expect(table.numberOfRows(inSection: 0) == 1 && table.numberOfRows(inSection: 1) == 2)
+        #expect(throws: TableViewError.self) { try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 5, section: 1)) }
+        // A data source that changes its model without telling the table.
+        source.forgetToUpdateTable = true
+        do {
+            try table.commit(.delete, forRowAt: TablePath(row: 1, section: 1))
+            Issue.record("accepted")
+        } catch {
+            #expect("\(error)".hasPrefix("Invalid update: invalid number of rows in section 1. The number of rows contained in an existing section after the update (1) must be equal to the number of rows contained in that section before the update (2)"))
+        }
+    }
+}

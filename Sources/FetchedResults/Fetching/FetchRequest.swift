@@ -49,6 +49,7 @@ public struct RecordPredicate<R: Record>: Sendable {
         case closure(@Sendable (R) -> Bool)
         case foundation(Predicate<R>)
         case format(FormatPredicate)
+        case all([RecordPredicate<R>])
     }
     @usableFromInline let kind: Kind
     /// A text that identifies the predicate for caches, when it has one.
@@ -81,6 +82,16 @@ public struct RecordPredicate<R: Record>: Sendable {
         self.init(try FormatPredicate(format: format, arguments: arguments.map(\.recordValue)))
     }
 
+    /// The records both predicates match (the first is tested first).
+    public func and(_ other: RecordPredicate<R>) -> RecordPredicate<R> {
+        RecordPredicate(kind: .all([self, other]), fingerprint: fingerprint.flatMap { a in other.fingerprint.map { b in "(\(a)) AND (\(b))" } })
+    }
+
+    init(kind: Kind, fingerprint: String?) {
+        self.kind = kind
+        self.fingerprint = fingerprint
+    }
+
     /// The test, ready to run: a format predicate compiled for `R` once.
     ///
     /// - Throws: ``FetchError/unknownKey(_:)`` for a key `R` does not have.
@@ -96,6 +107,12 @@ public struct RecordPredicate<R: Record>: Sendable {
                 } catch {
                     throw .predicateFailed("\(error)")
                 }
+            }
+        case .all(let predicates):
+            let tests = try predicates.map { predicate throws(FetchError) in try predicate.evaluator() }
+            return { record throws(FetchError) in
+                for test in tests where try !test(record) { return false }
+                return true
             }
         case .format(let predicate):
             let compiled: CompiledPredicate<R>

@@ -26,6 +26,14 @@ public final class ReusePool {
         /// The most views alive (in use and queued) at once.
         public var maxLive = 0
 
+        public init(created: Int = 0, reused: Int = 0, inUse: Int = 0, queued: Int = 0, maxLive: Int = 0) {
+            self.created = created
+            self.reused = reused
+            self.inUse = inUse
+            self.queued = queued
+            self.maxLive = maxLive
+        }
+
         /// Views alive now: in use and queued.
         public var live: Int { inUse + queued }
 
