@@ -38,6 +38,9 @@ enum HeadlessTableCommand {
                 [--section-key KEY] [--limit N] [--offset N] [--format text|json]
                                             the objects of DATA (a JSON array) that a predicate matches,
                                             sorted and sectioned as a fetched results controller would
+          scroll [DATA] [--rows N] [--height H] [--row-height h|--random-heights] [--step S|--jump] [--format text|json]
+                                            scrolls a table (DATA's objects, or N rows) top to bottom and prints what
+                                            reuse did: frames, cells created and reused, most cells alive, time per frame
           help                              this text
 
         A fetch result is a JSON file: {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]},
@@ -61,6 +64,8 @@ enum HeadlessTableCommand {
                 try DiffCommand.run(&arguments, output: output)
             case "query":
                 try QueryCommand.run(&arguments, output: output)
+            case "scroll":
+                try ScrollCommand.run(&arguments, output: output)
             case "help", "--help", "-h":
                 output.out(usage)
             default:

@@ -1,0 +1,143 @@
+import Foundation
+import HeadlessTable
+
+/// `headless-table scroll [DATA] [--rows N] [--height H] [--row-height h|--random-heights]
+/// [--step S|--jump] [--format text|json]`
+///
+/// Builds a table — of DATA's objects (a JSON array), or of N generated rows —
+/// scrolls it top to bottom, and prints what reuse did: frames, cells created
+/// and reused, the most cells alive and the most rows visible at once, and the
+/// time per frame.
+enum ScrollCommand {
+    /// A table of rows whose cells show a text each; heights fixed or from a seeded generator.
+    final class Rows: TableViewDataSource, TableViewDelegate {
+        let texts: (Int) -> String
+        let count: Int
+        let heights: [Double]?
+
+        init(count: Int, heights: [Double]?, texts: @escaping (Int) -> String) {
+            self.count = count
+            self.heights = heights
+            self.texts = texts
+        }
+
+        func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { count }
+
+        func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
+            let cell = try tableView.dequeueReusableCell(withIdentifier: "row", for: indexPath)
+            cell.text = texts(indexPath.row)
+            return cell
+        }
+
+        func tableView(_ tableView: TableView, heightForRowAt indexPath: TablePath) -> Double? { heights?[indexPath.row] }
+    }
+
+    struct Statistics: Equatable {
+        var rows = 0, frames = 0, cellsCreated = 0, cellsReused = 0, maxLiveCells = 0, maxVisibleRows = 0
+        var frameTimes: [Double] = []
+
+        var json: String {
+            "{\"rows\":\(rows),\"frames\":\(frames),\"cellsCreated\":\(cellsCreated),\"cellsReused\":\(cellsReused),\"maxLiveCells\":\(maxLiveCells),\"maxVisibleRows\":\(maxVisibleRows)}"
+        }
+    }
+
+    static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
+        let format = try OutputFormat.parse(try arguments.option("--format"))
+        let rowsText = try arguments.option("--rows")
+        let height = try number(try arguments.option("--height"), "--height") ?? 600
+        let rowHeight = try number(try arguments.option("--row-height"), "--row-height")
+        let randomHeights = arguments.flag("--random-heights")
+        let step = try number(try arguments.option("--step"), "--step")
+        let jump = arguments.flag("--jump")
+        let path = arguments.next()
+        try arguments.finish()
+        if rowHeight != nil && randomHeights { throw CommandError.usage("--row-height and --random-heights go one at a time") }
+        if step != nil && jump { throw CommandError.usage("--step and --jump go one at a time") }
+        if path != nil && rowsText != nil { throw CommandError.usage("give DATA or --rows, not both") }
+
+        let count: Int
+        let texts: (Int) -> String
+        if let path {
+            let value = try FetchResultFile.readJSON(path)
+            guard case .array(let objects) = value else {
+                throw CommandError("\(path): expected an array of objects, found \(FetchResultFile.article(value))")
+            }
+            count = objects.count
+            texts = { JSON.string(objects[$0]) }
+        } else {
+            guard let n = Int(rowsText ?? "1000"), n >= 0 else { throw CommandError.usage("--rows takes a whole number of at least 0, not '\(rowsText ?? "")'") }
+            count = n
+            texts = { "Row \($0 + 1)" }
+        }
+        var generator = SeededHeights(seed: 42)
+        let heights = randomHeights ? (0..<count).map { _ in generator.next() } : nil
+        // By default, 10 points a frame: a finger's slow scroll.
+        let stepSize = jump ? height : (step ?? 10)
+        let rows = Rows(count: count, heights: heights, texts: texts)
+        let statistics = try withExtendedLifetime(rows) { try scroll(rows, viewport: height, rowHeight: rowHeight ?? 44, step: stepSize) }
+        switch format {
+        case .json:
+            output.out(statistics.json + "\n")
+        case .text:
+            let sorted = statistics.frameTimes.sorted()
+            func duration(_ seconds: Double) -> String {
+                seconds < 1e-3 ? String(format: "%.1f µs", seconds * 1e6) : String(format: "%.2f ms", seconds * 1e3)
+            }
+            let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+            output.out("""
+                scrolled \(statistics.rows) rows top to bottom in \(statistics.frames) frames (viewport \(points(height)), step \(points(stepSize)))
+                cells created: \(statistics.cellsCreated), reused: \(statistics.cellsReused)
+                most cells alive: \(statistics.maxLiveCells); most rows visible: \(statistics.maxVisibleRows)
+                time per frame: \(duration(median)) median, \(duration(sorted.last ?? 0)) at most
+
+                """)
+        }
+    }
+
+    static func points(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x) }
+
+    static func number(_ text: String?, _ option: String) throws -> Double? {
+        guard let text else { return nil }
+        guard let x = Double(text), x.isFinite, x > 0 else { throw CommandError.usage("\(option) takes a number above 0, not '\(text)'") }
+        return x
+    }
+
+    /// Scrolls a table of `rows` from top to bottom in steps, frame by frame.
+    static func scroll(_ rows: Rows, viewport: Double, rowHeight: Double, step: Double) throws -> Statistics {
+        let table = TableView(viewportHeight: viewport)
+        table.rowHeight = rowHeight
+        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+        table.dataSource = rows
+        table.delegate = rows
+        try table.reloadData()
+        var statistics = Statistics(rows: rows.count, frames: 1, maxVisibleRows: table.indexPathsForVisibleRows.count)
+        let end = max(0, table.contentHeight - viewport)
+        let clock = ContinuousClock()
+        var offset = 0.0
+        while offset < end {
+            offset = min(end, offset + step)
+            let elapsed = try clock.measure { try table.setContentOffset(offset) }
+            statistics.frameTimes.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            statistics.frames += 1
+            statistics.maxVisibleRows = max(statistics.maxVisibleRows, table.indexPathsForVisibleRows.count)
+        }
+        let pool = table.reusePool.cellStatistics
+        statistics.cellsCreated = pool.created
+        statistics.cellsReused = pool.reused
+        statistics.maxLiveCells = pool.maxLive
+        return statistics
+    }
+}
+
+/// Row heights from 20 to 80 points, the same for every run (SplitMix64).
+struct SeededHeights {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double(20 + (z ^ (z >> 31)) % 61)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import HeadlessTable
+@testable import headless_table
+
+@Suite struct ScrollCommandTests {
+    struct Stats: Decodable, Equatable {
+        var rows: Int, frames: Int, cellsCreated: Int, cellsReused: Int, maxLiveCells: Int, maxVisibleRows: Int
+    }
+
+    func stats(_ arguments: [String]) throws -> Stats {
+        let result = runCLI(["scroll"] + arguments + ["--format", "json"])
+        #expect(result.status == 0 && result.err == "", "\(result.err)")
+        // Exactly the documented keys, in order.
+        #expect(result.out.hasPrefix("{\"rows\":") && result.out.contains(",\"frames\":") && result.out.hasSuffix("}\n"))
+        return try JSONDecoder().decode(Stats.self, from: Data(result.out.utf8))
+    }
+
+    @Test func reuseStaysAtTheWindowWhateverTheRows() throws {
+        for rows in [10, 1_000, 8_000] {
+            let s = try stats(["--rows", "\(rows)", "--height", "600", "--row-height", "44", "--step", "10"])
+            let end = max(0, Double(rows) * 44 - 600)
+            #expect(s.rows == rows)
+            #expect(s.frames == Int((end / 10).rounded(.up)) + 1)
+            // Every row shows once, top to bottom: made once or reused.
+            #expect(s.cellsCreated + s.cellsReused == rows)
+            // A window of 600 meets at most 15 rows of 44; steps under a row add one cell.
+            #expect(s.maxVisibleRows == min(rows, 15))
+            #expect(s.cellsCreated <= s.maxVisibleRows + 1 && s.maxLiveCells == s.cellsCreated)
+        }
+        let random = try stats(["--rows", "5000", "--random-heights"])
+        #expect(random.cellsCreated <= random.maxVisibleRows + 1 && random.cellsCreated + random.cellsReused == 5000)
+        // Jumps of a whole window: two windows at most.
+        let jumps = try stats(["--rows", "5000", "--jump"])
+        #expect(jumps.cellsCreated <= 2 * jumps.maxVisibleRows)
+    }
+
+    @Test func dataFilesAndText() {
+        let folder = TemporaryFolder()
+        let path = folder.file("rows.json", "[" + (0..<50).map { "{\"id\":\($0)}" }.joined(separator: ",") + "]")
+        let result = runCLI(["scroll", path, "--height", "200", "--step", "7"])
+        #expect(result.status == 0)
+        let lines = result.out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines.first?.hasPrefix("scrolled 50 rows top to bottom in 287 frames (viewport 200, step 7)") == true)
+        #expect(lines[1].hasPrefix("cells created: "))
+        #expect(lines[3].hasPrefix("time per frame: "))
+    }
+
+    @Test func badArgumentsAreUsageErrors() {
+        for (arguments, message) in [
+            (["--rows", "-1"], "--rows takes a whole number of at least 0, not '-1'"),
+            (["--height", "0"], "--height takes a number above 0, not '0'"),
+            (["--step", "x"], "--step takes a number above 0, not 'x'"),
+            (["--row-height", "10", "--random-heights"], "--row-height and --random-heights go one at a time"),
+            (["--step", "5", "--jump"], "--step and --jump go one at a time"),
+        ] {
+            let result = runCLI(["scroll"] + arguments)
+            #expect(result.status == 2 && result.out == "")
+            #expect(result.err == "headless-table: \(message)\ntry 'headless-table help'\n")
+        }
+        let missing = runCLI(["scroll", "/nonexistent.json"])
+        #expect(missing.status == 1 && missing.err == "headless-table: /nonexistent.json: no such file\n")
+    }
+}
