@@ -274,3 +274,34 @@ import TableTestSupport
         }
     }
 }
+
+/// Every consistency error UIKit reports, through a table: the same words, and
+/// the table as it was.
+@Suite struct TableViewConsistencyErrorTests {
+    @Test(arguments: BatchUpdateErrorCases.all)
+    func refusedWithUIKitsMessage(_ c: BatchUpdateErrorCases.Case) throws {
+        let before: Table = c.before.enumerated().map { s, n in TableSection(name: "", rows: (0..<n).map { Item(id: s * 100 + $0) }) }
+        let after: Table = c.after.enumerated().map { s, n in TableSection(name: "", rows: (0..<n).map { Item(id: 1_000 + s * 100 + $0) }) }
+        let (table, source) = try TableViewUpdateTests.makeTable(before, viewport: 10_000)
+        let shown = table.shownTexts
+        source.sections = after
+        do {
+            try table.performBatchUpdates {
+                let u = c.update
+                try table.deleteSections(u.deletedSections)
+                try table.insertSections(u.insertedSections)
+                for m in u.movedSections { try table.moveSection(m.from, toSection: m.to) }
+                try table.reloadSections(u.reloadedSections)
+                try table.deleteRows(at: u.deletedRows)
+                try table.insertRows(at: u.insertedRows)
+                for m in u.movedRows { try table.moveRow(at: m.from, to: m.to) }
+                try table.reloadRows(at: u.reloadedRows)
+            }
+            Issue.record("accepted: \(c.message)")
+        } catch {
+            #expect("\(error)" == c.message)
+        }
+        #expect(table.shownTexts == shown)
+        #expect((0..<table.numberOfSections).map(table.numberOfRows(inSection:)) == c.before)
+    }
+}
