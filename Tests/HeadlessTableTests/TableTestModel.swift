@@ -29,6 +29,9 @@ final class ItemSource: TableViewDataSource, TableViewDelegate {
     /// Dequeue twice for this row (to test the error).
     var dequeueTwiceFor: TablePath?
     var returnNilFor: TablePath?
+    /// The section index: its titles, each naming section `index * indexStride`.
+    var indexTitles: [String]?
+    var indexStride = 1
 
     init(_ sections: Table) { self.sections = sections }
 
@@ -42,8 +45,8 @@ final class ItemSource: TableViewDataSource, TableViewDelegate {
         {
             requestedOutsideWindow.append(indexPath)
         }
-        if indexPath == returnNilFor { return nil }
         let cell = try tableView.dequeueReusableCell(withIdentifier: identifier, for: indexPath)
+        if indexPath == returnNilFor { return nil }   // after a dequeue: the table must take the cell back
         if indexPath == dequeueTwiceFor { _ = try tableView.dequeueReusableCell(withIdentifier: identifier, for: indexPath) }
         cell.text = sections[indexPath.section].rows[indexPath.row].description
         return cell
@@ -56,6 +59,9 @@ final class ItemSource: TableViewDataSource, TableViewDelegate {
     func tableView(_ tableView: TableView, heightForRowAt indexPath: TablePath) -> Double? {
         heights.map { $0[sections[indexPath.section].rows[indexPath.row].id] ?? 10 }
     }
+
+    func sectionIndexTitles(for tableView: TableView) -> [String]? { indexTitles }
+    func tableView(_ tableView: TableView, sectionForSectionIndexTitle title: String, at index: Int) -> Int { index * indexStride }
 
     func tableView(_ tableView: TableView, heightForHeaderInSection section: Int) -> Double? { headerHeights?[section] }
     func tableView(_ tableView: TableView, heightForFooterInSection section: Int) -> Double? { footerHeights?[section] }

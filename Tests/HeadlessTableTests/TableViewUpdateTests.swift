@@ -153,11 +153,11 @@ import TableTestSupport
         let second = try #require(table.cellForRow(at: TablePath(row: 0, section: 0)) as? ItemCell)
         #expect(second !== first && second.text == "1'2")
         #expect(table.reusePool.cellStatistics.queued == 1)   // the old cell, queued after the new one was made
-        // Inside a batch, reconfigure names rows before it.
+        // Inside a batch, reconfigure names rows after it.
         source.sections = [TableSection(name: "A", rows: [Item(id: 0), Item(id: 1, content: 3), Item(id: 2)])]
         try table.performBatchUpdates {
             try table.insertRows(at: [TablePath(row: 0, section: 0)])
-            try table.reconfigureRows(at: [TablePath(row: 0, section: 0)])
+            try table.reconfigureRows(at: [TablePath(row: 1, section: 0)])
         }
         #expect(table.cellForRow(at: TablePath(row: 1, section: 0)) === second)
         #expect(second.text == "1'3")

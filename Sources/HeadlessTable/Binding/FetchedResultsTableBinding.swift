@@ -120,7 +120,7 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
                 pending.insertRows(at: [new])
             } else {
                 pending.moveRow(at: old, to: new)
-                pendingReconfigure.append(old)
+                pendingReconfigure.append(new)
             }
         default:
             break

@@ -12,7 +12,8 @@ import Foundation
 /// ```
 ///
 /// The results table shares the main table's reuse pool — its registrations
-/// and cells — and its cell provider. Its own fetched results controller runs
+/// and cells — its cell provider and its row heights (set its own delegate
+/// for per-row heights: the main one's index paths are not the results'). Its own fetched results controller runs
 /// on the same context with the same sort and section keys, so both tables
 /// follow every change: a delete from the results, or a save anywhere.
 public final class TableSearch<R: Record & Codable> {
@@ -32,10 +33,12 @@ public final class TableSearch<R: Record & Codable> {
         makePredicate = predicate
         let main = binding.tableView
         resultsTable = TableView(viewportHeight: main?.viewportHeight ?? 480, reusePool: main?.reusePool ?? ReusePool())
+        // The delegate is not shared: its index paths would be the main table's.
         if let main {
             resultsTable.rowHeight = main.rowHeight
             resultsTable.estimatedRowHeight = main.estimatedRowHeight
-            resultsTable.delegate = main.delegate
+            resultsTable.sectionHeaderHeight = main.sectionHeaderHeight
+            resultsTable.sectionFooterHeight = main.sectionFooterHeight
         }
     }
 
@@ -60,7 +63,7 @@ public final class TableSearch<R: Record & Codable> {
             fetchRequest: request, context: base.controller.context, sectionNameKeyPath: base.controller.sectionNameKeyPath)
         try controller.performFetch()
         let binding = try FetchedResultsTableBinding(controller: controller, tableView: resultsTable, cell: base.cellProvider)
-        binding.onDelete = base.onDelete
+        binding.onDelete = { [weak base] object in try base?.onDelete?(object) }
         resultsBinding = binding
         self.text = text
     }

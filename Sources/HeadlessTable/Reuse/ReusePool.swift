@@ -52,11 +52,31 @@ public final class ReusePool {
         var registrations: [String: Registration] = [:]
         var queues: [String: [TableReusableView]] = [:]
         var handedOut = Set<ObjectIdentifier>()
+        var queued = Set<ObjectIdentifier>()
         var statistics = Statistics()
+        var byIdentifier: [String: Statistics] = [:]
+
+        /// Applies a change to the totals and to one identifier's counts.
+        func count(_ identifier: String, _ change: (inout Statistics) -> Void) {
+            change(&statistics)
+            change(&byIdentifier[identifier, default: Statistics()])
+        }
+
+        /// The class the registration makes.
+        func madeType(_ identifier: String) -> TableReusableView.Type? {
+            switch registrations[identifier] {
+            case .type(let type)?: type
+            case .template(let template, _)?: template.viewType
+            case nil: nil
+            }
+        }
 
         func register(_ registration: Registration?, for identifier: String) throws(TableViewError) {
             guard !identifier.isEmpty else { throw .emptyReuseIdentifier }
-            if let dropped = queues.removeValue(forKey: identifier) { statistics.queued -= dropped.count }
+            if let dropped = queues.removeValue(forKey: identifier) {
+                for view in dropped { queued.remove(ObjectIdentifier(view)) }
+                count(identifier) { $0.queued -= dropped.count }
+            }
             registrations[identifier] = registration
         }
 
@@ -64,8 +84,8 @@ public final class ReusePool {
             let view: TableReusableView
             if var queue = queues[identifier], let last = queue.popLast() {
                 queues[identifier] = queue
-                statistics.queued -= 1
-                statistics.reused += 1
+                queued.remove(ObjectIdentifier(last))
+                count(identifier) { $0.queued -= 1; $0.reused += 1 }
                 last.prepareForReuse()
                 view = last
             } else {
@@ -79,19 +99,26 @@ public final class ReusePool {
                 case nil:
                     return nil
                 }
-                statistics.created += 1
+                count(identifier) { $0.created += 1 }
             }
             handedOut.insert(ObjectIdentifier(view))
-            statistics.inUse += 1
-            statistics.maxLive = Swift.max(statistics.maxLive, statistics.live)
+            count(identifier) {
+                $0.inUse += 1
+                $0.maxLive = Swift.max($0.maxLive, $0.live)
+            }
             return view
         }
 
+        /// Queues a view for reuse — once, and only under a registration that
+        /// makes views of its class (a view of a replaced registration is dropped).
         func enqueue(_ view: TableReusableView) {
-            if handedOut.remove(ObjectIdentifier(view)) != nil { statistics.inUse -= 1 }
-            guard let identifier = view.reuseIdentifier, registrations[identifier] != nil else { return }
+            let id = ObjectIdentifier(view)
+            guard !queued.contains(id), let identifier = view.reuseIdentifier else { return }
+            if handedOut.remove(id) != nil { count(identifier) { $0.inUse -= 1 } }
+            guard let type = madeType(identifier), Swift.type(of: view) == type else { return }
             queues[identifier, default: []].append(view)
-            statistics.queued += 1
+            queued.insert(id)
+            count(identifier) { $0.queued += 1 }
         }
     }
 
@@ -141,6 +168,11 @@ public final class ReusePool {
     public func enqueue(_ cell: TableViewCell) { cells.enqueue(cell) }
 
     public var cellStatistics: Statistics { cells.statistics }
+
+    /// What the pool has done with the cells of one identifier.
+    public func cellStatistics(forReuseIdentifier identifier: String) -> Statistics {
+        cells.byIdentifier[identifier] ?? Statistics()
+    }
 
     // MARK: Header and footer views
 

@@ -97,12 +97,14 @@ extension TableView {
     /// model; the table, which already shows the move, keeps the row's cell and
     /// checks that the counts add up.
     ///
-    /// - Throws: ``TableViewError/notMovable(_:)`` when `canMoveRowAt` says no;
+    /// - Throws: ``TableViewError/notEditing`` outside editing mode;
+    ///   ``TableViewError/notMovable(_:)`` when `canMoveRowAt` says no;
     ///   ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)`` for a
     ///   destination outside the table after the move;
     ///   ``TableViewError/inconsistentUpdate(_:)`` when the model's counts do not follow.
     public func moveRowByUser(from source: TablePath, to destination: TablePath) throws {
         try check(source)
+        guard isEditing else { throw TableViewError.notEditing }
         guard let dataSource else { throw TableViewError.noDataSource }
         guard dataSource.tableView(self, canMoveRowAt: source) else { throw TableViewError.notMovable(source) }
         var counts = rowCounts

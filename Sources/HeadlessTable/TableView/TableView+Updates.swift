@@ -33,15 +33,14 @@ extension TableView {
     /// - Complexity: O(*k* log *n* + *s* + *w* log *n*) for *k* changes, *s*
     ///   sections and a window of *w* rows.
     public func performBatchUpdates(_ updates: () throws -> Void) throws {
+        let (savedUpdate, savedReconfigure) = (pendingUpdate, pendingReconfigure)
         beginUpdates()
         do {
             try updates()
         } catch {
+            // The block's changes are dropped — and only them, in a nested batch.
             updateDepth -= 1
-            if updateDepth == 0 {
-                pendingUpdate = BatchUpdate()
-                pendingReconfigure = []
-            }
+            (pendingUpdate, pendingReconfigure) = (savedUpdate, savedReconfigure)
             throw error
         }
         try endUpdates()
@@ -58,11 +57,17 @@ extension TableView {
 
     /// Refreshes the content of rows in place: the data source is asked for
     /// their cells, and its dequeue hands back each row's own cell (no
-    /// `prepareForReuse()`). Inside a batch, paths are before the batch.
+    /// `prepareForReuse()`). Rows outside the window are left for when they
+    /// show. Inside a batch, paths are after the batch, and the rows are
+    /// refreshed once it is applied.
+    ///
+    /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``
+    ///   for a row that does not exist (after the batch, inside one).
     public func reconfigureRows(at paths: [TablePath]) throws {
         if updateDepth > 0 {
             pendingReconfigure += paths
         } else {
+            for path in paths { try check(path) }
             try reconfigure(paths)
         }
     }
@@ -75,7 +80,11 @@ extension TableView {
     /// ```
     ///
     /// A stage that does not add up throws; the stages before it stay applied.
+    ///
+    /// - Throws: ``TableViewError/applyInsideBatch`` inside a batch (its stages
+    ///   are batches of their own).
     public func apply<Row>(_ changeset: TableChangeset<Row>, _ updateData: (TableChangeset<Row>.Stage) throws -> Void) throws {
+        guard updateDepth == 0 else { throw TableViewError.applyInsideBatch }
         for stage in changeset.stages {
             try performBatchUpdates {
                 try updateData(stage)
@@ -90,10 +99,13 @@ extension TableView {
         if updateDepth == 0 { try commitPendingUpdate() }
     }
 
+    /// Checks the collected batch and applies it — all or nothing: if the data
+    /// source then fails to make a cell, the table is put back as it was.
     func commitPendingUpdate() throws {
         let update = pendingUpdate, reconfigure = pendingReconfigure
         pendingUpdate = BatchUpdate()
         pendingReconfigure = []
+        guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
         let counts = try Self.counts(of: dataSource, in: self)
         let mapping: BatchMapping
@@ -102,6 +114,10 @@ extension TableView {
         } catch {
             throw TableViewError.inconsistentUpdate(error)
         }
+        for path in reconfigure where !(counts.indices.contains(path.section) && (0..<counts[path.section]).contains(path.row)) {
+            throw TableViewError.invalidIndexPath(path, sectionCount: counts.count, rowCount: counts.indices.contains(path.section) ? counts[path.section] : nil)
+        }
+        let saved = (layout, rowCounts, indexTitles, cells, windowRows, headerViews, footerViews, selected, contentOffset)
         layout = updatedLayout(mapping, counts: counts)
         rowCounts = counts
         indexTitles = dataSource.sectionIndexTitles(for: self)
@@ -120,14 +136,19 @@ extension TableView {
         }
         cells = followed
         windowRows = followed.keys.sorted()
-        for view in headerViews.values { reusePool.enqueue(view) }
-        for view in footerViews.values { reusePool.enqueue(view) }
+        staleViews = Array(headerViews.values) + Array(footerViews.values)
         headerViews = [:]
         footerViews = [:]
         selected = Set(selected.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
         contentOffset = clampedOffset(contentOffset)
-        try fillWindow(leaving: leaving)
-        try self.reconfigure(reconfigure.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
+        do {
+            try fillWindow(leaving: leaving)
+        } catch {
+            (layout, rowCounts, indexTitles, cells, windowRows, headerViews, footerViews, selected, contentOffset) = saved
+            staleViews = []
+            throw error
+        }
+        try self.reconfigure(reconfigure)
     }
 
     /// The layout after a checked batch: rows leave and arrive where the batch
@@ -171,10 +192,20 @@ extension TableView {
 
     /// Refreshes the cells of these rows that are in the window, in place.
     func reconfigure(_ paths: [TablePath]) throws {
+        guard !isBusy else { throw TableViewError.busy }
         var moved = false
+        defer {
+            if moved {
+                contentOffset = clampedOffset(contentOffset)
+                try? fillWindow(leaving: [])
+            }
+        }
         for path in Set(paths).sorted() {
             guard let existing = cells[path] else { continue }
-            let cell = try makeCell(path, reconfiguring: existing)
+            isBusy = true
+            let made = Result { try makeCell(path, reconfiguring: existing) }
+            isBusy = false
+            let cell = try made.get()
             if cell !== existing {
                 cells[path] = cell
                 cell.isSelected = selected.contains(path)
@@ -187,10 +218,6 @@ extension TableView {
                 layout.setHeight(height, ofRow: path)
                 moved = true
             }
-        }
-        if moved {
-            contentOffset = clampedOffset(contentOffset)
-            try fillWindow(leaving: [])
         }
     }
 }

@@ -81,11 +81,16 @@ public final class TableView {
     var pendingUpdate = BatchUpdate()
     var pendingReconfigure: [TablePath] = []
 
-    // The cell being made: the row, whether it was dequeued for, and the cell a
-    // reconfigure hands back.
+    // The cell being made: the row, whether it was dequeued for, the cells the
+    // data source dequeued meanwhile, and the cell a reconfigure hands back.
     var making: TablePath?
     var dequeuedForMaking = false
+    var dequeuedWhileMaking: [TableViewCell] = []
     var reconfiguredCell: TableViewCell?
+    /// Whether the table is filling its window (asking for cells): it cannot change meanwhile.
+    var isBusy = false
+    /// Header and footer views an update replaced, queued once the window is filled.
+    var staleViews: [TableHeaderFooterView] = []
 
     /// A table with a window `viewportHeight` high, and its own reuse pool or a shared one.
     public init(viewportHeight: Double = 480, reusePool: ReusePool = ReusePool()) {
@@ -115,7 +120,9 @@ public final class TableView {
     /// A queued cell (after `prepareForReuse()`), else a new one from the
     /// registration, else nil when nothing is registered.
     public func dequeueReusableCell(withIdentifier identifier: String) -> TableViewCell? {
-        reusePool.dequeueReusableCell(withIdentifier: identifier)
+        let cell = reusePool.dequeueReusableCell(withIdentifier: identifier)
+        if making != nil, let cell { dequeuedWhileMaking.append(cell) }
+        return cell
     }
 
     /// A cell for the row being made: a queued one, else a new one.
@@ -134,6 +141,7 @@ public final class TableView {
             }
         }
         guard let cell = reusePool.dequeueReusableCell(withIdentifier: identifier) else { throw .unregisteredIdentifier(identifier) }
+        if making != nil { dequeuedWhileMaking.append(cell) }
         return cell
     }
 
@@ -146,9 +154,16 @@ public final class TableView {
     /// Asks the data source for everything again: counts, heights, titles, and
     /// the cells of the window (the window's cells are reused). Clears the
     /// selection; keeps the offset where the content allows.
+    ///
+    /// Inside a batch, the reload supersedes the batch's changes. If the data
+    /// source fails to make a cell, the error is thrown with the new counts in
+    /// place and an empty window; the next reload tries again.
     public func reloadData() throws {
+        guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
         let counts = try Self.counts(of: dataSource, in: self)
+        pendingUpdate = BatchUpdate()
+        pendingReconfigure = []
         rowCounts = counts
         layout = _TableLayout(counts.indices.map { s in
             _TableLayout.Section(header: headerHeight(s), rows: initialHeights(section: s, count: counts[s]), footer: footerHeight(s))
@@ -166,13 +181,19 @@ public final class TableView {
         try fillWindow(leaving: [])
     }
 
+    /// The most rows a section may have: enough for any table, and a bound on
+    /// the memory its layout takes.
+    public static let maximumRowCount = 1 << 28
+
     /// The data source's counts, checked.
     static func counts(of dataSource: any TableViewDataSource, in table: TableView) throws(TableViewError) -> [Int] {
         let sections = dataSource.numberOfSections(in: table)
         guard sections >= 0 else { throw .negativeCount(section: nil, count: sections) }
+        guard sections <= maximumRowCount else { throw .tooManyRows(section: nil, count: sections) }
         return try (0..<sections).map { s throws(TableViewError) in
             let rows = dataSource.tableView(table, numberOfRowsInSection: s)
             guard rows >= 0 else { throw .negativeCount(section: s, count: rows) }
+            guard rows <= maximumRowCount else { throw .tooManyRows(section: s, count: rows) }
             return rows
         }
     }
@@ -225,13 +246,14 @@ public final class TableView {
 
     /// Sets the viewport's height; the window changes with it.
     public func setViewportHeight(_ height: Double) throws {
-        let old = viewportHeight
+        guard !isBusy else { throw TableViewError.busy }
+        let (oldHeight, oldOffset) = (viewportHeight, contentOffset)
         viewportHeight = Self.sanitized(height)
         do {
             contentOffset = clampedOffset(contentOffset)
             try fillWindow(leaving: [])
         } catch {
-            viewportHeight = old
+            (viewportHeight, contentOffset) = (oldHeight, oldOffset)
             throw error
         }
     }
@@ -242,6 +264,7 @@ public final class TableView {
     ///
     /// - Complexity: O(*w* log *n*) for a window of *w* rows.
     public func setContentOffset(_ offset: Double) throws {
+        guard !isBusy else { throw TableViewError.busy }
         let old = contentOffset
         contentOffset = clampedOffset(offset.isFinite ? offset : 0)
         do {
@@ -276,65 +299,93 @@ public final class TableView {
         try setContentOffset(target)
     }
 
-    /// Makes the window show the rows at the current offset: makes the cells of
-    /// rows entering it (all of them first, so that a failure changes nothing),
-    /// then gives back the cells of the rows that left — and `leaving`, cells
-    /// of rows an update removed. Measured heights can move rows; the window is
-    /// then filled again (a few rounds at most).
-    func fillWindow(leaving: [(TablePath, TableViewCell)]) throws {
-        var leaving = leaving
-        for _ in 0..<8 {
-            let wanted = layout.rows(from: contentOffset, to: contentOffset + viewportHeight)
-            var made: [(TablePath, TableViewCell)] = []
-            do {
-                for path in wanted where cells[path] == nil { made.append((path, try makeCell(path))) }
-            } catch {
-                for (_, cell) in made { reusePool.enqueue(cell) }
-                for (path, cell) in leaving { leave(cell, at: path) }
-                throw error
-            }
-            let wantedSet = Set(wanted)
-            for path in windowRows where !wantedSet.contains(path) {
-                if let cell = cells.removeValue(forKey: path) { leaving.append((path, cell)) }
-            }
-            var moved = false
-            for (path, cell) in made {
-                cells[path] = cell
-                cell.isSelected = selected.contains(path)
-                cell.isEditing = isEditing
-                delegate?.tableView(self, willDisplay: cell, forRowAt: path)
-                let height = measuredHeight(of: cell, at: path)
-                if height != layout.span(ofRow: path).height {
-                    layout.setHeight(height, ofRow: path)
-                    moved = true
+    /// Makes the window show the rows at the current offset — all or nothing.
+    ///
+    /// The cells of rows entering the window are made first, and measured;
+    /// measured heights can move rows, and the window is then filled again
+    /// until nothing moves. If the data source fails, every cell made here goes
+    /// back to the pool, every height measured here is put back, and the table
+    /// is as it was. Otherwise the cells of rows that left the window — and
+    /// `leaving`, cells of rows an update removed — go back to the pool, and
+    /// the delegate hears of both.
+    func fillWindow(leaving updateLeaving: [(TablePath, TableViewCell)]) throws {
+        guard !isBusy else { throw TableViewError.busy }
+        isBusy = true
+        var window = cells
+        var made: [TablePath: TableViewCell] = [:]
+        var measured: [(TablePath, Double)] = []
+        var offset = contentOffset
+        var wanted: [TablePath] = []
+        do {
+            while true {
+                wanted = layout.rows(from: offset, to: offset + viewportHeight)
+                var moved = false
+                for path in wanted where window[path] == nil {
+                    let cell = try makeCell(path)
+                    window[path] = cell
+                    made[path] = cell
+                    let height = measuredHeight(of: cell, at: path), old = layout.span(ofRow: path).height
+                    if height != old {
+                        measured.append((path, old))
+                        layout.setHeight(height, ofRow: path)
+                        moved = true
+                    }
                 }
+                if !moved { break }
+                offset = clampedOffset(offset)
             }
-            windowRows = wanted
-            for (path, cell) in leaving { leave(cell, at: path) }
-            leaving = []
-            if !moved { break }
-            contentOffset = clampedOffset(contentOffset)
+        } catch {
+            for (path, old) in measured.reversed() { layout.setHeight(old, ofRow: path) }
+            for cell in made.values { reusePool.enqueue(cell) }
+            isBusy = false
+            throw error
         }
-        // Keep only cells of the window (a last measuring round can leave strays).
-        let window = Set(windowRows)
-        for path in Array(cells.keys) where !window.contains(path) {
-            if let cell = cells.removeValue(forKey: path) { leave(cell, at: path) }
+        // Commit.
+        let wantedSet = Set(wanted)
+        var leaving = updateLeaving
+        for (path, cell) in window where !wantedSet.contains(path) {
+            window[path] = nil
+            // A cell made in an early round for a row a later one moved away was never shown.
+            if made[path] != nil { reusePool.enqueue(cell) } else { leaving.append((path, cell)) }
         }
-        windowRows = windowRows.filter { cells[$0] != nil }
+        contentOffset = offset
+        cells = window
+        windowRows = wanted
+        for view in staleViews { reusePool.enqueue(view) }
+        staleViews = []
+        isBusy = false
+        for path in wanted {
+            guard let cell = made[path] else { continue }
+            cell.isSelected = selected.contains(path)
+            cell.isEditing = isEditing
+            delegate?.tableView(self, willDisplay: cell, forRowAt: path)
+        }
+        for (path, cell) in leaving { leave(cell, at: path) }
         refreshHeaderAndFooterViews()
     }
 
-    /// Asks the data source for a row's cell.
+    /// Asks the data source for a row's cell. Cells it dequeued and did not
+    /// return (all of them, if it fails) go back to the pool.
     func makeCell(_ path: TablePath, reconfiguring existing: TableViewCell? = nil) throws -> TableViewCell {
         guard let dataSource else { throw TableViewError.noDataSource }
         making = path
         dequeuedForMaking = false
+        dequeuedWhileMaking = []
         reconfiguredCell = existing
         defer {
             making = nil
             reconfiguredCell = nil
+            dequeuedWhileMaking = []
         }
-        guard let cell = try dataSource.tableView(self, cellForRowAt: path) else { throw TableViewError.noCell(path) }
+        let cell: TableViewCell?
+        do {
+            cell = try dataSource.tableView(self, cellForRowAt: path)
+        } catch {
+            for dequeued in dequeuedWhileMaking { reusePool.enqueue(dequeued) }
+            throw error
+        }
+        for dequeued in dequeuedWhileMaking where dequeued !== cell { reusePool.enqueue(dequeued) }
+        guard let cell else { throw TableViewError.noCell(path) }
         return cell
     }
 

@@ -56,7 +56,8 @@ public protocol TableViewDelegate: AnyObject {
     /// A row's estimated height until it is shown; nil for the table's `estimatedRowHeight`.
     func tableView(_ tableView: TableView, estimatedHeightForRowAt indexPath: TablePath) -> Double?
     /// A section's header and footer heights; nil for the table's (the
-    /// `sectionHeaderHeight` when there is a title or a view, else 0).
+    /// `sectionHeaderHeight` when the section has a title, else 0). A delegate
+    /// that gives header views for sections without titles gives their heights.
     func tableView(_ tableView: TableView, heightForHeaderInSection section: Int) -> Double?
     func tableView(_ tableView: TableView, heightForFooterInSection section: Int) -> Double?
     /// A section's header and footer views (nil: the title alone, if any).

@@ -20,6 +20,15 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
     case noDataSource
     /// The data source reported a negative number of sections or rows.
     case negativeCount(section: Int?, count: Int)
+    /// The data source reported more sections or rows than ``TableView/maximumRowCount``.
+    case tooManyRows(section: Int?, count: Int)
+    /// The table was asked to change while it was asking its data source for
+    /// a cell (from `cellForRowAt`).
+    case busy
+    /// `apply(_:_:)` inside a batch: its stages are batches of their own.
+    case applyInsideBatch
+    /// A user move outside editing mode.
+    case notEditing
     /// Editing a row the data source says cannot be edited (or moved).
     case notEditable(TablePath)
     case notMovable(TablePath)
@@ -45,6 +54,15 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
             return "invalid index path \(path): the table has \(sectionCount) sections"
         case .noDataSource:
             return "the table view has no data source"
+        case let .tooManyRows(section, count):
+            return section.map { "the data source reported \(count) rows in section \($0); a section may have at most \(TableView.maximumRowCount)" }
+                ?? "the data source reported \(count) sections; a table may have at most \(TableView.maximumRowCount)"
+        case .busy:
+            return "the table cannot change while it is asking its data source for a cell"
+        case .applyInsideBatch:
+            return "apply(_:_:) runs each stage as a batch of its own: call it outside performBatchUpdates"
+        case .notEditing:
+            return "rows can be moved by the user only in editing mode"
         case let .negativeCount(section, count):
             return section.map { "the data source reported \(count) rows in section \($0)" } ?? "the data source reported \(count) sections"
         case .notEditable(let path):
