@@ -12,8 +12,11 @@ import Foundation
 public struct SortKey: Hashable, Sendable, CustomStringConvertible {
     /// How strings compare.
     public enum StringComparison: Hashable, Sendable {
-        /// By Unicode scalar values after canonical equivalence (Swift's `<`),
-        /// like `compare(_:)`.
+        /// By the Unicode scalars of the strings' NFC forms, like
+        /// `compare(_:)`: the order `String`'s `<` documents, canonically
+        /// equivalent strings equal. (Computed here: on Swift 6.3, `<` answers
+        /// wrongly for some strings with combining marks, and a sort needs a
+        /// total order.)
         case plain
         /// As people expect in a list, like `localizedStandardCompare(_:)`:
         /// case and diacritics are ignored first, runs of digits compare as
@@ -90,11 +93,11 @@ enum _SortValue: Sendable {
         case let (.int(x), .double(y)): return -_compare(y, x)
         case let (.double(x), .int(y)): return _compare(x, y)
         case let (.date(x), .date(y)): return x < y ? -1 : (x > y ? 1 : 0)
-        case let (.string(x), .string(y)): return x < y ? -1 : (x == y ? 0 : 1)
+        case let (.string(x), .string(y)): return _comparePlain(x, y)
         case let (.collated(kx, x), .collated(ky, y)):
             let c = _compareKeys(kx, ky)
             if c != 0 { return c }
-            return x < y ? -1 : (x == y ? 0 : 1)
+            return _comparePlain(x, y)
         case let (.other(x), .other(y)): return _compareValues(x, y)
         default:
             let (ra, rb) = (a.rank, b.rank)
@@ -173,7 +176,7 @@ func _compareValues(_ a: RecordValue, _ b: RecordValue) -> Int {
         }
         return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
     case let (.record(x), .record(y)):
-        let kx = x.keys.sorted(), ky = y.keys.sorted()
+        let kx = x.keys.sorted { _comparePlain($0, $1) < 0 }, ky = y.keys.sorted { _comparePlain($0, $1) < 0 }
         if kx != ky { return _compareValues(.array(kx.map(RecordValue.string)), .array(ky.map(RecordValue.string))) }
         for key in kx {
             let c = _compareValues(x[key] ?? .null, y[key] ?? .null)

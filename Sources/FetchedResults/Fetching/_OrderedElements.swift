@@ -63,7 +63,7 @@ struct _OrderedElements<R: Record> {
     @inlinable static var maxChunk: Int { 512 }
 
     @usableFromInline var chunks: [_Chunk<R>] = []
-    @usableFromInline var tree: [Int] = [0]
+    @usableFromInline var tree = _Fenwick<Int>([])
     @usableFromInline var count = 0
     @usableFromInline var members: [R.ID: _Chunk<R>]? = nil
     /// Whether every chunk keeps its elements' records.
@@ -89,48 +89,14 @@ struct _OrderedElements<R: Record> {
 
     @inlinable
     mutating func rebuildTree() {
-        tree = [Int](repeating: 0, count: chunks.count + 1)
-        for (k, chunk) in chunks.enumerated() {
-            chunk.index = k
-            var x = k + 1
-            while x <= chunks.count {
-                tree[x] += chunk.elements.count
-                x += x & -x
-            }
-        }
-    }
-
-    private mutating func adjust(_ chunk: Int, by delta: Int) {
-        var x = chunk + 1
-        while x < tree.count {
-            tree[x] += delta
-            x += x & -x
-        }
-    }
-
-    /// The number of elements in the chunks before `chunk`.
-    private func before(_ chunk: Int) -> Int {
-        var sum = 0, x = chunk
-        while x > 0 {
-            sum += tree[x]
-            x &= x - 1
-        }
-        return sum
+        for (k, chunk) in chunks.enumerated() { chunk.index = k }
+        tree = _Fenwick(chunks.map(\.elements.count))
     }
 
     /// The chunk holding position `p` (0 ≤ p < count), and the offset in it.
     private func locate(_ p: Int) -> (chunk: Int, offset: Int) {
-        var k = 0, remaining = p
-        var step = 1
-        while step * 2 < tree.count { step *= 2 }
-        while step > 0 {
-            if k + step < tree.count && tree[k + step] <= remaining {
-                k += step
-                remaining -= tree[k]
-            }
-            step /= 2
-        }
-        return (k, remaining)
+        let (chunk, offset) = tree.find(p)
+        return (chunk, offset)
     }
 
     // MARK: Reading
@@ -187,7 +153,7 @@ struct _OrderedElements<R: Record> {
     mutating func position(of id: R.ID) -> Int? {
         buildMembers()
         guard let chunk = members?[id], let offset = chunk.elements.firstIndex(where: { $0.id == id }) else { return nil }
-        return before(chunk.index) + offset
+        return tree.prefix(chunk.index) + offset
     }
 
     private mutating func buildMembers() {
@@ -205,7 +171,7 @@ struct _OrderedElements<R: Record> {
     mutating func remove(_ id: R.ID) -> (element: _Element<R>, record: R?, position: Int)? {
         buildMembers()
         guard let chunk = members?[id], let offset = chunk.elements.firstIndex(where: { $0.id == id }) else { return nil }
-        let position = before(chunk.index) + offset
+        let position = tree.prefix(chunk.index) + offset
         let record = keepsRecords ? chunk.records.remove(at: offset) : nil
         let element = chunk.elements.remove(at: offset)
         members?[id] = nil
@@ -214,7 +180,7 @@ struct _OrderedElements<R: Record> {
             chunks.remove(at: chunk.index)
             rebuildTree()
         } else {
-            adjust(chunk.index, by: -1)
+            tree.add(-1, at: chunk.index)
         }
         return (element, record, position)
     }
@@ -248,7 +214,7 @@ struct _OrderedElements<R: Record> {
         chunk.elements.insert(element, at: lo)
         members?[element.id] = chunk
         count += 1
-        let position = before(chunk.index) + lo
+        let position = tree.prefix(chunk.index) + lo
         if chunk.elements.count > Self.maxChunk {
             let half = chunk.elements.count / 2
             let tail = _Chunk(Array(chunk.elements[half...]), records: keepsRecords ? Array(chunk.records[half...]) : [], index: chunk.index + 1)
@@ -258,7 +224,7 @@ struct _OrderedElements<R: Record> {
             for moved in tail.elements { members?[moved.id] = tail }
             rebuildTree()
         } else {
-            adjust(chunk.index, by: 1)
+            tree.add(1, at: chunk.index)
         }
         return position
     }

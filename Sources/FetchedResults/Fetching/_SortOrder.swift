@@ -53,7 +53,7 @@ enum _TypedColumn {
     @inline(__always)
     func compare(_ a: Int, _ b: Int) -> Int {
         switch self {
-        case .strings(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case .strings(let v): return _comparePlain(v[a], v[b])
         case .ints(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
         case .doubles(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
         case .general(let v): return _SortValue.compare(v[a], v[b])
@@ -91,8 +91,8 @@ enum _TypedColumn {
 }
 
 /// The first eight UTF-8 bytes of a string, big-endian, zero-padded: when two
-/// keys differ they order the strings as `<` does (which compares the scalars
-/// of the NFC forms; UTF-8 bytes order like scalars). Only for strings whose
+/// keys differ they order the strings plainly, as `_comparePlain` does (by
+/// the scalars of the NFC forms; UTF-8 bytes order like scalars). Only for strings whose
 /// leading scalars — those in the eight bytes and the one after — are below
 /// U+0300: every such scalar is a starter that normalization leaves as it is
 /// and that no later scalar composes with. `UInt64.max` for the others (a

@@ -87,7 +87,7 @@ enum _PredicateValues {
         case (.null, _), (_, .null): return nil
         case let (.string(x), .string(y)):
             if o.folds { return _Text.compare(_Text.fold(x, o), _Text.fold(y, o)) }
-            return x < y ? -1 : (x == y ? 0 : 1)
+            return _comparePlain(x, y)
         case let (.date(x), .date(y)): return x < y ? -1 : (x > y ? 1 : 0)
         default:
             guard let x = number(a), let y = number(b) else { throw .typeMismatch(operation: operation, kinds: [a.kindName, b.kindName]) }

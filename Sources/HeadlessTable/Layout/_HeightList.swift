@@ -1,3 +1,5 @@
+import FetchedResults
+
 /// The heights of a section's rows, in chunks of at most 256 rows, with
 /// Fenwick trees over the chunks' row counts and heights.
 ///

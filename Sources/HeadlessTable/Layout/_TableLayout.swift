@@ -1,3 +1,5 @@
+import FetchedResults
+
 /// Where everything of a table is, top to bottom: for each section its header,
 /// its rows and its footer, with a Fenwick tree over the sections' heights.
 ///

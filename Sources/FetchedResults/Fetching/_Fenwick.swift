@@ -1,11 +1,14 @@
 /// A Fenwick tree (binary indexed tree): prefix sums of a list of numbers,
 /// with one number changed, a prefix summed, or the element holding a running
-/// total found, each in O(log *n*).
-struct _Fenwick<Value: Numeric & Comparable> {
+/// total found, each in O(log *n*). Shared inside the package: the fetched
+/// order counts its chunks with one, the table's layout sums heights with them.
+@usableFromInline
+package struct _Fenwick<Value: Numeric & Comparable> {
     /// 1-based: `tree[i]` sums the `i & -i` elements ending at element `i - 1`.
-    private(set) var tree: [Value]
+    @usableFromInline var tree: [Value]
 
-    init(_ values: [Value]) {
+    @inlinable
+    package init(_ values: [Value]) {
         tree = [.zero] + values
         for i in 1..<tree.count {
             let parent = i + (i & -i)
@@ -13,10 +16,12 @@ struct _Fenwick<Value: Numeric & Comparable> {
         }
     }
 
-    var count: Int { tree.count - 1 }
+    @inlinable
+    package var count: Int { tree.count - 1 }
 
     /// Adds `delta` to element `i`.
-    mutating func add(_ delta: Value, at i: Int) {
+    @inlinable
+    package mutating func add(_ delta: Value, at i: Int) {
         var x = i + 1
         while x < tree.count {
             tree[x] += delta
@@ -25,7 +30,8 @@ struct _Fenwick<Value: Numeric & Comparable> {
     }
 
     /// The sum of the elements before `i`.
-    func prefix(_ i: Int) -> Value {
+    @inlinable
+    package func prefix(_ i: Int) -> Value {
         var sum = Value.zero, x = Swift.min(i, count)
         while x > 0 {
             sum += tree[x]
@@ -34,12 +40,14 @@ struct _Fenwick<Value: Numeric & Comparable> {
         return sum
     }
 
-    var total: Value { prefix(count) }
+    @inlinable
+    package var total: Value { prefix(count) }
 
     /// The element whose span holds `y` — the largest `k` with
     /// `prefix(k) <= y` — and `y` less that prefix; `count` when `y` is at or
     /// past the total. (Elements are not negative.)
-    func find(_ y: Value) -> (index: Int, remainder: Value) {
+    @inlinable
+    package func find(_ y: Value) -> (index: Int, remainder: Value) {
         var k = 0, remaining = y
         var step = 1
         while step * 2 < tree.count { step *= 2 }
