@@ -52,8 +52,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessTableTests",
-            dependencies: ["HeadlessTable", "TableTestSupport", "TableSnapshotTesting"],
-            exclude: ["__Snapshots__"]
+            dependencies: ["HeadlessTable", "TableTestSupport", "TableSnapshotTesting"]
         ),
         .testTarget(
             name: "HeadlessTableCLITests",
