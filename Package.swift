@@ -52,7 +52,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessTableTests",
-            dependencies: ["HeadlessTable", "TableTestSupport", "TableSnapshotTesting"]
+            dependencies: ["HeadlessTable", "TableTestSupport", "TableSnapshotTesting"],
+            exclude: ["__Snapshots__"]
         ),
         .testTarget(
             name: "HeadlessTableCLITests",

@@ -15,7 +15,9 @@ import Foundation
 /// and cells — its cell provider and its row heights (set its own delegate
 /// for per-row heights: the main one's index paths are not the results'). Its own fetched results controller runs
 /// on the same context with the same sort and section keys, so both tables
-/// follow every change: a delete from the results, or a save anywhere.
+/// follow every change: a delete from the results, or a save anywhere. The
+/// results table shows the search text in its search field
+/// (``TableView/searchFieldText``).
 public final class TableSearch<R: Record & Codable> {
     /// The table of results, while a search is on.
     public let resultsTable: TableView
@@ -66,6 +68,7 @@ public final class TableSearch<R: Record & Codable> {
         binding.onDelete = { [weak base] object in try base?.onDelete?(object) }
         resultsBinding = binding
         self.text = text
+        resultsTable.searchFieldText = text
     }
 
     /// Ends the search: the results table empties; the main table, kept up to
@@ -74,6 +77,7 @@ public final class TableSearch<R: Record & Codable> {
         resultsBinding?.controller.delegate = nil
         resultsBinding = nil
         text = nil
+        resultsTable.searchFieldText = nil
         let empty = _EmptyDataSource()
         resultsTable.dataSource = empty
         try? resultsTable.reloadData()

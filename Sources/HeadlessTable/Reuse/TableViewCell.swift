@@ -67,6 +67,16 @@ open class TableViewCell: TableReusableView {
     /// ``TableView/automaticDimension``; nil for the table's estimate.
     open var preferredHeight: Double?
 
+    /// The cell's own line layout for a text renderer, in place of the default
+    /// (text, then detail text at the right): one ``TextLine`` per line,
+    /// top down. Nil, the default, for the default layout.
+    ///
+    /// ```swift
+    /// static let layout: TextLineTemplate = "{title} {date:>12}"
+    /// override func textLines() -> [TextLine]? { [Self.layout.line(["title": title, "date": date])] }
+    /// ```
+    open func textLines() -> [TextLine]? { nil }
+
     /// Whether the row the cell shows is selected (set by the table).
     public internal(set) var isSelected = false
     /// Whether the table is in editing mode (set by the table).

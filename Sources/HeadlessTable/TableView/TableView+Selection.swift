@@ -14,6 +14,7 @@ extension TableView {
     ///
     /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``.
     public func selectRow(at path: TablePath?, scrollPosition: ScrollPosition = .none) throws {
+        defer { displayIfNeeded() }
         guard let path else {
             for row in selected { cells[row]?.isSelected = false }
             selected.removeAll()
@@ -32,6 +33,7 @@ extension TableView {
 
     /// Deselects a row from code (no delegate method is called).
     public func deselectRow(at path: TablePath) {
+        defer { displayIfNeeded() }
         selected.remove(path)
         cells[path]?.isSelected = false
     }
@@ -43,6 +45,7 @@ extension TableView {
     ///
     /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``.
     public func tapRow(at path: TablePath) throws {
+        defer { displayIfNeeded() }
         try check(path)
         guard allowsSelection, !isEditing else { return }
         if allowsMultipleSelection, selected.contains(path) {
@@ -73,6 +76,7 @@ extension TableView {
 
     /// Turns editing mode on or off (cells show it through ``TableViewCell/isEditing``).
     public func setEditing(_ editing: Bool) {
+        defer { displayIfNeeded() }
         isEditing = editing
         for cell in cells.values { cell.isEditing = editing }
     }

@@ -33,27 +33,45 @@ extension TableView {
     /// - Complexity: O(*k* log *n* + *s* + *w* log *n*) for *k* changes, *s*
     ///   sections and a window of *w* rows.
     public func performBatchUpdates(_ updates: () throws -> Void) throws {
-        let (savedUpdate, savedReconfigure) = (pendingUpdate, pendingReconfigure)
+        let saved = (pendingUpdate, pendingReconfigure, pendingAnimations)
         beginUpdates()
         do {
             try updates()
         } catch {
             // The block's changes are dropped — and only them, in a nested batch.
             updateDepth -= 1
-            (pendingUpdate, pendingReconfigure) = (savedUpdate, savedReconfigure)
+            (pendingUpdate, pendingReconfigure, pendingAnimations) = saved
             throw error
         }
         try endUpdates()
     }
 
-    public func insertRows(at paths: [TablePath]) throws { try record { $0.insertRows(at: paths) } }
-    public func deleteRows(at paths: [TablePath]) throws { try record { $0.deleteRows(at: paths) } }
-    public func reloadRows(at paths: [TablePath]) throws { try record { $0.reloadRows(at: paths) } }
-    public func moveRow(at path: TablePath, to newPath: TablePath) throws { try record { $0.moveRow(at: path, to: newPath) } }
-    public func insertSections(_ sections: [Int]) throws { try record { $0.insertSections(sections) } }
-    public func deleteSections(_ sections: [Int]) throws { try record { $0.deleteSections(sections) } }
-    public func reloadSections(_ sections: [Int]) throws { try record { $0.reloadSections(sections) } }
-    public func moveSection(_ section: Int, toSection newSection: Int) throws { try record { $0.moveSection(section, toSection: newSection) } }
+    // Each change may name how it shows (UIKit's `with:` argument); the
+    // renderer receives it with the applied batch.
+    public func insertRows(at paths: [TablePath], with animation: RowAnimation = .automatic) throws {
+        try record(paths.map(BatchChange.insertRow), animation) { $0.insertRows(at: paths) }
+    }
+    public func deleteRows(at paths: [TablePath], with animation: RowAnimation = .automatic) throws {
+        try record(paths.map(BatchChange.deleteRow), animation) { $0.deleteRows(at: paths) }
+    }
+    public func reloadRows(at paths: [TablePath], with animation: RowAnimation = .automatic) throws {
+        try record(paths.map(BatchChange.reloadRow), animation) { $0.reloadRows(at: paths) }
+    }
+    public func moveRow(at path: TablePath, to newPath: TablePath) throws {
+        try record([], .automatic) { $0.moveRow(at: path, to: newPath) }
+    }
+    public func insertSections(_ sections: [Int], with animation: RowAnimation = .automatic) throws {
+        try record(sections.map(BatchChange.insertSection), animation) { $0.insertSections(sections) }
+    }
+    public func deleteSections(_ sections: [Int], with animation: RowAnimation = .automatic) throws {
+        try record(sections.map(BatchChange.deleteSection), animation) { $0.deleteSections(sections) }
+    }
+    public func reloadSections(_ sections: [Int], with animation: RowAnimation = .automatic) throws {
+        try record(sections.map(BatchChange.reloadSection), animation) { $0.reloadSections(sections) }
+    }
+    public func moveSection(_ section: Int, toSection newSection: Int) throws {
+        try record([], .automatic) { $0.moveSection(section, toSection: newSection) }
+    }
 
     /// Refreshes the content of rows in place: the data source is asked for
     /// their cells, and its dequeue hands back each row's own cell (no
@@ -68,6 +86,7 @@ extension TableView {
             pendingReconfigure += paths
         } else {
             for path in paths { try check(path) }
+            defer { displayIfNeeded() }
             try reconfigure(paths)
         }
     }
@@ -83,28 +102,39 @@ extension TableView {
     ///
     /// - Throws: ``TableViewError/applyInsideBatch`` inside a batch (its stages
     ///   are batches of their own).
-    public func apply<Row>(_ changeset: TableChangeset<Row>, _ updateData: (TableChangeset<Row>.Stage) throws -> Void) throws {
+    public func apply<Row>(
+        _ changeset: TableChangeset<Row>, animation: RowAnimation = .automatic,
+        _ updateData: (TableChangeset<Row>.Stage) throws -> Void
+    ) throws {
         guard updateDepth == 0 else { throw TableViewError.applyInsideBatch }
         for stage in changeset.stages {
             try performBatchUpdates {
                 try updateData(stage)
                 pendingUpdate.merge(stage.update)
+                if animation != .automatic {
+                    for change in stage.update.changes { pendingAnimations[change] = animation }
+                }
             }
         }
     }
 
-    /// Records a change: applied at once outside a batch.
-    func record(_ change: (inout BatchUpdate) -> Void) throws {
+    /// Records a change, and the animation asked for it: applied at once
+    /// outside a batch.
+    func record(_ changes: @autoclosure () -> [BatchChange], _ animation: RowAnimation, _ change: (inout BatchUpdate) -> Void) throws {
         change(&pendingUpdate)
+        if animation != .automatic {
+            for c in changes() { pendingAnimations[c] = animation }
+        }
         if updateDepth == 0 { try commitPendingUpdate() }
     }
 
     /// Checks the collected batch and applies it — all or nothing: if the data
     /// source then fails to make a cell, the table is put back as it was.
     func commitPendingUpdate() throws {
-        let update = pendingUpdate, reconfigure = pendingReconfigure
+        let update = pendingUpdate, reconfigure = pendingReconfigure, animations = pendingAnimations
         pendingUpdate = BatchUpdate()
         pendingReconfigure = []
+        pendingAnimations = [:]
         guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
         let counts = try Self.counts(of: dataSource, in: self)
@@ -117,6 +147,7 @@ extension TableView {
         for path in reconfigure where !(counts.indices.contains(path.section) && (0..<counts[path.section]).contains(path.row)) {
             throw TableViewError.invalidIndexPath(path, sectionCount: counts.count, rowCount: counts.indices.contains(path.section) ? counts[path.section] : nil)
         }
+        let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
         let saved = (layout, rowCounts, indexTitles, cells, windowRows, headerViews, footerViews, selected, contentOffset)
         layout = updatedLayout(mapping, counts: counts)
         rowCounts = counts
@@ -148,6 +179,7 @@ extension TableView {
             staleViews = []
             throw error
         }
+        defer { display(TableUpdate(batch: update, animations: animations), from: before) }
         try self.reconfigure(reconfigure)
     }
 

@@ -65,6 +65,22 @@ public final class TableView {
     /// Whether rows show their editing controls.
     public internal(set) var isEditing = false
 
+    /// Draws the table: told of every change of what it shows (see
+    /// ``TableRenderer``). Setting one displays the current frame.
+    public var renderer: (any TableRenderer)? {
+        didSet {
+            lastDisplayedFrame = nil
+            displayIfNeeded()
+        }
+    }
+    /// The text of a search field shown above the rows; nil for none. A
+    /// ``TableSearch`` sets it on its results table.
+    public var searchFieldText: String? {
+        didSet { displayIfNeeded() }
+    }
+    /// The frame the renderer last displayed.
+    var lastDisplayedFrame: TableFrame?
+
     // The table as it shows it.
     var rowCounts: [Int] = []
     var layout = _TableLayout()
@@ -80,6 +96,7 @@ public final class TableView {
     var updateDepth = 0
     var pendingUpdate = BatchUpdate()
     var pendingReconfigure: [TablePath] = []
+    var pendingAnimations: [BatchChange: RowAnimation] = [:]
 
     // The cell being made: the row, whether it was dequeued for, the cells the
     // data source dequeued meanwhile, and the cell a reconfigure hands back.
@@ -162,8 +179,10 @@ public final class TableView {
         guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
         let counts = try Self.counts(of: dataSource, in: self)
+        defer { displayIfNeeded() }
         pendingUpdate = BatchUpdate()
         pendingReconfigure = []
+        pendingAnimations = [:]
         rowCounts = counts
         layout = _TableLayout(counts.indices.map { s in
             _TableLayout.Section(header: headerHeight(s), rows: initialHeights(section: s, count: counts[s]), footer: footerHeight(s))
@@ -247,6 +266,7 @@ public final class TableView {
     /// Sets the viewport's height; the window changes with it.
     public func setViewportHeight(_ height: Double) throws {
         guard !isBusy else { throw TableViewError.busy }
+        defer { displayIfNeeded() }
         let (oldHeight, oldOffset) = (viewportHeight, contentOffset)
         viewportHeight = Self.sanitized(height)
         do {
@@ -265,6 +285,7 @@ public final class TableView {
     /// - Complexity: O(*w* log *n*) for a window of *w* rows.
     public func setContentOffset(_ offset: Double) throws {
         guard !isBusy else { throw TableViewError.busy }
+        defer { displayIfNeeded() }
         let old = contentOffset
         contentOffset = clampedOffset(offset.isFinite ? offset : 0)
         do {

@@ -70,6 +70,10 @@ public protocol TableViewDelegate: AnyObject {
     func tableView(_ tableView: TableView, willDeselectRowAt indexPath: TablePath) -> TablePath?
     func tableView(_ tableView: TableView, didDeselectRowAt indexPath: TablePath)
 
+    /// The editing control a row shows in editing mode (default `.delete`;
+    /// rows the data source cannot edit show none).
+    func tableView(_ tableView: TableView, editingStyleForRowAt indexPath: TablePath) -> TableView.EditingStyle
+
     /// A cell is about to enter the window, or has left it.
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: TablePath)
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: TablePath)
@@ -86,6 +90,7 @@ extension TableViewDelegate {
     public func tableView(_ tableView: TableView, didSelectRowAt indexPath: TablePath) {}
     public func tableView(_ tableView: TableView, willDeselectRowAt indexPath: TablePath) -> TablePath? { indexPath }
     public func tableView(_ tableView: TableView, didDeselectRowAt indexPath: TablePath) {}
+    public func tableView(_ tableView: TableView, editingStyleForRowAt indexPath: TablePath) -> TableView.EditingStyle { .delete }
     public func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: TablePath) {}
     public func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: TablePath) {}
 }
