@@ -51,7 +51,9 @@ import TableTestSupport
             let fitted = TerminalText.fitting(text, into: width, alignment: alignment, ellipsis: ellipsis)
             #expect(TerminalText.width(of: fitted) == width, "\(text.debugDescription) into \(width)")
             let clean = TerminalText.sanitized(text)
-            if TerminalText.width(of: clean) <= width {
+            if width == 0 {
+                #expect(fitted.isEmpty)
+            } else if TerminalText.width(of: clean) <= width {
                 // Only padding added (compared by scalars: a mark may join the padding).
                 func unpadded(_ s: String) -> [Unicode.Scalar] { s.unicodeScalars.filter { $0 != " " } }
                 #expect(unpadded(fitted) == unpadded(clean), "\(text.debugDescription)")
