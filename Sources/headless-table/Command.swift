@@ -32,12 +32,18 @@ enum HeadlessTableCommand {
 
         commands:
           demo                              a photo diary on the embedded store: a save, its callbacks, its batch updates
-          diff OLD NEW [--id KEY] [--format text|json]
-                                            the batch updates from one fetch result (JSON file) to another
+          diff OLD NEW [--id KEY] [--format text|json] [--render [--width W] [--height H] [--ascii]]
+                                            the batch updates from one fetch result (JSON file) to another;
+                                            --render draws each stage: the table before, the batch, after
           query DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]… [--sort KEY[,-KEY]…]
                 [--section-key KEY] [--limit N] [--offset N] [--format text|json]
                                             the objects of DATA (a JSON array) that a predicate matches,
                                             sorted and sectioned as a fetched results controller would
+          render DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…] [--section-key KEY]
+                [--text KEY] [--detail KEY] [--width W] [--height H] [--offset Y | --row S,R]
+                [--ascii] [--index] [--search TEXT]
+                                            DATA's objects drawn as a table's window shows them (a line per
+                                            row and header; text from --text, else title, name or text)
           scroll [DATA] [--rows N] [--height H] [--row-height h|--random-heights] [--step S|--jump] [--format text|json]
                                             scrolls a table (DATA's objects, or N rows) top to bottom and prints what
                                             reuse did: frames, cells created and reused, most cells alive, time per frame
@@ -64,6 +70,8 @@ enum HeadlessTableCommand {
                 try DiffCommand.run(&arguments, output: output)
             case "query":
                 try QueryCommand.run(&arguments, output: output)
+            case "render":
+                try RenderCommand.run(&arguments, output: output)
             case "scroll":
                 try ScrollCommand.run(&arguments, output: output)
             case "help", "--help", "-h":

@@ -1,18 +1,23 @@
 import Foundation
 import HeadlessTable
 
-/// `headless-table diff OLD NEW [--id KEY] [--format text|json]`
+/// `headless-table diff OLD NEW [--id KEY] [--format text|json]
+/// [--render [--width W] [--height H] [--ascii] [--text KEY] [--detail KEY]]`
 enum DiffCommand {
     static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
         let idKey = try arguments.option("--id") ?? "id"
         let format = try OutputFormat.parse(try arguments.option("--format"))
+        let render = arguments.flag("--render")
+        let look = try Look.parse(&arguments)
         let oldPath = try arguments.positional("OLD (a fetch result as JSON)")
         let newPath = try arguments.positional("NEW (a fetch result as JSON)")
         try arguments.finish()
+        if render && format == .json { throw CommandError.usage("--render draws text: it does not go with --format json") }
 
         let old = try FetchResultFile.read(oldPath, idKey: idKey)
         let new = try FetchResultFile.read(newPath, idKey: idKey)
         let changeset = TableChangeset(from: old, to: new)
+        if render { return output.out(try rendered(changeset, from: old, to: new, look: look)) }
         switch format {
         case .json: output.out(json(changeset) + "\n")
         case .text: output.out(text(changeset, from: old))
@@ -44,5 +49,35 @@ enum DiffCommand {
     /// The changeset for people: a line per stage, a line per change, the row's id beside it.
     static func text(_ changeset: TableChangeset<JSONRow>, from old: [TableSection<JSONRow>]) -> String {
         changeset.logLines(from: old) { JSON.string($0.id) }.joined(separator: "\n") + "\n"
+    }
+
+    /// Each stage drawn by the text renderer as a table applies it: before,
+    /// the batch log, after. The window is as tall as the tallest stage
+    /// (at most 50 lines) unless `--height` says.
+    static func rendered(
+        _ changeset: TableChangeset<JSONRow>, from old: [TableSection<JSONRow>], to new: [TableSection<JSONRow>], look: Look
+    ) throws -> String {
+        let named = (old + new).contains { !$0.name.isEmpty }
+        func sections(_ list: [TableSection<JSONRow>]) -> [RecordTable.Section] {
+            list.map { section in
+                .init(name: named ? section.name : nil, rows: section.rows.map { row in
+                    if case .record(let record) = row.object { record } else { DynamicRecord(fields: [("text", .string(JSON.string(row.object)))]) }
+                })
+            }
+        }
+        let source = RecordTable(sections: sections(old), textKey: look.textKey, detailKey: look.detailKey)
+        var lines = source.contentLines
+        for stage in changeset.stages { lines = Swift.max(lines, RecordTable(sections: sections(stage.sections), textKey: nil, detailKey: nil).contentLines) }
+        let table = try source.table(lines: look.heightGiven ? look.height : Swift.min(50, Swift.max(1, lines)))
+        let renderer = try look.renderer()
+        guard !changeset.stages.isEmpty else { return "(no changes)\n" + renderer.text(for: table.currentFrame) }
+        table.renderer = renderer
+        var views: [String] = []
+        renderer.onOutput = { views.append($0) }
+        try table.apply(changeset) { stage in source.sections = sections(stage.sections) }
+        let count = changeset.stages.count
+        return views.enumerated().map { k, view in
+            (count > 1 ? "Stage \(k + 1) of \(count):\n" : "") + view
+        }.joined(separator: "\n")
     }
 }

@@ -10,66 +10,12 @@ import HeadlessTable
 enum QueryCommand {
     static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
         let format = try OutputFormat.parse(try arguments.option("--format"))
-        let predicateText = try arguments.option("--where")
-        let argumentTexts = try arguments.options("--arg")
-        let variableTexts = try arguments.options("--var")
-        let sortTexts = try arguments.options("--sort")
-        let sectionKey = try arguments.option("--section-key")
-        let limit = try count(try arguments.option("--limit"), "--limit")
-        let offset = try count(try arguments.option("--offset"), "--offset") ?? 0
+        var query = try Query.parse(&arguments, limits: true)
         let path = try arguments.positional("DATA (a JSON array of objects)")
         try arguments.finish()
-
-        // The predicate, with its arguments and variables.
-        var predicate: FormatPredicate?
-        if let predicateText {
-            let values = try argumentTexts.enumerated().map { k, text in try json(text, "--arg \(k + 1)") }
-            do {
-                predicate = try FormatPredicate(format: predicateText, arguments: values)
-            } catch {
-                throw CommandError("--where: \(error)\n\(error.excerpt)")
-            }
-            var bound: [String: RecordValue] = [:]
-            for text in variableTexts {
-                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                    throw CommandError.usage("--var takes NAME=JSON, as in --var MIN=18, not '\(text)'")
-                }
-                let name = String(text[..<equals].drop { $0 == "$" })
-                bound[name] = try json(String(text[text.index(after: equals)...]), "--var \(name)")
-            }
-            predicate = predicate?.substituting(bound)
-            if let unbound = predicate?.variables.sorted(), let first = unbound.first {
-                throw CommandError("--where needs \(unbound.map { "$" + $0 }.joined(separator: ", ")): bind \(unbound.count == 1 ? "it" : "them") with --var \(first)=JSON")
-            }
-        } else if !argumentTexts.isEmpty || !variableTexts.isEmpty {
-            throw CommandError.usage("--arg and --var go with --where")
-        }
-        let sortKeys = sortTexts.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { key -> SortKey in
-            key.hasPrefix("-") ? SortKey(String(key.dropFirst()), ascending: false) : SortKey(String(key))
-        }
-        if let empty = sortKeys.first(where: { $0.keyPath.isEmpty }) {
-            throw CommandError.usage("--sort takes key paths separated by commas, - before a descending one; '\(empty)' is empty")
-        }
-
-        // The objects, in an in-memory store.
-        let context = ObjectContext(store: ObjectStore<DynamicObject>())
-        try load(path, into: context)
-
-        let request = FetchRequest<DynamicObject>(
-            predicate: predicate.map(RecordPredicate.init), sortKeys: sortKeys, fetchLimit: limit, fetchOffset: offset)
-        let sections: [(name: String, indexTitle: String?, objects: [DynamicObject])]
-        do {
-            if sortKeys.isEmpty && sectionKey == nil {
-                // No order asked for: the data's order (a controller needs sort keys).
-                sections = [("", nil, try context.fetch(request))]
-            } else {
-                let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectionKey)
-                try controller.performFetch()
-                sections = (controller.sections ?? []).map { ($0.name, $0.indexTitle, $0.objects) }
-            }
-        } catch {
-            throw CommandError("\(error)")
-        }
+        try query.compile()
+        let sections = try query.sections(of: path)
+        let (predicate, sectionKey) = (query.predicate, query.sectionKey)
         switch format {
         case .json:
             let list = sections.map { section in
@@ -86,6 +32,100 @@ enum QueryCommand {
                 lines += section.objects.map { "  " + JSON.string(.record($0.fields)) }
             }
             output.out(lines.joined(separator: "\n") + "\n")
+        }
+    }
+}
+
+/// The fetch a command's options describe — `--where FORMAT`, `--arg JSON`…,
+/// `--var NAME=JSON`…, `--sort KEY[,-KEY]…`, `--section-key KEY`, and with
+/// limits `--limit N` and `--offset N` — run over the objects of a JSON file
+/// in an in-memory store.
+struct Query {
+    typealias Section = (name: String, indexTitle: String?, objects: [DynamicObject])
+
+    var predicate: FormatPredicate?
+    var sortKeys: [SortKey] = []
+    var sectionKey: String?
+    var limit: Int?
+    var offset = 0
+
+    // The options as given; compile() reads them.
+    var predicateText: String?
+    var argumentTexts: [String] = []
+    var variableTexts: [String] = []
+    var sortTexts: [String] = []
+
+    /// Takes the options from the command line (``compile()`` then checks them).
+    static func parse(_ arguments: inout ArgumentList, limits: Bool) throws -> Query {
+        var query = Query()
+        query.predicateText = try arguments.option("--where")
+        query.argumentTexts = try arguments.options("--arg")
+        query.variableTexts = try arguments.options("--var")
+        query.sortTexts = try arguments.options("--sort")
+        query.sectionKey = try arguments.option("--section-key")
+        if limits {
+            query.limit = try count(try arguments.option("--limit"), "--limit")
+            query.offset = try count(try arguments.option("--offset"), "--offset") ?? 0
+        }
+        return query
+    }
+
+    /// Parses the predicate, with its arguments and variables, and the sort keys.
+    mutating func compile() throws {
+        // The predicate, with its arguments and variables.
+        if let predicateText {
+            let values = try argumentTexts.enumerated().map { k, text in try Self.json(text, "--arg \(k + 1)") }
+            var predicate: FormatPredicate
+            do throws(PredicateSyntaxError) {
+                predicate = try FormatPredicate(format: predicateText, arguments: values)
+            } catch {
+                throw CommandError("--where: \(error)\n\(error.excerpt)")
+            }
+            var bound: [String: RecordValue] = [:]
+            for text in variableTexts {
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                    throw CommandError.usage("--var takes NAME=JSON, as in --var MIN=18, not '\(text)'")
+                }
+                let name = String(text[..<equals].drop { $0 == "$" })
+                bound[name] = try Self.json(String(text[text.index(after: equals)...]), "--var \(name)")
+            }
+            predicate = predicate.substituting(bound)
+            let unbound = predicate.variables.sorted()
+            if let first = unbound.first {
+                throw CommandError("--where needs \(unbound.map { "$" + $0 }.joined(separator: ", ")): bind \(unbound.count == 1 ? "it" : "them") with --var \(first)=JSON")
+            }
+            self.predicate = predicate
+        } else if !argumentTexts.isEmpty || !variableTexts.isEmpty {
+            throw CommandError.usage("--arg and --var go with --where")
+        }
+        sortKeys = sortTexts.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { key -> SortKey in
+            key.hasPrefix("-") ? SortKey(String(key.dropFirst()), ascending: false) : SortKey(String(key))
+        }
+        if let empty = sortKeys.first(where: { $0.keyPath.isEmpty }) {
+            throw CommandError.usage("--sort takes key paths separated by commas, - before a descending one; '\(empty)' is empty")
+        }
+    }
+
+    /// The sections of the objects in `path` that match (and match `also`),
+    /// as a fetched results controller makes them — or in the data's order,
+    /// in one section, when neither sort keys nor a section key are given.
+    func sections(of path: String, also: FormatPredicate? = nil) throws -> [Section] {
+        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        try Self.load(path, into: context)
+        let predicates = [predicate, also].compactMap { $0 }.map(RecordPredicate<DynamicObject>.init)
+        let request = FetchRequest<DynamicObject>(
+            predicate: predicates.dropFirst().reduce(predicates.first) { $0?.and($1) },
+            sortKeys: sortKeys, fetchLimit: limit, fetchOffset: offset)
+        do {
+            if sortKeys.isEmpty && sectionKey == nil {
+                // No order asked for: the data's order (a controller needs sort keys).
+                return [("", nil, try context.fetch(request))]
+            }
+            let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectionKey)
+            try controller.performFetch()
+            return (controller.sections ?? []).map { ($0.name, $0.indexTitle, $0.objects) }
+        } catch {
+            throw CommandError("\(error)")
         }
     }
 

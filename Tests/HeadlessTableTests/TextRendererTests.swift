@@ -255,7 +255,10 @@ import TableTestSupport
             }
             #expect(renderer.text(for: frame) == out)
             // The before/after view keeps the width too.
-            let both = renderer.text(for: TableUpdate(batch: BatchUpdate()), from: frame, to: frame)
+            var batch = BatchUpdate()
+            batch.moveRow(at: TablePath(row: 123_456, section: 7), to: TablePath(row: 0, section: 99_999))
+            batch.reloadSections([Int.random(in: 0...1_000_000, using: &g)])
+            let both = renderer.text(for: TableUpdate(batch: batch, animations: [.reloadSection(0): .middle]), from: frame, to: frame)
             #expect(both.dropLast().split(separator: "\n", omittingEmptySubsequences: false).allSatisfy { TerminalText.width(of: $0) == width })
         }
     }

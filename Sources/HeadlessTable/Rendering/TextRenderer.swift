@@ -100,12 +100,13 @@ public final class TextRenderer: TableRenderer {
     }
 
     /// An update as a before/after view: `Before:`, the old frame, the batch's
-    /// caption and log, `After:`, the new frame — every line `width` columns.
+    /// caption and log (a long log line continues on the next), `After:`, the
+    /// new frame — every line `width` columns.
     public func text(for update: TableUpdate, from old: TableFrame, to new: TableFrame) -> String {
         let count = update.batch.changeCount
         var result = [caption("Before:")] + lines(for: old)
         result.append(caption("Batch (\(count) change\(count == 1 ? "" : "s")):"))
-        result += logLines(of: update).map(caption)
+        result += logLines(of: update).flatMap(wrapped)
         result.append(caption("After:"))
         result += lines(for: new)
         return result.map { $0 + "\n" }.joined()
@@ -122,6 +123,34 @@ public final class TextRenderer: TableRenderer {
     }
 
     func caption(_ text: String) -> String { TerminalText.fitting(text, into: width, ellipsis: marks.ellipsis) }
+
+    /// A log line in lines of the width: broken at spaces outside paths,
+    /// continued two columns in, so that no change is cut short.
+    func wrapped(_ text: String) -> [String] {
+        var words: [String] = [], word = "", depth = 0
+        for character in text {
+            if character == "{" { depth += 1 } else if character == "}" { depth -= 1 }
+            if character == " " && depth == 0 {
+                words.append(word)
+                word = ""
+            } else {
+                word.append(character)
+            }
+        }
+        words.append(word)
+        var lines: [String] = [], line = ""
+        for word in words {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if TerminalText.width(of: candidate) <= width || line.allSatisfy({ $0 == " " }) {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = "  " + word
+            }
+        }
+        lines.append(line)
+        return lines.map(caption)
+    }
 
     // MARK: Layout
 

@@ -49,9 +49,9 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
             return "must pass a valid reuse identifier to register(_:forCellReuseIdentifier:)"
         case let .invalidIndexPath(path, sectionCount, rowCount):
             if let rowCount {
-                return "invalid index path \(path): section \(path.section) has \(rowCount) rows"
+                return "invalid index path \(path): section \(path.section) has \(rowCount) row\(rowCount == 1 ? "" : "s")"
             }
-            return "invalid index path \(path): the table has \(sectionCount) sections"
+            return "invalid index path \(path): the table has \(sectionCount) section\(sectionCount == 1 ? "" : "s")"
         case .noDataSource:
             return "the table view has no data source"
         case let .tooManyRows(section, count):

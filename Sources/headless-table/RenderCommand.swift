@@ -1,0 +1,169 @@
+import Foundation
+import HeadlessTable
+
+/// `headless-table render DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]… [--sort KEY[,-KEY]…]
+/// [--section-key KEY] [--text KEY] [--detail KEY] [--width W] [--height H] [--offset Y | --row S,R]
+/// [--ascii] [--index] [--search TEXT]`
+///
+/// The objects of DATA, fetched as `query` fetches them, drawn by the text
+/// renderer as a table's window shows them: a line per row and per section
+/// header.
+enum RenderCommand {
+    static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
+        var query = try Query.parse(&arguments, limits: false)
+        let look = try Look.parse(&arguments)
+        let offset = try wholeNumber(try arguments.option("--offset"), "--offset", minimum: 0)
+        let row = try arguments.option("--row").map(path)
+        let index = arguments.flag("--index")
+        let search = try arguments.option("--search")
+        let file = try arguments.positional("DATA (a JSON array of objects)")
+        try arguments.finish()
+        if offset != nil && row != nil { throw CommandError.usage("--offset and --row go one at a time") }
+        if index && query.sectionKey == nil { throw CommandError.usage("--index shows the sections' index titles: give --section-key too") }
+        try query.compile()
+
+        // A search keeps the objects whose text contains the search text.
+        var matching: FormatPredicate?
+        if let search, !search.isEmpty {
+            let keys = look.textKey.map { [$0] } ?? RecordTable.textKeys
+            let format = keys.map { _ in "%K CONTAINS[cd] %@" }.joined(separator: " OR ")
+            matching = try FormatPredicate(format: format, arguments: keys.flatMap { [.string($0), .string(search)] })
+        }
+        let sections = try query.sections(of: file, also: matching)
+        let source = RecordTable(
+            sections: sections.map { .init(name: query.sectionKey == nil ? nil : $0.name, rows: $0.objects.map(\.fields)) },
+            textKey: look.textKey, detailKey: look.detailKey)
+        if index {
+            var seen = Set<String>()
+            source.indexTitles = sections.compactMap(\.indexTitle).filter { !$0.isEmpty && seen.insert($0).inserted }
+        }
+        let table = try source.table(lines: Swift.max(1, look.height - (search == nil ? 0 : 1)))
+        table.searchFieldText = search
+        do {
+            if let offset { try table.setContentOffset(Double(offset)) }
+            if let row { try table.scrollToRow(at: row, at: .top) }
+        } catch {
+            throw CommandError("--row: \(error)")
+        }
+        output.out(try look.renderer().text(for: table.currentFrame))
+    }
+
+    /// `S,R`: a row's section and row.
+    static func path(_ text: String) throws -> TablePath {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let section = parts[0], let row = parts[1], section >= 0, row >= 0 else {
+            throw CommandError.usage("--row takes SECTION,ROW, as in --row 0,12, not '\(text)'")
+        }
+        return TablePath(row: row, section: section)
+    }
+
+    static func wholeNumber(_ text: String?, _ option: String, minimum: Int) throws -> Int? {
+        guard let text else { return nil }
+        guard let n = Int(text), n >= minimum else {
+            throw CommandError.usage("\(option) takes a whole number of at least \(minimum), not '\(text)'")
+        }
+        return n
+    }
+}
+
+/// How a command draws tables: `--width W`, `--height H`, `--ascii`, `--text KEY`, `--detail KEY`.
+struct Look {
+    var width = 60
+    var height = 20
+    var heightGiven = false
+    var ascii = false
+    var textKey: String?
+    var detailKey: String?
+
+    static func parse(_ arguments: inout ArgumentList) throws -> Look {
+        var look = Look()
+        look.width = try RenderCommand.wholeNumber(try arguments.option("--width"), "--width", minimum: 1) ?? look.width
+        if let height = try RenderCommand.wholeNumber(try arguments.option("--height"), "--height", minimum: 1) {
+            (look.height, look.heightGiven) = (height, true)
+        }
+        look.ascii = arguments.flag("--ascii")
+        look.textKey = try arguments.option("--text")
+        look.detailKey = try arguments.option("--detail")
+        return look
+    }
+
+    func renderer() throws -> TextRenderer {
+        do {
+            return try TextRenderer(width: width, style: ascii ? .ascii : .box, pointsPerLine: 1)
+        } catch {
+            throw CommandError.usage("--width: \(error)")
+        }
+    }
+}
+
+/// A table of JSON objects: a section per name (with a header when it has
+/// one), a row per object showing its text and detail text. One point a line.
+final class RecordTable: TableViewDataSource {
+    struct Section {
+        var name: String?
+        var rows: [DynamicRecord]
+    }
+
+    /// The keys whose value is a row's text when `--text` names none: the first present.
+    static let textKeys = ["title", "name", "text"]
+
+    var sections: [Section]
+    var indexTitles: [String]?
+    let textKey: String?
+    let detailKey: String?
+
+    init(sections: [Section], textKey: String?, detailKey: String?) {
+        self.sections = sections
+        self.textKey = textKey
+        self.detailKey = detailKey
+    }
+
+    /// A table showing this, `lines` lines tall.
+    func table(lines: Int) throws -> TableView {
+        let table = TableView(viewportHeight: Double(lines))
+        table.rowHeight = 1
+        table.sectionHeaderHeight = 1
+        table.sectionFooterHeight = 1
+        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+        table.dataSource = self
+        try table.reloadData()
+        return table
+    }
+
+    /// The lines the whole table takes.
+    var contentLines: Int { sections.reduce(0) { $0 + $1.rows.count + ($1.name == nil ? 0 : 1) } }
+
+    func numberOfSections(in tableView: TableView) -> Int { sections.count }
+    func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { sections[section].rows.count }
+    func tableView(_ tableView: TableView, titleForHeaderInSection section: Int) -> String? {
+        sections[section].name.map { $0.isEmpty ? "(none)" : $0 }
+    }
+    func sectionIndexTitles(for tableView: TableView) -> [String]? { indexTitles }
+
+    func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
+        let cell = try tableView.dequeueReusableCell(withIdentifier: "row", for: indexPath)
+        let record = sections[indexPath.section].rows[indexPath.row]
+        cell.text = text(of: record)
+        cell.detailText = detailKey.flatMap { record[$0] }.map(Self.display)
+        return cell
+    }
+
+    /// A row's text: its `--text` field, else its title, name or text, else
+    /// the object without its id.
+    func text(of record: DynamicRecord) -> String {
+        if let textKey { return record[textKey].map(Self.display) ?? "" }
+        if let value = Self.textKeys.lazy.compactMap({ record[$0] }).first { return Self.display(value) }
+        var rest = record
+        rest["id"] = nil
+        return JSON.string(.record(rest))
+    }
+
+    /// A value as a cell shows it: strings bare, null empty, the rest as JSON.
+    static func display(_ value: RecordValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .null: ""
+        default: JSON.string(value)
+        }
+    }
+}
