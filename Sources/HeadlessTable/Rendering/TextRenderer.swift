@@ -9,11 +9,11 @@
 /// ```
 ///
 /// ```text
-/// ── Today ──────────────────────────────│
-///  Fog on the river              08:10 › █
-///  Coffee with Ana               07:45 › █
-/// ── Yesterday ──────────────────────────│
-/// ▌Night train                   23:02 › │
+/// ── Sunday 22 November ──────────────────────
+///  ▣ Fog on the river                  08:10 ›
+///  ♪ Street musician at the st…        07:45 ›
+/// ── Saturday 21 November ────────────────────
+/// ▌▣ Night train                       23:02 ›
 /// ```
 ///
 /// A frame is as many lines as the viewport holds (its height divided by
