@@ -27,7 +27,7 @@ let package = Package(
         // Text snapshots for XCTest and Swift Testing.
         .target(name: "TableSnapshotTesting", dependencies: ["HeadlessTable"]),
         // The command-line tool.
-        .executableTarget(name: "headless-table", dependencies: ["HeadlessTable"]),
+        .executableTarget(name: "headless-table", dependencies: ["HeadlessTable", "PhotoDiary"]),
         // `swift run -c release table-benchmarks`
         .executableTarget(
             name: "table-benchmarks",
@@ -35,6 +35,12 @@ let package = Package(
             path: "Benchmarks/TableBenchmarks"
         ),
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),
+        // The seeds' apps. The photo diary's code is a library: the tool's demo plays its story too.
+        .target(name: "PhotoDiary", dependencies: ["HeadlessTable"], path: "Examples/PhotoDiary/Diary"),
+        .executableTarget(name: "photo-diary", dependencies: ["PhotoDiary"], path: "Examples/PhotoDiary/App"),
+        .executableTarget(name: "to-do", dependencies: ["HeadlessTable"], path: "Examples/ToDo"),
+        .executableTarget(name: "names", dependencies: ["HeadlessTable"], path: "Examples/Names", resources: [.copy("names.txt")]),
+        .executableTarget(name: "contacts", dependencies: ["HeadlessTable"], path: "Examples/Contacts"),
 
         // Shared by the test targets: seeded generators and the independent UIKit oracle.
         .target(name: "TableTestSupport", dependencies: ["TableDiff", "FetchedResults"], path: "Tests/TableTestSupport"),
@@ -61,6 +67,11 @@ let package = Package(
             exclude: ["__Snapshots__"]
         ),
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),
+        .testTarget(
+            name: "ExamplesTests",
+            dependencies: ["TableSnapshotTesting", "headless-table", "photo-diary", "to-do", "names", "contacts", "DiffBasics"],
+            exclude: ["__Snapshots__"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

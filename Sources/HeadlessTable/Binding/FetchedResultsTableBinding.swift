@@ -17,8 +17,9 @@ import Foundation
 /// into it — becomes one checked batch update: sections inserted and deleted,
 /// rows deleted, inserted and moved, and every changed row's cell reconfigured
 /// in place, so there is no configuring with stale paths and no update
-/// colliding with a move. An updated object is moved to its own index path
-/// too: Core Data reports an update when an object's path is the same before
+/// colliding with a move. A change of updates alone is a reload of their
+/// rows. Among other changes, an updated object is moved to its own index
+/// path instead: Core Data reports an update when an object's path is the same before
 /// and after, while UIKit places unmoved rows by filling in order — around
 /// other changes, that can be another row's place. A row moving out of a deleted section or into an inserted one is a
 /// delete and an insert, as UIKit needs. The cost is that of the change (the
@@ -129,7 +130,14 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
 
     public func controllerDidChangeContent(_ controller: FetchedResultsController<R>) {
         guard let tableView else { return }
-        let update = pending, reconfigure = pendingReconfigure
+        var update = pending, reconfigure = pendingReconfigure
+        if update.changeCount == update.movedRows.count, update.movedRows.allSatisfy({ $0.from == $0.to }) {
+            // Only updates: nothing around them to misplace a row, so they are
+            // UIKit's reloads, as the Core Data table code has them.
+            update = BatchUpdate()
+            update.reloadRows(at: pending.movedRows.map(\.from))
+            reconfigure = []
+        }
         pending = BatchUpdate()
         pendingReconfigure = []
         do {

@@ -495,6 +495,14 @@ public final class TableView {
     /// The cell showing a row; nil when the row is not in the window.
     public func cellForRow(at path: TablePath) -> TableViewCell? { cells[path] }
 
+    /// The row a cell in the window shows; nil for a cell that is not in the
+    /// window (a control in a cell finds its row this way).
+    ///
+    /// - Complexity: O(*w*) for a window of *w* rows.
+    public func indexPath(for cell: TableViewCell) -> TablePath? {
+        windowRows.first { cells[$0] === cell }
+    }
+
     /// A visible section's header or footer view (from the delegate), if any.
     public func headerView(forSection section: Int) -> TableHeaderFooterView? { headerViews[section] }
     public func footerView(forSection section: Int) -> TableHeaderFooterView? { footerViews[section] }

@@ -1,0 +1,60 @@
+// Names: a few thousand names in sections by first letter, with the A–Z
+// index at the side; a tap on an index title jumps to its section, and a
+// search filters while typing and gives the full table back when cancelled.
+//
+//     swift run names
+
+import Foundation
+import HeadlessTable
+
+struct Person: Record, Codable, Equatable {
+    var id: Int
+    var name: String
+
+    static let recordKeys: RecordKeys<Person> = [
+        "name": RecordKey(\.name),
+        "initial": RecordKey { .string(String($0.name.prefix(1)).uppercased()) },
+    ]
+}
+
+/// The names shipped with the example (generated, public domain).
+func loadNames() throws -> [String] {
+    guard let url = Bundle.module.url(forResource: "names", withExtension: "txt") else { throw CocoaError(.fileNoSuchFile) }
+    return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+}
+
+let store = ObjectStore<Person>()
+let context = ObjectContext(store: store)
+for (k, name) in try loadNames().enumerated() { try context.insert(Person(id: k, name: name)) }
+_ = try context.save()
+
+let controller = FetchedResultsController(
+    fetchRequest: FetchRequest(sortKeys: [SortKey("name")]), context: context, sectionNameKeyPath: "initial")
+try controller.performFetch()
+let table = TableView(viewportHeight: 12 * 44)
+table.sectionHeaderHeight = 44
+try table.register(TableViewCell.self, forCellReuseIdentifier: "name")
+let binding = try table.bind(to: controller) { table, indexPath, person in
+    let cell = try table.dequeueReusableCell(withIdentifier: "name", for: indexPath)
+    cell.text = person.name
+    return cell
+}
+let search = try TableSearch(binding, format: "name BEGINSWITH[cd] %@")
+
+let renderer = try TextRenderer(width: 32, pointsPerLine: 44)
+@MainActor func show(_ step: String, _ table: TableView) {
+    let rows = (0..<table.numberOfSections).reduce(0) { $0 + table.numberOfRows(inSection: $1) }
+    print("\n== \(step) (\(rows) names in \(table.numberOfSections) section\(table.numberOfSections == 1 ? "" : "s"))\n" + renderer.text(for: table.currentFrame), terminator: "")
+}
+
+show("The names, by first letter, with the index", table)
+let titles = table.sectionIndexTitles ?? []
+if let m = titles.firstIndex(of: "M") { try table.tapSectionIndexTitle(at: m) }
+show("A tap on \"M\" in the index", table)
+
+for text in ["j", "jo", "jos"] {
+    try search.update(text: text)
+    show("Typing \"\(text)\" in the search field", search.resultsTable)
+}
+search.cancel()
+show("Search cancelled: the full table, where it was", table)

@@ -1,0 +1,26 @@
+import HeadlessTable
+
+/// The diary's prototype cell: an icon, the text, a favourite star and the
+/// date, laid out by a template; the star is a control that acts on the
+/// cell's entry.
+public final class EntryCell: TableViewCell {
+    static let layout: TextLineTemplate = "{icon:1} {text} {star:1} {date:>12}"
+
+    var entry: Entry?
+    /// What tapping the star does (set by the screen).
+    var onStar: ((EntryCell) -> Void)?
+
+    /// A tap on the star.
+    public func tapStar() { onStar?(self) }
+
+    public override func textLines() -> [TextLine]? {
+        entry.map { entry in
+            [Self.layout.line(["icon": entry.media.icon, "text": entry.text, "star": entry.favorite ? "★" : "☆", "date": entry.shortDate])]
+        }
+    }
+
+    public override func prepareForReuse() {
+        super.prepareForReuse()
+        entry = nil
+    }
+}
