@@ -31,7 +31,10 @@ enum HeadlessTableCommand {
         usage: headless-table <command> [options]
 
         commands:
-          demo                              a photo diary on the embedded store: a save, its callbacks, its batch updates
+          demo [--store PATH]               the photo diary's story on the embedded store (a temporary file, or PATH)
+          browse DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…] [--section-key KEY] [--text KEY] [--detail KEY]
+                                            DATA's objects as an interactive table in the terminal: ↑↓ PgUp PgDn
+                                            Home End move, / searches, Esc cancels, d deletes, q quits
           diff OLD NEW [--id KEY] [--format text|json] [--render [--width W] [--height H] [--ascii]]
                                             the batch updates from one fetch result (JSON file) to another;
                                             --render draws each stage: the table before, the batch, after
@@ -66,6 +69,8 @@ enum HeadlessTableCommand {
             switch command {
             case "demo":
                 try DemoCommand.run(&arguments, output: output)
+            case "browse":
+                try BrowseCommand.run(&arguments, output: output)
             case "diff":
                 try DiffCommand.run(&arguments, output: output)
             case "query":

@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+import HeadlessTable
+
+/// tmux, if this machine has it.
+let tmuxPath: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+/// `headless-table browse` driven through a real terminal: tmux runs a shell,
+/// keys go in with `send-keys`, the screen comes out with `capture-pane`.
+@Suite(.serialized, .enabled(if: tmuxPath != nil, "tmux is not installed (.ci/run installs it): the terminal browser is not tested"))
+struct BrowseTerminalTests {
+    /// A tmux server of its own, with one shell in a window of the given size.
+    final class Session {
+        let socket = "headless-table-test-\(UUID().uuidString.prefix(8))"
+
+        init(columns: Int, lines: Int) throws {
+            try tmux(["new-session", "-d", "-s", "t", "-x", "\(columns)", "-y", "\(lines)", "env PS1='$ ' bash --norc --noprofile"])
+        }
+
+        deinit { _ = try? tmux(["kill-server"]) }
+
+        /// Runs a tmux command and returns what it printed. (posix_spawn and
+        /// waitpid: Foundation's Process can miss the exit of a client whose
+        /// server lives on.)
+        @discardableResult
+        func tmux(_ arguments: [String]) throws -> String {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out").path
+            defer { unlink(file) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let argv = ([tmuxPath ?? "tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            // The server starts with no signal blocked, whatever this thread blocks.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var none = sigset_t()
+            sigemptyset(&none)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, tmuxPath ?? "tmux", &actions, &attributes, argv, environ) == 0 else {
+                throw CocoaError(.executableLoad)
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return String(decoding: FileManager.default.contents(atPath: file) ?? Data(), as: UTF8.self)
+        }
+
+        func keys(_ keys: String...) throws { try tmux(["send-keys", "-t", "t"] + keys) }
+        func type(_ text: String) throws { try tmux(["send-keys", "-t", "t", "-l", text]) }
+        func screen() throws -> [String] { try tmux(["capture-pane", "-p", "-t", "t"]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+
+        /// Waits (up to 10 s) until the screen satisfies `condition`, and returns it.
+        func wait(_ what: String, _ condition: ([String]) -> Bool) throws -> [String] {
+            let deadline = Date().addingTimeInterval(10)
+            var lines: [String] = []
+            while Date() < deadline {
+                lines = try screen()
+                if condition(lines) { return lines }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            Issue.record("waited for \(what); the screen:\n\(lines.joined(separator: "\n"))")
+            return lines
+        }
+    }
+
+    static var executable: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("headless-table").path
+    }
+
+    static let people = #"""
+        [{"id":1,"name":"Ada","age":36},{"id":2,"name":"Alan","age":41},{"id":3,"name":"Barbara","age":84},
+         {"id":4,"name":"Dana","age":30},{"id":5,"name":"Grace","age":85},{"id":6,"name":"Hanna","age":29},
+         {"id":7,"name":"Ian","age":50},{"id":8,"name":"Joan","age":60},{"id":9,"name":"Karl","age":45},
+         {"id":10,"name":"Lena","age":33},{"id":11,"name":"Mara","age":27},{"id":12,"name":"Nina","age":39}]
+        """#
+
+    /// Starts the browser in the session's shell; after it ends, the shell
+    /// prints its exit status and whether the terminal is back in canonical mode.
+    func start(_ session: Session, _ file: String, _ arguments: String = "") throws -> [String] {
+        try session.type("\(Self.executable) browse \(file) --sort name --detail age \(arguments); echo EXIT=$?; stty -a | grep -o -- '-\\?icanon'; echo DONE")
+        try session.keys("Enter")
+        return try session.wait("the browser") { $0.first?.contains("people.json — 12 objects") == true }
+    }
+
+    func row(_ lines: [String], _ text: String) -> String? { lines.first { $0.dropFirst().hasPrefix(text) } }
+
+    @Test func keysMoveSearchDeleteAndQuit() throws {
+        let folder = TemporaryFolder()
+        let file = folder.file("people.json", Self.people)
+        let session = try Session(columns: 40, lines: 10)
+        var screen = try start(session, file)
+        // The window: a title, 8 rows, a status line — each 40 columns.
+        #expect(screen.count >= 10)
+        #expect(row(screen, "Ada")?.hasPrefix("▌Ada") == true)
+        #expect(screen[1...8].allSatisfy { TerminalText.width(of: $0) <= 40 })
+        #expect(screen[9].contains("/ search"))
+
+        try session.keys("Down", "Down")
+        screen = try session.wait("the selection on Barbara") { row($0, "Barbara")?.hasPrefix("▌") == true }
+        try session.keys("End")
+        screen = try session.wait("the last row, scrolled into view") { row($0, "Nina")?.hasPrefix("▌") == true }
+        #expect(row(screen, "Ada") == nil)
+        try session.keys("Home")
+        screen = try session.wait("the first row again") { row($0, "Ada")?.hasPrefix("▌") == true }
+        try session.keys("PageDown")
+        screen = try session.wait("a page down") { $0.contains { $0.hasPrefix("▌") && !$0.hasPrefix("▌Ada") } }
+
+        // A search filters as it is typed; Esc gives the whole table back.
+        try session.keys("/")
+        try session.type("an")
+        screen = try session.wait("the search results") { $0.first?.contains("found") == true && $0.contains { $0.hasPrefix("Search: an") } }
+        #expect(Set(screen.compactMap { line in ["Alan", "Dana", "Hanna", "Ian", "Joan"].first { line.dropFirst().hasPrefix($0) } })
+            == ["Alan", "Dana", "Hanna", "Ian", "Joan"])
+        #expect(row(screen, "Ada") == nil)
+        try session.keys("Escape")
+        screen = try session.wait("the whole table") { $0.first?.contains("found") == false && row($0, "Ada") != nil }
+
+        // d deletes the selected row through the store; the batch is shown.
+        try session.keys("Home", "d")
+        screen = try session.wait("the delete") { $0.first?.contains("11 objects") == true }
+        #expect(row(screen, "Ada") == nil)
+        #expect(screen.contains { $0.contains("deleted Ada: - delete {0, 0}") })
+        #expect(row(screen, "Alan")?.hasPrefix("▌") == true)
+
+        // Deleting from search results: both tables follow.
+        try session.keys("/")
+        try session.type("ar")
+        screen = try session.wait("the results for ar") { $0.contains { $0.hasPrefix("Search: ar") } && row($0, "Barbara") != nil }
+        try session.keys("Enter", "d")
+        screen = try session.wait("the delete in the results") { $0.first?.contains("10 objects") == true }
+        try session.keys("Escape")
+        screen = try session.wait("the whole table") { $0.first?.contains("found") == false }
+        #expect(row(screen, "Barbara") == nil && row(screen, "Alan") != nil)
+
+        try session.keys("q")
+        screen = try session.wait("the shell") { $0.contains("DONE") }
+        #expect(screen.contains("EXIT=0"))
+        #expect(screen.contains("icanon"), "the terminal is back in canonical mode")
+        #expect(!screen.contains { $0.contains("/ search") }, "the browser's screen is gone")
+    }
+
+    @Test func redrawsOnResizeAndRestoresTheTerminalOnCtrlC() throws {
+        let folder = TemporaryFolder()
+        let file = folder.file("people.json", Self.people)
+        let session = try Session(columns: 50, lines: 12)
+        _ = try start(session, file)
+        try session.tmux(["resize-window", "-t", "t", "-x", "30", "-y", "6"])
+        var screen = try session.wait("a redraw at 30 columns") { lines in
+            lines.count >= 6 && row(lines, "Ada").map { TerminalText.width(of: $0) == 30 && $0.dropLast().hasSuffix("36") } == true
+        }
+        #expect(screen.prefix(6).last?.contains("PgUp") == true, "the status line is the sixth line")
+        try session.keys("C-c")
+        screen = try session.wait("the shell") { $0.contains("DONE") }
+        #expect(screen.contains("icanon"), "the terminal is back in canonical mode")
+    }
+
+    @Test func withoutATerminalItSaysToUseRender() {
+        let result = runCLI(["browse", "/dev/null"])
+        #expect(result.status == 1 && result.out == "")
+        #expect(result.err.contains("browse draws on a terminal"))
+    }
+}
