@@ -35,7 +35,6 @@ final class Browser: TableRenderer {
     let table = TableView(viewportHeight: 10)
     let binding: FetchedResultsTableBinding<DynamicObject>
     let search: TableSearch<DynamicObject>
-    let rows: RecordTable
     /// Typing into the search field.
     var typing = false
     var searchText = ""
@@ -54,14 +53,12 @@ final class Browser: TableRenderer {
         } catch {
             throw CommandError("\(error)")
         }
-        rows = RecordTable(sections: [], textKey: textKey, detailKey: detailKey)
         table.rowHeight = 1
         table.sectionHeaderHeight = 1
         try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
-        let rows = rows
         binding = try table.bind(to: controller) { table, indexPath, object in
             let cell = try table.dequeueReusableCell(withIdentifier: "row", for: indexPath)
-            cell.text = rows.text(of: object.fields)
+            cell.text = RecordTable.text(of: object.fields, textKey: textKey)
             cell.detailText = detailKey.flatMap { object.fields[$0] }.map(RecordTable.display)
             return cell
         }
@@ -70,11 +67,7 @@ final class Browser: TableRenderer {
             try context.delete(object.id)
             _ = try context.save()
         }
-        let keys = textKey.map { [$0] } ?? RecordTable.textKeys
-        search = TableSearch(binding) { text in
-            let format = keys.map { _ in "%K CONTAINS[cd] %@" }.joined(separator: " OR ")
-            return try RecordPredicate(FormatPredicate(format: format, arguments: keys.flatMap { [.string($0), .string(text)] }))
-        }
+        search = TableSearch(binding) { text in try RecordPredicate(RecordTable.matching(text, textKey: textKey)) }
         table.renderer = self
         search.resultsTable.renderer = self
     }

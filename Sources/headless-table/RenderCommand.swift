@@ -23,12 +23,7 @@ enum RenderCommand {
         try query.compile()
 
         // A search keeps the objects whose text contains the search text.
-        var matching: FormatPredicate?
-        if let search, !search.isEmpty {
-            let keys = look.textKey.map { [$0] } ?? RecordTable.textKeys
-            let format = keys.map { _ in "%K CONTAINS[cd] %@" }.joined(separator: " OR ")
-            matching = try FormatPredicate(format: format, arguments: keys.flatMap { [.string($0), .string(search)] })
-        }
+        let matching = try search.flatMap { $0.isEmpty ? nil : try RecordTable.matching($0, textKey: look.textKey) }
         let sections = try query.sections(of: file, also: matching)
         let source = RecordTable(
             sections: sections.map { .init(name: query.sectionKey == nil ? nil : $0.name, rows: $0.objects.map(\.fields)) },
@@ -148,14 +143,23 @@ final class RecordTable: TableViewDataSource {
         return cell
     }
 
+    func text(of record: DynamicRecord) -> String { Self.text(of: record, textKey: textKey) }
+
     /// A row's text: its `--text` field, else its title, name or text, else
     /// the object without its id.
-    func text(of record: DynamicRecord) -> String {
+    static func text(of record: DynamicRecord, textKey: String?) -> String {
         if let textKey { return record[textKey].map(Self.display) ?? "" }
         if let value = Self.textKeys.lazy.compactMap({ record[$0] }).first { return Self.display(value) }
         var rest = record
         rest["id"] = nil
         return JSON.string(.record(rest))
+    }
+
+    /// The objects whose text contains `search`, case and diacritics ignored.
+    static func matching(_ search: String, textKey: String?) throws -> FormatPredicate {
+        let keys = textKey.map { [$0] } ?? textKeys
+        let format = keys.map { _ in "%K CONTAINS[cd] %@" }.joined(separator: " OR ")
+        return try FormatPredicate(format: format, arguments: keys.flatMap { [.string($0), .string(search)] })
     }
 
     /// A value as a cell shows it: strings bare, null empty, the rest as JSON.
