@@ -140,7 +140,7 @@ public final class TextRenderer: TableRenderer {
         words.append(word)
         var lines: [String] = [], line = ""
         for word in words {
-            let candidate = line.isEmpty ? String(word) : line + " " + word
+            let candidate = line.isEmpty ? word : line + " " + word
             if TerminalText.width(of: candidate) <= width || line.allSatisfy({ $0 == " " }) {
                 line = candidate
             } else {
@@ -157,7 +157,7 @@ public final class TextRenderer: TableRenderer {
     /// The frame's lines, each exactly `width` columns.
     func lines(for frame: TableFrame) -> [String] {
         let count = Swift.min(Self.maximumLines, Swift.max(1, lineIndex(frame.viewportHeight)))
-        let columns = self.columns(for: frame, lines: count)
+        let columns = self.columns(for: frame)
         var body = Array(repeating: String(repeating: " ", count: columns.content), count: count)
         // Each element takes the lines its span rounds to, and at least one
         // when it has a height: a short header below a tall row is pushed
@@ -196,7 +196,7 @@ public final class TextRenderer: TableRenderer {
     /// How a line's columns are shared: the content, the section index (with
     /// a space before it) and the scroll indicator. The index and the
     /// indicator give way when the content would be left fewer than 8 columns.
-    func columns(for frame: TableFrame, lines: Int) -> (content: Int, index: Int, scroll: Bool) {
+    func columns(for frame: TableFrame) -> (content: Int, index: Int, scroll: Bool) {
         var content = width
         let scroll = frame.contentHeight > frame.viewportHeight && width >= 4
         if scroll { content -= 1 }
