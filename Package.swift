@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["TableSnapshotTesting", "headless-table", "photo-diary", "to-do", "names", "contacts", "DiffBasics"],
+            dependencies: ["TableSnapshotTesting", "TableTestSupport", "headless-table", "photo-diary", "to-do", "names", "contacts", "DiffBasics"],
             exclude: ["__Snapshots__"]
         ),
     ],

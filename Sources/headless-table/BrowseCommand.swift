@@ -287,6 +287,8 @@ nonisolated(unsafe) var terminalResized: sig_atomic_t = 0
 /// The terminal in raw mode on the alternate screen, as long as it lives.
 final class Terminal {
     static let leave = "\u{1B}[?25h\u{1B}[?1049l"
+    /// The signals after which the terminal is put back.
+    static let endingSignals = [SIGTERM, SIGHUP, SIGINT, SIGQUIT]
 
     init() throws {
         guard tcgetattr(STDIN_FILENO, &savedTerminalSettings) == 0 else {
@@ -297,7 +299,7 @@ final class Terminal {
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
         // Put the terminal back on a signal, then go as the signal would.
-        for sig in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] {
+        for sig in Self.endingSignals {
             signal(sig) { sig in
                 tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedTerminalSettings)
                 Terminal.leave.withCString { _ = Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
@@ -310,7 +312,7 @@ final class Terminal {
         // A parent may have left these blocked (the mask is inherited).
         var handled = sigset_t()
         sigemptyset(&handled)
-        for sig in [SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT] { sigaddset(&handled, sig) }
+        for sig in Self.endingSignals + [SIGWINCH] { sigaddset(&handled, sig) }
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         write("\u{1B}[?1049h\u{1B}[?25l")
     }

@@ -143,6 +143,15 @@ struct ArgumentList {
         return found
     }
 
+    /// An option's value as a whole number of at least `minimum`; nil when not given.
+    static func wholeNumber(_ text: String?, _ option: String, minimum: Int) throws -> Int? {
+        guard let text else { return nil }
+        guard let n = Int(text), n >= minimum else {
+            throw CommandError.usage("\(option) takes a whole number of at least \(minimum), not '\(text)'")
+        }
+        return n
+    }
+
     /// Fails on anything not taken.
     func finish() throws {
         if let extra = remaining.first {

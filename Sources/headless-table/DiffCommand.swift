@@ -68,7 +68,7 @@ enum DiffCommand {
         let source = RecordTable(sections: sections(old), textKey: look.textKey, detailKey: look.detailKey)
         var lines = source.contentLines
         for stage in changeset.stages { lines = Swift.max(lines, RecordTable(sections: sections(stage.sections), textKey: nil, detailKey: nil).contentLines) }
-        let table = try source.table(lines: look.heightGiven ? look.height : Swift.min(50, Swift.max(1, lines)))
+        let table = try source.table(lines: look.height ?? Swift.min(50, Swift.max(1, lines)))
         let renderer = try look.renderer()
         guard !changeset.stages.isEmpty else { return "(no changes)\n" + renderer.text(for: table.currentFrame) }
         table.renderer = renderer

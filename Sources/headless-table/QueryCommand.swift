@@ -64,8 +64,8 @@ struct Query {
         query.sortTexts = try arguments.options("--sort")
         query.sectionKey = try arguments.option("--section-key")
         if limits {
-            query.limit = try count(try arguments.option("--limit"), "--limit")
-            query.offset = try count(try arguments.option("--offset"), "--offset") ?? 0
+            query.limit = try ArgumentList.wholeNumber(try arguments.option("--limit"), "--limit", minimum: 0)
+            query.offset = try ArgumentList.wholeNumber(try arguments.option("--offset"), "--offset", minimum: 0) ?? 0
         }
         return query
     }
@@ -127,12 +127,6 @@ struct Query {
         } catch {
             throw CommandError("\(error)")
         }
-    }
-
-    static func count(_ text: String?, _ option: String) throws -> Int? {
-        guard let text else { return nil }
-        guard let n = Int(text), n >= 0 else { throw CommandError.usage("\(option) takes a whole number of at least 0, not '\(text)'") }
-        return n
     }
 
     static func json(_ text: String, _ what: String) throws -> RecordValue {

@@ -12,7 +12,7 @@ enum RenderCommand {
     static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
         var query = try Query.parse(&arguments, limits: false)
         let look = try Look.parse(&arguments)
-        let offset = try wholeNumber(try arguments.option("--offset"), "--offset", minimum: 0)
+        let offset = try ArgumentList.wholeNumber(try arguments.option("--offset"), "--offset", minimum: 0)
         let row = try arguments.option("--row").map(path)
         let index = arguments.flag("--index")
         let search = try arguments.option("--search")
@@ -32,7 +32,7 @@ enum RenderCommand {
             var seen = Set<String>()
             source.indexTitles = sections.compactMap(\.indexTitle).filter { !$0.isEmpty && seen.insert($0).inserted }
         }
-        let table = try source.table(lines: Swift.max(1, look.height - (search == nil ? 0 : 1)))
+        let table = try source.table(lines: Swift.max(1, (look.height ?? 20) - (search == nil ? 0 : 1)))
         table.searchFieldText = search
         do {
             if let offset { try table.setContentOffset(Double(offset)) }
@@ -52,30 +52,21 @@ enum RenderCommand {
         return TablePath(row: row, section: section)
     }
 
-    static func wholeNumber(_ text: String?, _ option: String, minimum: Int) throws -> Int? {
-        guard let text else { return nil }
-        guard let n = Int(text), n >= minimum else {
-            throw CommandError.usage("\(option) takes a whole number of at least \(minimum), not '\(text)'")
-        }
-        return n
-    }
 }
 
 /// How a command draws tables: `--width W`, `--height H`, `--ascii`, `--text KEY`, `--detail KEY`.
 struct Look {
     var width = 60
-    var height = 20
-    var heightGiven = false
+    /// Nil when not given: each command has its own default.
+    var height: Int?
     var ascii = false
     var textKey: String?
     var detailKey: String?
 
     static func parse(_ arguments: inout ArgumentList) throws -> Look {
         var look = Look()
-        look.width = try RenderCommand.wholeNumber(try arguments.option("--width"), "--width", minimum: 1) ?? look.width
-        if let height = try RenderCommand.wholeNumber(try arguments.option("--height"), "--height", minimum: 1) {
-            (look.height, look.heightGiven) = (height, true)
-        }
+        look.width = try ArgumentList.wholeNumber(try arguments.option("--width"), "--width", minimum: 1) ?? look.width
+        look.height = try ArgumentList.wholeNumber(try arguments.option("--height"), "--height", minimum: 1)
         look.ascii = arguments.flag("--ascii")
         look.textKey = try arguments.option("--text")
         look.detailKey = try arguments.option("--detail")

@@ -65,8 +65,7 @@ enum ScrollCommand {
             count = objects.count
             texts = { JSON.string(objects[$0]) }
         } else {
-            guard let n = Int(rowsText ?? "1000"), n >= 0 else { throw CommandError.usage("--rows takes a whole number of at least 0, not '\(rowsText ?? "")'") }
-            count = n
+            count = try ArgumentList.wholeNumber(rowsText, "--rows", minimum: 0) ?? 1_000
             texts = { "Row \($0 + 1)" }
         }
         var generator = SeededHeights(seed: 42)

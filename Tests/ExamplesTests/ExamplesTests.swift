@@ -1,27 +1,14 @@
 import Foundation
 import Testing
 import TableSnapshotTesting
+import TableTestSupport
 
 /// Every example, and the tool's demo, run as their own processes: they exit
 /// cleanly, write nothing on standard error, and print what their reviewed
 /// snapshots hold (`.ci/run` compares their release builds with the same files).
 @Suite struct ExamplesTests {
-    /// Runs an executable built next to the tests.
-    static func run(_ name: String, _ arguments: [String] = []) throws -> (status: Int32, out: String, err: String) {
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let url = folder.appendingPathComponent(name)
-        try #require(FileManager.default.isExecutableFile(atPath: url.path), "\(name) is not built next to the tests")
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    static func run(_ name: String, _ arguments: [String] = []) throws -> BuiltExecutable.Result {
+        try BuiltExecutable.run(name, arguments)
     }
 
     @Test(arguments: ["photo-diary", "to-do", "names", "contacts", "diff-basics"])

@@ -186,9 +186,7 @@ import TableTestSupport
     /// A writer killed at random moments mid-save never leaves a damaged store:
     /// reopening gives one whole version of every row.
     @Test func aWriterKilledMidSaveLeavesAWholeStore() throws {
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let writer = folder.appendingPathComponent("store-crash-writer")
-        try #require(FileManager.default.isExecutableFile(atPath: writer.path), "store-crash-writer is not built next to the tests")
+        let writer = try BuiltExecutable.url("store-crash-writer")
         let url = temporaryURL()
         let rows = 5_000
         var versionsSeen = Set<Int>()

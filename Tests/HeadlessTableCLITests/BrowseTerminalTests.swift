@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import HeadlessTable
+import TableTestSupport
 @testable import headless_table
 
 /// tmux, if this machine has it.
@@ -70,9 +71,6 @@ struct BrowseTerminalTests {
         }
     }
 
-    static var executable: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("headless-table").path
-    }
 
     static let people = #"""
         [{"id":1,"name":"Ada","age":36},{"id":2,"name":"Alan","age":41},{"id":3,"name":"Barbara","age":84},
@@ -84,7 +82,7 @@ struct BrowseTerminalTests {
     /// Starts the browser in the session's shell; after it ends, the shell
     /// prints its exit status and whether the terminal is back in canonical mode.
     func start(_ session: Session, _ file: String, _ arguments: String = "") throws -> [String] {
-        try session.type("\(Self.executable) browse \(file) --sort name --detail age \(arguments); echo EXIT=$?; stty -a | grep -o -- '-\\?icanon'; echo DONE")
+        try session.type("\(try BuiltExecutable.url("headless-table").path) browse \(file) --sort name --detail age \(arguments); echo EXIT=$?; stty -a | grep -o -- '-\\?icanon'; echo DONE")
         try session.keys("Enter")
         return try session.wait("the browser") { $0.first?.contains("people.json — 12 objects") == true }
     }

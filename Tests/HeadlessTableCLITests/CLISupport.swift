@@ -5,11 +5,7 @@ import TableTestSupport
 @testable import headless_table
 
 /// What a run of the command printed, and its exit status.
-struct CLIResult {
-    var status: Int32
-    var out: String
-    var err: String
-}
+typealias CLIResult = BuiltExecutable.Result
 
 /// Runs the command in this process, capturing its output.
 func runCLI(_ arguments: [String]) -> CLIResult {

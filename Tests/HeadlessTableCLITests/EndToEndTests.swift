@@ -1,31 +1,12 @@
 import Foundation
 import Testing
 import TableSnapshotTesting
+import TableTestSupport
 @testable import headless_table
 
 /// The built tool, run as a separate process: exit statuses and streams.
 @Suite struct EndToEndTests {
-    /// The `headless-table` executable next to the test bundle.
-    static var executable: URL? {
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let url = folder.appendingPathComponent("headless-table")
-        return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
-    }
-
-    static func run(_ arguments: [String]) throws -> CLIResult {
-        let url: URL = try #require(executable, "headless-table is not built next to the tests")
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
-    }
+    static func run(_ arguments: [String]) throws -> CLIResult { try BuiltExecutable.run("headless-table", arguments) }
 
     @Test func demoRunsAndSaysTheSameAsInProcess() throws {
         let result = try Self.run(["demo"])

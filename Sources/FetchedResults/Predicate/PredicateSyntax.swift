@@ -183,15 +183,12 @@ extension FormatPredicate.Condition: CustomStringConvertible {
         case .not(let inner):
             out += "NOT "
             inner.printOperand(into: &out, parenthesize: { if case .comparison = $0 { false } else if case .constant = $0 { false } else if case .not = $0 { false } else { true } })
-        case .and(let parts):
+        case .and(let parts), .or(let parts):
+            let joiner = if case .and = self { " AND " } else { " OR " }
             for (k, part) in parts.enumerated() {
-                if k > 0 { out += " AND " }
+                if k > 0 { out += joiner }
+                // A nested AND or OR is always in parentheses.
                 part.printOperand(into: &out, parenthesize: { if case .and = $0 { true } else if case .or = $0 { true } else { false } })
-            }
-        case .or(let parts):
-            for (k, part) in parts.enumerated() {
-                if k > 0 { out += " OR " }
-                part.printOperand(into: &out, parenthesize: { if case .or = $0 { true } else if case .and = $0 { true } else { false } })
             }
         case .comparison(let comparison):
             comparison.print(into: &out)
