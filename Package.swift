@@ -17,15 +17,18 @@ let package = Package(
         .executable(name: "diff-basics", targets: ["DiffBasics"]),
     ],
     targets: [
+        // Internals the layers share (a lock that needs no newer OS, a Fenwick tree).
+        // Not a product: nothing outside the package imports it.
+        .target(name: "InternalTableUtilities"),
         // The diff: identities, the linear-time sectioned diff, staged changesets,
         // and UIKit's batch-update rules on a plain value model. Standard library only.
         .target(name: "TableDiff"),
         // Records, the embedded store, fetch requests and the fetched results controller.
-        .target(name: "FetchedResults", dependencies: ["TableDiff"]),
+        .target(name: "FetchedResults", dependencies: ["TableDiff", "InternalTableUtilities"]),
         // The table view, reuse, layout and rendering; re-exports the modules above.
-        .target(name: "HeadlessTable", dependencies: ["TableDiff", "FetchedResults"]),
+        .target(name: "HeadlessTable", dependencies: ["TableDiff", "FetchedResults", "InternalTableUtilities"]),
         // Text snapshots for XCTest and Swift Testing.
-        .target(name: "TableSnapshotTesting", dependencies: ["HeadlessTable"]),
+        .target(name: "TableSnapshotTesting", dependencies: ["HeadlessTable", "InternalTableUtilities"]),
         // The command-line tool.
         .executableTarget(name: "headless-table", dependencies: ["HeadlessTable", "PhotoDiary"]),
         // `swift run -c release table-benchmarks`
@@ -43,7 +46,7 @@ let package = Package(
         .executableTarget(name: "contacts", dependencies: ["HeadlessTable"], path: "Examples/Contacts"),
 
         // Shared by the test targets: seeded generators and the independent UIKit oracle.
-        .target(name: "TableTestSupport", dependencies: ["TableDiff", "FetchedResults"], path: "Tests/TableTestSupport"),
+        .target(name: "TableTestSupport", dependencies: ["TableDiff", "FetchedResults", "InternalTableUtilities"], path: "Tests/TableTestSupport"),
         // Saves into a store forever, to be killed mid-save by the crash-safety test.
         .executableTarget(name: "store-crash-writer", dependencies: ["TableTestSupport"], path: "Tests/StoreCrashWriter"),
         .testTarget(
@@ -53,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FetchedResultsTests",
-            dependencies: ["FetchedResults", "TableTestSupport", "TableSnapshotTesting", "store-crash-writer"],
+            dependencies: ["FetchedResults", "TableTestSupport", "TableSnapshotTesting", "InternalTableUtilities", "store-crash-writer"],
             exclude: ["__Snapshots__"]
         ),
         .testTarget(
@@ -63,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessTableCLITests",
-            dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport"],
+            dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "InternalTableUtilities"],
             exclude: ["__Snapshots__"]
         ),
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),

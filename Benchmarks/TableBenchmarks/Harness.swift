@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Darwin)
+import Darwin   // getrusage, malloc_zone_statistics
+#elseif canImport(Glibc)
+import Glibc    // getrusage, dlsym (mallopt, malloc_info), open_memstream
+#endif
 
 // A small benchmark harness in the manner of ordo-one/package-benchmark and
 // google/swift-benchmark, Foundation only: warm-up, timed samples with
@@ -81,14 +86,15 @@ struct Usage {
 
     static func now() -> Usage {
         var usage = rusage()
-        #if os(Linux)
+        #if canImport(Glibc)
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        let maxResident = Int(usage.ru_maxrss) * 1024   // KiB on Linux
         #else
         getrusage(RUSAGE_SELF, &usage)
+        let maxResident = Int(usage.ru_maxrss)          // bytes on Darwin
         #endif
         func ns(_ t: timeval) -> Double { Double(t.tv_sec) * 1e9 + Double(t.tv_usec) * 1e3 }
-        // On Linux ru_maxrss is in KiB.
-        return Usage(user: ns(usage.ru_utime), system: ns(usage.ru_stime), maxResident: Int(usage.ru_maxrss) * 1024)
+        return Usage(user: ns(usage.ru_utime), system: ns(usage.ru_stime), maxResident: maxResident)
     }
 }
 
@@ -97,7 +103,7 @@ struct Usage {
 /// megabytes a large diff allocates lands in some samples and not others.
 /// The cost of a cold call is reported separately (`coldRun`).
 func keepHeapWarm() {
-    #if os(Linux)
+    #if canImport(Glibc)
     // glibc's mallopt (not exported by the Glibc module): M_TRIM_THRESHOLD is -1,
     // M_MMAP_THRESHOLD -3; 32 MiB is the largest mmap threshold glibc accepts.
     typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
@@ -105,6 +111,9 @@ func keepHeapWarm() {
     let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
     _ = mallopt(-1, Int32.max)
     _ = mallopt(-3, 32 << 20)
+    #elseif canImport(Darwin)
+    // Darwin's allocator has no trim threshold to raise: its magazines keep
+    // freed regions for reuse already. Nothing to do.
     #endif
 }
 
@@ -113,7 +122,7 @@ func keepHeapWarm() {
 /// Unlike peak resident memory, it goes down when memory is freed, so the
 /// difference around building something is what that thing keeps.
 func heapInUse() -> Int? {
-    #if os(Linux)
+    #if canImport(Glibc)
     // malloc.h is not in the Glibc module: find malloc_info by name, and read
     // the XML it writes — the totals after the last per-arena report.
     typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
@@ -134,6 +143,11 @@ func heapInUse() -> Int? {
         return Int(rest[attribute.upperBound...].prefix(while: \.isNumber)) ?? 0
     }
     return size("<system type=\"current\"") - size("<total type=\"fast\"") - size("<total type=\"rest\"") + size("<total type=\"mmap\"")
+    #elseif canImport(Darwin)
+    // The default zone's statistics: the bytes handed out and not yet freed.
+    var statistics = malloc_statistics_t()
+    malloc_zone_statistics(nil, &statistics)
+    return Int(statistics.size_in_use)
     #else
     return nil
     #endif

@@ -1,7 +1,14 @@
 import Foundation
-import Synchronization
+import InternalTableUtilities
+// Both test frameworks are optional: a toolchain may ship either or both
+// (Xcode 16 and Swift 6 toolchains have both). The assertion reports to the
+// one that is running the test.
+#if canImport(Testing)
 import Testing
+#endif
+#if canImport(XCTest)
 import XCTest
+#endif
 
 /// Compares a text with its reference file and records it as the record mode
 /// says; returns the failure message, or nil when the snapshot matches.
@@ -118,14 +125,21 @@ public func assertTextSnapshot(
         of: text, named: name, record: record, snapshotDirectory: snapshotDirectory,
         filePath: "\(filePath)", function: "\(function)")
     else { return }
+    #if canImport(Testing)
     if Test.current != nil {
         Issue.record(
             Comment(rawValue: message),
             sourceLocation: SourceLocation(
                 fileID: "\(fileID)", filePath: "\(filePath)", line: Int(line), column: Int(column)))
-    } else {
-        XCTFail(message, file: filePath, line: line)
+        return
     }
+    #endif
+    #if canImport(XCTest)
+    XCTFail(message, file: filePath, line: line)
+    #else
+    // No test framework to report to: say it where a person will see it.
+    FileHandle.standardError.write(Data("\(filePath):\(line): \(message)\n".utf8))
+    #endif
 }
 
 /// A name made safe for a file: every run of characters other than letters,
@@ -147,7 +161,7 @@ public func sanitizedPathComponent(_ string: String) -> String {
 
 /// Numbers the snapshots of each test from 1.
 enum _SnapshotCounter {
-    static let counts = Mutex<[String: Int]>([:])
+    static let counts = _Lock<[String: Int]>([:])
 
     static func next(for key: String) -> Int {
         counts.withLock { counts in

@@ -18,7 +18,7 @@ enum BrowseCommand {
         let file = try arguments.positional("DATA (a JSON array of objects)")
         try arguments.finish()
         try query.compile()
-        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+        guard Terminal.isInteractive else {
             throw CommandError("browse draws on a terminal: run it with standard input and output on one (for text, use render)")
         }
         let browser = try Browser(file: file, query: query, textKey: textKey, detailKey: detailKey)
@@ -276,83 +276,5 @@ enum Key: Equatable {
             i += 1
         }
         return keys
-    }
-}
-
-// The terminal's settings before the browser changed them, for the signal
-// handlers that put them back (they may touch only plain globals).
-nonisolated(unsafe) var savedTerminalSettings = termios()
-nonisolated(unsafe) var terminalResized: sig_atomic_t = 0
-
-/// The terminal in raw mode on the alternate screen, as long as it lives.
-final class Terminal {
-    static let leave = "\u{1B}[?25h\u{1B}[?1049l"
-    /// The signals after which the terminal is put back.
-    static let endingSignals = [SIGTERM, SIGHUP, SIGINT, SIGQUIT]
-
-    init() throws {
-        guard tcgetattr(STDIN_FILENO, &savedTerminalSettings) == 0 else {
-            throw CommandError("browse could not read the terminal's settings")
-        }
-        var raw = savedTerminalSettings
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
-        raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
-        // Put the terminal back on a signal, then go as the signal would.
-        for sig in Self.endingSignals {
-            signal(sig) { sig in
-                tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedTerminalSettings)
-                Terminal.leave.withCString { _ = Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
-                _exit(128 + sig)
-            }
-        }
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { _ in terminalResized = 1 }
-        sigaction(SIGWINCH, &action, nil)
-        // A parent may have left these blocked (the mask is inherited).
-        var handled = sigset_t()
-        sigemptyset(&handled)
-        for sig in Self.endingSignals + [SIGWINCH] { sigaddset(&handled, sig) }
-        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
-        write("\u{1B}[?1049h\u{1B}[?25l")
-    }
-
-    func restore() {
-        write(Self.leave)
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &savedTerminalSettings)
-    }
-
-    func write(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if n <= 0 { if errno == EINTR { continue } else { return } }
-            bytes = bytes.dropFirst(n)
-        }
-    }
-
-    /// The keys typed, waiting up to a tenth of a second; nil for none.
-    func read() -> [Key]? {
-        var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 100) > 0 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let n = Glibc.read(STDIN_FILENO, &buffer, buffer.count)
-        if n == 0 { return [.quit] }   // the terminal is gone
-        guard n > 0 else { return nil }
-        return Key.parse(Array(buffer.prefix(n)))
-    }
-
-    /// The terminal's columns and lines.
-    func size() -> (columns: Int, lines: Int) {
-        var window = winsize()
-        let ok = withUnsafeMutablePointer(to: &window) { ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), $0) } == 0
-        guard ok, window.ws_col > 0, window.ws_row > 0 else { return (80, 24) }
-        return (Int(window.ws_col), Int(window.ws_row))
-    }
-
-    /// Whether the terminal's size changed since the last call.
-    static func resized() -> Bool {
-        defer { terminalResized = 0 }
-        return terminalResized != 0
     }
 }

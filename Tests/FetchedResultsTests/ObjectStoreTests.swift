@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import InternalTableUtilities
 import Testing
 import FetchedResults
 import TableTestSupport
@@ -66,7 +66,7 @@ import TableTestSupport
         let context = ObjectContext(store: store, name: "writer")
         let stream = store.didSaveNotifications()
         // The identities each notification carries: inserted, updated, deleted.
-        let received = Mutex<[[[Int]]]>([])
+        let received = _Lock<[[[Int]]]>([])
         let observer = NotificationCenter.default.addObserver(forName: .objectContextDidSave, object: context, queue: nil) { note in
             let ids = [ObjectContext<Note>.insertedKey, ObjectContext<Note>.updatedKey, ObjectContext<Note>.deletedKey].map { key in
                 (note.userInfo?[key] as? [AnyHashable])?.compactMap { $0 as? Int } ?? []

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import InternalTableUtilities
 import Testing
 import FetchedResults
 
@@ -323,7 +323,7 @@ import FetchedResults
         let names = (0..<400).map { k in ["Søren", "Ærø", "ÄBC", "émile", "Łódź", "日本", "Ωmega"][k % 7] + String(k) }
         let objects = names.enumerated().map { k, name in DynamicObject(fields: DynamicRecord(fields: [("id", .int(k)), ("name", .string(name))])) }
         let expected = try objects.map { try predicate($0) }
-        let results = Mutex([[Bool]]())
+        let results = _Lock([[Bool]]())
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let answers = objects.map { (try? predicate($0)) ?? false }
             results.withLock { $0.append(answers) }

@@ -5,7 +5,7 @@ import TableTestSupport
 @testable import headless_table
 
 /// tmux, if this machine has it.
-let tmuxPath: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+let tmuxPath: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
 /// `headless-table browse` driven through a real terminal: tmux runs a shell,
 /// keys go in with `send-keys`, the screen comes out with `capture-pane`.
@@ -21,36 +21,10 @@ struct BrowseTerminalTests {
 
         deinit { _ = try? tmux(["kill-server"]) }
 
-        /// Runs a tmux command and returns what it printed. (posix_spawn and
-        /// waitpid: Foundation's Process can miss the exit of a client whose
-        /// server lives on.)
+        /// Runs a tmux command and returns what it printed.
         @discardableResult
         func tmux(_ arguments: [String]) throws -> String {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString).out").path
-            defer { unlink(file) }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            let argv = ([tmuxPath ?? "tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            // The server starts with no signal blocked, whatever this thread blocks.
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var none = sigset_t()
-            sigemptyset(&none)
-            posix_spawnattr_setsigmask(&attributes, &none)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, tmuxPath ?? "tmux", &actions, &attributes, argv, environ) == 0 else {
-                throw CocoaError(.executableLoad)
-            }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            return String(decoding: FileManager.default.contents(atPath: file) ?? Data(), as: UTF8.self)
+            try ProcessSpawning.run(tmuxPath ?? "tmux", ["-L", socket, "-f", "/dev/null"] + arguments)
         }
 
         func keys(_ keys: String...) throws { try tmux(["send-keys", "-t", "t"] + keys) }

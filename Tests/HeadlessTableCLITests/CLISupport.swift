@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import InternalTableUtilities
 import HeadlessTable
 import TableTestSupport
 @testable import headless_table
@@ -9,7 +9,7 @@ typealias CLIResult = BuiltExecutable.Result
 
 /// Runs the command in this process, capturing its output.
 func runCLI(_ arguments: [String]) -> CLIResult {
-    let out = Mutex(""), err = Mutex("")
+    let out = _Lock(""), err = _Lock("")
     let status = HeadlessTableCommand.run(
         arguments: arguments,
         output: CommandOutput(out: { text in out.withLock { $0 += text } }, err: { text in err.withLock { $0 += text } }))

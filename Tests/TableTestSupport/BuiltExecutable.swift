@@ -25,10 +25,27 @@ public enum BuiltExecutable {
     ///
     /// - Throws: ``NotBuilt`` when there is no such executable.
     public static func url(_ name: String) throws -> URL {
-        let url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+        let url = productsFolder.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: url.path) else { throw NotBuilt(name: name) }
         return url
     }
+
+    /// The folder SwiftPM (or Xcode) builds the products into: the one that
+    /// holds the test bundle.
+    ///
+    /// On Linux the tests are an executable in that folder, so it is the
+    /// folder of `argv[0]`. On Darwin `argv[0]` is the runner (`xctest`, or
+    /// SwiftPM's testing helper) somewhere in the toolchain, and the tests
+    /// are a `.xctest` bundle loaded into it: the folder is the bundle's.
+    public static var productsFolder: URL {
+        #if canImport(Darwin)
+        return Bundle(for: BundleMarker.self).bundleURL.deletingLastPathComponent()
+        #else
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        #endif
+    }
+
+    private final class BundleMarker {}
 
     /// Runs the executable to its end, capturing both streams.
     public static func run(_ name: String, _ arguments: [String] = []) throws -> Result {

@@ -47,7 +47,9 @@ public struct RecordPredicate<R: Record>: Sendable {
     @usableFromInline
     enum Kind: @unchecked Sendable {
         case closure(@Sendable (R) -> Bool)
-        case foundation(Predicate<R>)
+        /// A test that may throw: a Foundation `Predicate`'s `evaluate`, kept
+        /// as a closure so that the type needs no newer OS than the package.
+        case throwing(@Sendable (R) throws -> Bool)
         case format(FormatPredicate)
         case all([RecordPredicate<R>])
     }
@@ -63,8 +65,12 @@ public struct RecordPredicate<R: Record>: Sendable {
 
     /// The records for which a Foundation predicate (`#Predicate<Entry> { … }`)
     /// is true. A predicate that throws while evaluating fails the fetch.
+    ///
+    /// Foundation's `Predicate` is new in macOS 14, iOS 17, tvOS 17, watchOS 10
+    /// and visionOS 1; on older systems use a format predicate or a closure.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     public init(_ predicate: Predicate<R>) {
-        kind = .foundation(predicate)
+        kind = .throwing { try predicate.evaluate($0) }
         fingerprint = nil
     }
 
@@ -100,10 +106,10 @@ public struct RecordPredicate<R: Record>: Sendable {
         switch kind {
         case .closure(let matches):
             return { matches($0) }
-        case .foundation(let predicate):
+        case .throwing(let matches):
             return { record throws(FetchError) in
                 do {
-                    return try predicate.evaluate(record)
+                    return try matches(record)
                 } catch {
                     throw .predicateFailed("\(error)")
                 }

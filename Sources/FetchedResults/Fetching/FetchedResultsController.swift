@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import InternalTableUtilities
 import TableDiff
 
 /// A sorted, sectioned view of the records of a context that tells its delegate
@@ -102,7 +102,12 @@ public final class FetchedResultsController<R: Record & Codable> {
         let keepRecords = keepsRecords
         var fetched: _Fetched<R>
         if let cacheName, let fingerprint, !context.hasChanges,
-            let cached = context.store.state.withLock({ state in state.fetchCaches[cacheName].flatMap { $0.storeVersion == state.version && $0.fingerprint == "\(fingerprint)|\(keepRecords)" ? $0.payload as? _Fetched<R> : nil } })
+            let cached = context.store.state.withLock({ (state: inout _StoreState<R>) -> _Fetched<R>? in
+                guard let cache = state.fetchCaches[cacheName], cache.storeVersion == state.version,
+                    cache.fingerprint == "\(fingerprint)|\(keepRecords)"
+                else { return nil }
+                return cache.payload as? _Fetched<R>
+            })
         {
             fetched = cached
         } else {

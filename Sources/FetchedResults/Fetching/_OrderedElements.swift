@@ -1,3 +1,4 @@
+import InternalTableUtilities
 /// One fetched object as a controller keeps it: what places it (its record,
 /// when kept, is beside it in its chunk).
 @usableFromInline

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import InternalTableUtilities
 
 /// How strings compare under a comparison's options. `[n]` supersedes `[c]`
 /// and `[d]`; `[l]` has no effect.
@@ -61,7 +61,7 @@ enum _Text {
     // MARK: Scalars
 
     /// Folded non-ASCII scalars, by scalar and options (two bits).
-    private static let cache = Mutex<[UInt32: [Unicode.Scalar]]>([:])
+    private static let cache = _Lock<[UInt32: [Unicode.Scalar]]>([:])
 
     static func folded(_ scalar: Unicode.Scalar, _ o: _TextOptions) -> [Unicode.Scalar] {
         let key = scalar.value << 2 | (o.caseInsensitive ? 1 : 0) | (o.diacriticInsensitive ? 2 : 0)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import InternalTableUtilities
 import TableDiff
 
 extension Notification.Name {

@@ -1,6 +1,6 @@
 import Foundation
 import TableDiff
-import Synchronization
+import InternalTableUtilities
 
 /// The embedded object store: records of one type, in memory, optionally kept
 /// in a file that every save replaces atomically.
@@ -25,12 +25,12 @@ import Synchronization
 public final class ObjectStore<R: Record & Codable>: Sendable {
     /// The file the store lives in, or nil for a store in memory.
     public let fileURL: URL?
-    @usableFromInline let state: Mutex<_StoreState<R>>
+    @usableFromInline let state: _Lock<_StoreState<R>>
 
     /// A store in memory.
     public init() {
         fileURL = nil
-        state = Mutex(_StoreState())
+        state = _Lock(_StoreState())
     }
 
     /// The store in `fileURL`: read if the file exists, created at the first save
@@ -40,7 +40,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
     ///   ``StoreError/corrupt(path:reason:)``; the file is not changed.
     public init(fileURL: URL) throws(StoreError) {
         self.fileURL = fileURL
-        state = Mutex(try _StoreFile<R>.read(fileURL) ?? _StoreState())
+        state = _Lock(try _StoreFile<R>.read(fileURL) ?? _StoreState())
     }
 
     /// The number of records in the store.
@@ -116,7 +116,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
 
 /// The state behind a store's lock.
 @usableFromInline
-struct _StoreState<R: Record>: ~Copyable {
+struct _StoreState<R: Record> {
     /// The records, densely; a deleted record's place is taken by the last one.
     @usableFromInline var records: [R] = []
     /// For every record, the order it was first inserted in (stable, never reused).

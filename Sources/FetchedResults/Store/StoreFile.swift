@@ -117,7 +117,7 @@ enum _StoreFile<R: Record & Codable> {
             close(fd)
             throw fail(failure)
         }
-        if fsync(fd) != 0 {
+        if _flushToDisk(fd) != 0 {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw fail(reason)
@@ -127,7 +127,7 @@ enum _StoreFile<R: Record & Codable> {
         // Make the rename itself durable.
         let folderFD = open(folder.path, O_RDONLY)
         if folderFD >= 0 {
-            fsync(folderFD)
+            _ = _flushToDisk(folderFD)
             close(folderFD)
         }
     }

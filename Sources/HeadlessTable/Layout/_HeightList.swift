@@ -1,4 +1,4 @@
-import FetchedResults
+import InternalTableUtilities
 
 /// The heights of a section's rows, in chunks of at most 256 rows, with
 /// Fenwick trees over the chunks' row counts and heights.

@@ -1,4 +1,4 @@
-import FetchedResults
+import InternalTableUtilities
 
 /// Where everything of a table is, top to bottom: for each section its header,
 /// its rows and its footer, with a Fenwick tree over the sections' heights.

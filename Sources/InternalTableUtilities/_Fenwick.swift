@@ -1,6 +1,6 @@
 /// A Fenwick tree (binary indexed tree): prefix sums of a list of numbers,
 /// with one number changed, a prefix summed, or the element holding a running
-/// total found, each in O(log *n*). Shared inside the package: the fetched
+/// total found, each in O(log *n*). Shared by the layers: the fetched
 /// order counts its chunks with one, the table's layout sums heights with them.
 @usableFromInline
 package struct _Fenwick<Value: Numeric & Comparable> {
