@@ -7,6 +7,7 @@ import PackageDescription
 
 let package = Package(
     name: "HeadlessTable",
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
     products: [
         .library(name: "HeadlessTable", targets: ["HeadlessTable"]),
         .library(name: "TableDiff", targets: ["TableDiff"]),
@@ -30,11 +31,11 @@ let package = Package(
         // Text snapshots for XCTest and Swift Testing.
         .target(name: "TableSnapshotTesting", dependencies: ["HeadlessTable", "InternalTableUtilities"]),
         // The command-line tool.
-        .executableTarget(name: "headless-table", dependencies: ["HeadlessTable", "PhotoDiary"]),
+        .executableTarget(name: "headless-table", dependencies: ["HeadlessTable", "PhotoDiary", "InternalTableUtilities"]),
         // `swift run -c release table-benchmarks`
         .executableTarget(
             name: "table-benchmarks",
-            dependencies: ["HeadlessTable"],
+            dependencies: ["HeadlessTable", "InternalTableUtilities"],
             path: "Benchmarks/TableBenchmarks"
         ),
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),

@@ -1,4 +1,5 @@
 import Foundation
+import InternalTableUtilities
 #if canImport(Darwin)
 import Darwin   // getrusage, malloc_zone_statistics
 #elseif canImport(Glibc)
@@ -7,7 +8,7 @@ import Glibc    // getrusage, dlsym (mallopt, malloc_info), open_memstream
 
 // A small benchmark harness in the manner of ordo-one/package-benchmark and
 // google/swift-benchmark, Foundation only: warm-up, timed samples with
-// ContinuousClock, percentiles, CPU time and peak resident memory from
+// a monotonic clock, percentiles, CPU time and peak resident memory from
 // getrusage, and every timing next to baselines measured in the same run.
 // Each workload runs in its own child process, so that its peak memory is its own.
 
@@ -160,33 +161,28 @@ func heapInUse() -> Int? {
 /// until at least 5 samples and 1 s, or 20 s; each body stops at its own
 /// sample limit.
 func measureInterleaved(_ bodies: [(maxSamples: Int, run: () -> Void)]) -> (samples: [[Double]], cold: [Double]) {
-    let clock = ContinuousClock()
+    // A monotonic clock that needs no macOS 13 (ContinuousClock does).
+    func measure(_ body: () -> Void) -> Double { Double(_Monotonic.measure(body)) }
+    let second = 1e9
     var samples = [[Double]](repeating: [], count: bodies.count)
     var cold: [Double] = []
     for (k, body) in bodies.enumerated() {
-        let first = clock.measure(body.run)
-        cold.append(first.nanoseconds)
-        if first > .seconds(1) { samples[k].append(first.nanoseconds) }
+        let first = measure(body.run)
+        cold.append(first)
+        if first > second { samples[k].append(first) }
     }
-    let start = clock.now
+    let start = _Monotonic.nanoseconds()
     while true {
         var ran = false
         for (k, body) in bodies.enumerated() where samples[k].count < body.maxSamples {
-            samples[k].append(clock.measure(body.run).nanoseconds)
+            samples[k].append(measure(body.run))
             ran = true
         }
-        let elapsed = clock.now - start
+        let elapsed = Double(_Monotonic.nanoseconds() - start)
         let enough = samples.enumerated().allSatisfy { k, s in s.count >= min(5, bodies[k].maxSamples) }
-        if !ran || (enough && elapsed > .seconds(1)) || elapsed > .seconds(20) { break }
+        if !ran || (enough && elapsed > second) || elapsed > 20 * second { break }
     }
     return (samples, cold)
-}
-
-extension Duration {
-    var nanoseconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
-    }
 }
 
 /// Runs one workload in this process and returns its result.

@@ -43,15 +43,22 @@ enum PredicateWorkloads {
             let compiled = try? FormatPredicate("name CONTAINS[cd] %@ AND age BETWEEN {20, 40}", needle).compiled(for: Member.self)
             let needle = needle
             // Foundation's Predicate on Linux has no case- or diacritic-insensitive
-            // search: the closest it can evaluate is a plain contains.
-            let foundation = #Predicate<Member> { $0.name.contains(needle) && $0.age >= 20 && $0.age <= 40 }
+            // search: the closest it can evaluate is a plain contains. It needs
+            // macOS 14 / iOS 17: on older systems that baseline is skipped.
+            var foundation: Baseline
+            if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {
+                let predicate = #Predicate<Member> { $0.name.contains(needle) && $0.age >= 20 && $0.age <= 40 }
+                foundation = Baseline(name: "foundationPredicatePlainContains", run: { blackHole(everyone.reduce(0) { $0 + ((try? predicate.evaluate($1)) == true ? 1 : 0) }) }, maxSamples: 5)
+            } else {
+                foundation = Baseline(name: "foundationPredicatePlainContains", run: nil, skipped: "Foundation's Predicate needs macOS 14 / iOS 17")
+            }
             func count(_ test: (Member) -> Bool) -> Int { everyone.reduce(0) { $0 + (test($1) ? 1 : 0) } }
             let matches = count { (try? compiled?($0)) == true }
             return Prepared(
                 subject: { blackHole(count { (try? compiled?($0)) == true }) },
                 baselines: [
                     Baseline(name: "handWritten", run: { blackHole(count(handWritten)) }, maxSamples: 5),
-                    Baseline(name: "foundationPredicatePlainContains", run: { blackHole(count { (try? foundation.evaluate($0)) == true }) }, maxSamples: 5),
+                    foundation,
                 ],
                 counters: ["records": everyone.count, "matches": matches, "handWrittenMatches": count(handWritten)],
                 maxSamples: 10)

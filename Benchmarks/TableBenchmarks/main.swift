@@ -1,4 +1,5 @@
 import Foundation
+import InternalTableUtilities
 
 // table-benchmarks: `swift run -c release table-benchmarks [--filter REGEX] [--format text|json]
 // [--compare SAVED.json] [--list]`. Save a run with `--format json > saved.json`; a later
@@ -42,10 +43,9 @@ struct BenchmarkCommand {
             guard let workload = workloads.first(where: { $0.name == name }) else { return fail("no workload named \(name)") }
             keepHeapWarm()
             let prepared = workload.prepare()
-            let clock = ContinuousClock()
-            let start = clock.now
+            let start = _Monotonic.nanoseconds()
             var runs = 0
-            repeat { prepared.subject(); runs += 1 } while clock.now - start < .seconds(5) && runs < 10_000
+            repeat { prepared.subject(); runs += 1 } while _Monotonic.nanoseconds() - start < 5_000_000_000 && runs < 10_000
             print("\(runs) runs")
             return 0
         }
@@ -59,8 +59,8 @@ struct BenchmarkCommand {
 
         var selected = workloads
         if let filter {
-            guard let regex = try? Regex(filter) else { return fail("--filter is not a regular expression: \(filter)") }
-            selected = workloads.filter { $0.name.contains(regex) }
+            guard let regex = try? NSRegularExpression(pattern: filter) else { return fail("--filter is not a regular expression: \(filter)") }
+            selected = workloads.filter { regex.firstMatch(in: $0.name, range: NSRange($0.name.startIndex..., in: $0.name)) != nil }
         }
         if list {
             for w in selected { print("\(w.name)  —  \(w.summary)") }

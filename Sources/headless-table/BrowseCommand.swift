@@ -1,5 +1,6 @@
 import Foundation
 import HeadlessTable
+import InternalTableUtilities
 
 /// `headless-table browse DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…] [--section-key KEY]
 /// [--text KEY] [--detail KEY]`
@@ -269,7 +270,7 @@ enum Key: Equatable {
                 // A character, in UTF-8.
                 let length = byte < 0xC0 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
                 let end = Swift.min(bytes.count, i + length)
-                if let text = String(validating: bytes[i..<end], as: UTF8.self), let c = text.first { keys.append(.character(c)) }
+                if let text = _validatedUTF8String(bytes[i..<end]), let c = text.first { keys.append(.character(c)) }
                 i = end
                 continue
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HeadlessTable
+import InternalTableUtilities
 
 /// `headless-table scroll [DATA] [--rows N] [--height H] [--row-height h|--random-heights]
 /// [--step S|--jump] [--format text|json]`
@@ -111,12 +112,11 @@ enum ScrollCommand {
         try table.reloadData()
         var statistics = Statistics(rows: rows.count, frames: 1, maxVisibleRows: table.indexPathsForVisibleRows.count)
         let end = max(0, table.contentHeight - viewport)
-        let clock = ContinuousClock()
         var offset = 0.0
         while offset < end {
             offset = min(end, offset + step)
-            let elapsed = try clock.measure { try table.setContentOffset(offset) }
-            statistics.frameTimes.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            let elapsed = try _Monotonic.measure { try table.setContentOffset(offset) }
+            statistics.frameTimes.append(Double(elapsed) / 1e9)
             statistics.frames += 1
             statistics.maxVisibleRows = max(statistics.maxVisibleRows, table.indexPathsForVisibleRows.count)
         }

@@ -131,7 +131,12 @@ import TableTestSupport
             }
             #expect(controller.fetchedObjects == nil)
         }
-        // A Foundation predicate.
+    }
+
+    /// Foundation's `Predicate` (macOS 14, iOS 17): skipped on older systems.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func foundationPredicates() throws {
+        let context = try makeContext((1...9).map { Note(id: $0, group: nil, rank: $0) })
         let foundation = FetchRequest<Note>(predicate: RecordPredicate(#Predicate<Note> { $0.rank > 6 }), sortKeys: [SortKey("rank")])
         #expect(try context.fetch(foundation).map(\.id) == [7, 8, 9])
     }

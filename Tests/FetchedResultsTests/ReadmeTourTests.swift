@@ -39,7 +39,7 @@ import TableDiff
         let editor = ObjectContext(store: store, name: "editor")
 
         var request = FetchRequest<Entry>(
-            predicate: RecordPredicate(#Predicate<Entry> { !$0.text.isEmpty }),
+            predicate: RecordPredicate { !$0.text.isEmpty },
             sortKeys: [SortKey("created", ascending: false)])
         request.fetchBatchSize = 50
         let screen = DiaryScreen()
@@ -49,7 +49,7 @@ import TableDiff
         try controller.performFetch()
         #expect(controller.sections?.isEmpty == true)
 
-        try editor.insert(Entry(id: UUID(), text: "Fog over the bridge", created: .now, month: "November 2026"))
+        try editor.insert(Entry(id: UUID(), text: "Fog over the bridge", created: Date(), month: "November 2026"))
         let saved = try editor.save()
         view.mergeChanges(fromContextDidSave: saved)
 

@@ -115,11 +115,19 @@ public struct RecordPredicate<R: Record>: Sendable {
                 }
             }
         case .all(let predicates):
-            let tests = try predicates.map { predicate throws(FetchError) in try predicate.evaluator() }
-            return { record throws(FetchError) in
-                for test in tests where try !test(record) { return false }
-                return true
+            // Chained closures, not an array of them: an array of typed-throws
+            // closures needs the Swift 6 runtime's function type metadata
+            // (macOS 15 / iOS 18).
+            var all: (R) throws(FetchError) -> Bool = { _ in true }
+            for predicate in predicates.reversed() {
+                let test = try predicate.evaluator()
+                let rest = all
+                all = { record throws(FetchError) in
+                    guard try test(record) else { return false }
+                    return try rest(record)
+                }
             }
+            return all
         case .format(let predicate):
             let compiled: CompiledPredicate<R>
             do throws(RecordKeyError) { compiled = try predicate.compiled(for: R.self) } catch { throw .unknownKey(error) }

@@ -19,6 +19,14 @@ struct _PredicateCompiler<Root> {
     typealias Test = (Root, borrowing _Bindings) throws(PredicateEvaluationError) -> Bool
     typealias Values = _PredicateValues
 
+    /// A compiled test or value in a box. Lists of them hold boxes: an array
+    /// of typed-throws closures needs the Swift 6 runtime's function type
+    /// metadata (macOS 15 / iOS 18); an array of structs holding one does not.
+    struct TestBox { let run: Test }
+    struct ValueBox { let run: Value }
+    /// The test of one left value against a prepared constant.
+    struct PreparedTest { let run: (RecordValue) throws(PredicateEvaluationError) -> Bool }
+
     /// A reader for a key path (`name`, `author.name`) of the root.
     let reader: (String) throws(RecordKeyError) -> (Root) -> RecordValue
     /// The root as a value (`SELF`).
@@ -34,29 +42,29 @@ struct _PredicateCompiler<Root> {
             let test = try condition(inner)
             return { root, bindings throws(PredicateEvaluationError) in try !test(root, bindings) }
         case .and(let parts):
-            let tests = try parts.map { part throws(RecordKeyError) in try condition(part) }
+            let tests = try parts.map { part throws(RecordKeyError) in TestBox(run: try condition(part)) }
             if tests.count == 2 {
-                let (a, b) = (tests[0], tests[1])
+                let (a, b) = (tests[0].run, tests[1].run)
                 return { root, bindings throws(PredicateEvaluationError) in
                     if try !a(root, bindings) { return false }
                     return try b(root, bindings)
                 }
             }
             return { root, bindings throws(PredicateEvaluationError) in
-                for test in tests where try !test(root, bindings) { return false }
+                for test in tests where try !test.run(root, bindings) { return false }
                 return true
             }
         case .or(let parts):
-            let tests = try parts.map { part throws(RecordKeyError) in try condition(part) }
+            let tests = try parts.map { part throws(RecordKeyError) in TestBox(run: try condition(part)) }
             if tests.count == 2 {
-                let (a, b) = (tests[0], tests[1])
+                let (a, b) = (tests[0].run, tests[1].run)
                 return { root, bindings throws(PredicateEvaluationError) in
                     if try a(root, bindings) { return true }
                     return try b(root, bindings)
                 }
             }
             return { root, bindings throws(PredicateEvaluationError) in
-                for test in tests where try test(root, bindings) { return true }
+                for test in tests where try test.run(root, bindings) { return true }
                 return false
             }
         case .comparison(let comparison):
@@ -69,20 +77,23 @@ struct _PredicateCompiler<Root> {
         let options = _TextOptions(c.options)
         let op = c.operator
         // The test of one left value: prepared against a constant right side, or general.
-        let prepared: ((RecordValue) throws(PredicateEvaluationError) -> Bool)?
-        let right: Value?
+        // (Optional boxes, not optional closures: an optional typed-throws
+        // closure needs the Swift 6 runtime's function type metadata.)
+        let prepared: PreparedTest?
+        let right: ValueBox
         if case .constant(let value) = c.right {
             prepared = Self.prepare(op, options, value)
-            right = { _, _ in value }
+            right = ValueBox(run: { _, _ in value })
         } else {
             prepared = nil
-            right = try expression(c.right)
+            right = ValueBox(run: try expression(c.right))
         }
         guard let quantifier = c.quantifier else {
             if let prepared {
-                return { root, bindings throws(PredicateEvaluationError) in try prepared(try left(root, bindings)) }
+                let test = prepared.run
+                return { root, bindings throws(PredicateEvaluationError) in try test(try left(root, bindings)) }
             }
-            let right = right.unsafelyUnwrapped
+            let right = right.run
             return { root, bindings throws(PredicateEvaluationError) in
                 try Values.test(op, options, try left(root, bindings), try right(root, bindings))
             }
@@ -91,9 +102,9 @@ struct _PredicateCompiler<Root> {
         return { root, bindings throws(PredicateEvaluationError) in
             // A nil collection: no element matches, and the comparison is false.
             guard let elements = try Values.elements(try left(root, bindings), name) else { return false }
-            let r: RecordValue? = prepared == nil ? try right?(root, bindings) : nil
+            let r: RecordValue? = prepared == nil ? try right.run(root, bindings) : nil
             func test(_ e: RecordValue) throws(PredicateEvaluationError) -> Bool {
-                if let prepared { return try prepared(e) }
+                if let prepared { return try prepared.run(e) }
                 return try Values.test(op, options, e, r ?? .null)
             }
             switch quantifier {
@@ -112,23 +123,23 @@ struct _PredicateCompiler<Root> {
 
     /// The test of a left value against a constant right side, with what can be
     /// worked out once done once; nil when there is nothing to prepare.
-    static func prepare(_ op: FormatPredicate.Operator, _ o: _TextOptions, _ constant: RecordValue) -> ((RecordValue) throws(PredicateEvaluationError) -> Bool)? {
+    static func prepare(_ op: FormatPredicate.Operator, _ o: _TextOptions, _ constant: RecordValue) -> PreparedTest? {
         switch (op, constant) {
         case (.equal, .string(let s)) where o.folds:
             let folded = _Text.fold(s, o)
-            return { l in
+            return PreparedTest { l in
                 guard case .string(let text) = l else { return Values.equals(l, constant, o) }
                 return _Text.find(folded, in: text, o, .whole)
             }
         case (.notEqual, .string(let s)) where o.folds:
             let folded = _Text.fold(s, o)
-            return { l in
+            return PreparedTest { l in
                 guard case .string(let text) = l else { return !Values.equals(l, constant, o) }
                 return !_Text.find(folded, in: text, o, .whole)
             }
         case (.between, .array(let bounds)) where bounds.count == 2:
             if case .int(let low) = bounds[0], case .int(let high) = bounds[1] {
-                return { l throws(PredicateEvaluationError) in
+                return PreparedTest { l throws(PredicateEvaluationError) in
                     if case .int(let i) = l { return low <= i && i <= high }
                     return try Values.between(l, constant)
                 }
@@ -136,39 +147,39 @@ struct _PredicateCompiler<Root> {
             return nil
         case (.contains, .string(let s)):
             let needle = _Text.fold(s, o)
-            return { l throws(PredicateEvaluationError) in
+            return PreparedTest { l throws(PredicateEvaluationError) in
                 guard case .string(let text) = l else { return try Values.contains(l, constant, o, "CONTAINS") }
                 return _Text.find(needle, in: text, o, .anywhere)
             }
         case (.beginsWith, .string(let s)), (.endsWith, .string(let s)):
             let needle = _Text.fold(s, o)
             let place: _Text.Place = op == .beginsWith ? .start : .end
-            return { l throws(PredicateEvaluationError) in
+            return PreparedTest { l throws(PredicateEvaluationError) in
                 guard case .string(let text) = l else { return try Values.test(op, o, l, constant) }
                 return _Text.find(needle, in: text, o, place)
             }
         case (.in, .string(let s)):
             let haystack = _Text.fold(s, o)
-            return { l throws(PredicateEvaluationError) in
+            return PreparedTest { l throws(PredicateEvaluationError) in
                 guard case .string(let needle) = l else { return try Values.contains(constant, l, o, "IN") }
                 return _Text.find(_Text.fold(needle, o), inFolded: haystack, o, .anywhere)
             }
         case (.in, .array(let elements)) where elements.allSatisfy({ if case .string = $0 { true } else { false } }):
             let strings = Set(elements.compactMap(\.asString))
-            return { l throws(PredicateEvaluationError) in
+            return PreparedTest { l throws(PredicateEvaluationError) in
                 if case .string(let s) = l { return strings.contains(s) }
                 return try Values.contains(constant, l, o, "IN")
             }
         case (.like, .string(let pattern)):
             let like = _LikePattern(pattern, o)
-            return { l throws(PredicateEvaluationError) in
+            return PreparedTest { l throws(PredicateEvaluationError) in
                 guard case .string(let text) = l else { return try Values.test(.like, o, l, constant) }
                 return like.matches(text)
             }
         case (.matches, .string(let pattern)):
             let regex: Result<_Regex, PredicateEvaluationError>
             do throws(PredicateEvaluationError) { regex = .success(try _Regex(pattern, o)) } catch { regex = .failure(error) }
-            return { l throws(PredicateEvaluationError) in
+            return PreparedTest { l throws(PredicateEvaluationError) in
                 guard case .string(let text) = l else { return try Values.test(.matches, o, l, constant) }
                 return try regex.get().matches(text)
             }
@@ -223,10 +234,10 @@ struct _PredicateCompiler<Root> {
             }
             return { root, bindings throws(PredicateEvaluationError) in try Values.index(try value(root, bindings), index, at: nil) }
         case .aggregate(let elements):
-            let values = try elements.map { element throws(RecordKeyError) in try expression(element) }
+            let values = try elements.map { element throws(RecordKeyError) in ValueBox(run: try expression(element)) }
             return { root, bindings throws(PredicateEvaluationError) in
                 var result: [RecordValue] = []
-                for value in values { result.append(try value(root, bindings)) }
+                for value in values { result.append(try value.run(root, bindings)) }
                 return .array(result)
             }
         case .arithmetic(let a, let op, let b):
@@ -236,10 +247,10 @@ struct _PredicateCompiler<Root> {
             let x = try expression(a)
             return { root, bindings throws(PredicateEvaluationError) in try Values.negate(try x(root, bindings)) }
         case .function(let f, let arguments):
-            let values = try arguments.map { argument throws(RecordKeyError) in try expression(argument) }
+            let values = try arguments.map { argument throws(RecordKeyError) in ValueBox(run: try expression(argument)) }
             return { root, bindings throws(PredicateEvaluationError) in
                 var args: [RecordValue] = []
-                for value in values { args.append(try value(root, bindings)) }
+                for value in values { args.append(try value.run(root, bindings)) }
                 return try Values.call(f, args)
             }
         case .cast(let a, let type):

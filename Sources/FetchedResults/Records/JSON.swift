@@ -1,4 +1,5 @@
 import Foundation
+import InternalTableUtilities
 
 /// Why a JSON text could not be read: where, and what was expected.
 public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -269,7 +270,7 @@ struct _JSONParser {
                 // Validate UTF-8 as we go: decoding replaces bad bytes silently.
                 let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 0
                 guard length > 0, position + length <= bytes.count,
-                    String(validating: bytes[position..<(position + length)], as: UTF8.self) != nil
+                    _isValidUTF8(bytes[position..<(position + length)])
                 else { throw error("the text is not valid UTF-8") }
                 position += length
                 continue

@@ -1,4 +1,13 @@
 import Foundation
+#if canImport(Darwin)
+import Darwin   // kill(pid, 0): is the writer of a temporary file still alive?
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+#error("the store needs a POSIX C library: Darwin, Glibc or Musl")
+#endif
 import TableDiff
 
 /// The store's file: `{"format":"HeadlessTable.ObjectStore","version":1,
