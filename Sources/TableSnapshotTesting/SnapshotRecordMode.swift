@@ -3,7 +3,7 @@ import Foundation
 /// When a text snapshot assertion writes its reference file.
 ///
 /// The mode in effect is, by precedence: the `record:` argument of the
-/// assertion, then the mode set with ``withSnapshotRecording(_:operation:)``,
+/// assertion, then the mode set with `withSnapshotRecording(_:operation:)`,
 /// then the `SNAPSHOT_TESTING_RECORD` environment variable (`all`, `failed`,
 /// `missing` or `never`), then ``missing``. CI should run with `never`.
 public enum SnapshotRecordMode: String, Sendable, CaseIterable {

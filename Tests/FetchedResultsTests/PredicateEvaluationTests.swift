@@ -5,7 +5,7 @@ import FetchedResults
 
 /// What predicates mean: every operator, option, quantifier, aggregate and
 /// function, with their corner cases (nil, empty collections, mixed numbers,
-/// umlauts, accents, `ß`, decomposed characters), PREDICATES.md's choices.
+/// umlauts, accents, `ß`, decomposed characters), the choices Predicates.md documents.
 @Suite struct PredicateEvaluationTests {
     static let born = Date(timeIntervalSinceReferenceDate: 100)
     static let person: RecordValue = [

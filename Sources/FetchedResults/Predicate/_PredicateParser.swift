@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A recursive-descent parser for the format language (PREDICATES.md §3):
+/// A recursive-descent parser for the format language (the grammar in Predicates.md):
 /// NOT over AND over OR, arithmetic with the usual precedence, format
 /// arguments substituted as they are met. Constants are folded (`-1`, `{1, 2}`,
 /// `CAST(0, 'NSDate')`), so that printing a tree and parsing it again gives the
@@ -188,7 +188,7 @@ struct _PredicateParser {
             return .constant(value)
         case .leftParenthesis where parenthesizesCondition():
             // `(` opens a condition, unless what follows its `)` goes on with an
-            // expression: `(age + 5) * 2 == 70` (PREDICATES.md §3.1).
+            // expression: `(age + 5) * 2 == 70`.
             let open = current
             advance()
             try enter()

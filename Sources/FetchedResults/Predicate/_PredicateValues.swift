@@ -1,7 +1,7 @@
 import Foundation
 
-/// The meaning of the format language on values (PREDICATES.md §5–§10, with
-/// the choices documented in Predicates.md): comparisons, arithmetic,
+/// The meaning of the format language on values (as Predicates.md documents
+/// it, with its choices where Apple's documentation is silent): comparisons, arithmetic,
 /// functions, collection operators, indexes and CAST.
 enum _PredicateValues {
     typealias Failure = PredicateEvaluationError

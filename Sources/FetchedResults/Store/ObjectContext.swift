@@ -31,7 +31,7 @@ extension Notification.Name {
 /// they are processed (``processPendingChanges()``, which ``save()`` does first),
 /// rolled back, or merged from another context's save.
 public final class ObjectContext<R: Record & Codable> {
-    /// `userInfo` keys of ``Foundation/Notification/Name/objectContextDidSave``.
+    /// `userInfo` keys of `Notification.Name.objectContextDidSave`.
     public static var insertedKey: String { "inserted" }
     public static var updatedKey: String { "updated" }
     public static var deletedKey: String { "deleted" }
@@ -192,7 +192,7 @@ public final class ObjectContext<R: Record & Codable> {
     }
 
     /// Saves the pending changes into the store at once, then posts
-    /// ``Foundation/Notification/Name/objectContextDidSave`` and returns what was saved.
+    /// `Notification.Name.objectContextDidSave` and returns what was saved.
     ///
     /// - Throws: ``StoreError`` (an identity inserted elsewhere meanwhile, an
     ///   updated record deleted elsewhere, a file that cannot be written);
@@ -249,7 +249,7 @@ public final class ObjectContext<R: Record & Codable> {
             removed: Dictionary(saved.deletedObjects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
     }
 
-    /// Merges the save a ``Foundation/Notification/Name/objectContextDidSave``
+    /// Merges the save a `Notification.Name.objectContextDidSave`
     /// notification carries; ignores other notifications.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave<R> else { return }

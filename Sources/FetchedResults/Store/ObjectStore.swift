@@ -7,7 +7,7 @@ import InternalTableUtilities
 ///
 /// A store is shared: any number of ``ObjectContext``s — on any threads — read
 /// from it and save into it; its state is behind a lock. Every save posts
-/// ``ObjectContext/didSaveNotification`` and is delivered to every
+/// `Notification.Name.objectContextDidSave` and is delivered to every
 /// ``didSaveNotifications()`` sequence.
 ///
 /// ```swift
@@ -187,9 +187,9 @@ struct _StoreState<R: Record> {
     }
 }
 
-/// What one save changed: posted as ``ObjectContext/didSaveNotification``,
+/// What one save changed: posted as `Notification.Name.objectContextDidSave`,
 /// delivered by ``ObjectStore/didSaveNotifications()``, and merged into other
-/// contexts with ``ObjectContext/mergeChanges(fromContextDidSave:)``.
+/// contexts with ``ObjectContext``'s `mergeChanges(fromContextDidSave:)`.
 public struct ContextDidSave<R: Record>: Sendable {
     /// The records inserted, as saved.
     public var insertedObjects: [R]

@@ -47,7 +47,7 @@ public final class TableSearch<R: Record & Codable> {
     /// A search with a format predicate taking the text as its one argument,
     /// such as `text CONTAINS[cd] %@`.
     ///
-    /// - Throws: ``PredicateSyntaxError`` when the format is malformed.
+    /// - Throws: `PredicateSyntaxError` when the format is malformed.
     public convenience init(_ binding: FetchedResultsTableBinding<R>, format: String) throws(PredicateSyntaxError) {
         _ = try FormatPredicate(format: format, arguments: [""])
         self.init(binding, predicate: { text in try RecordPredicate(format: format, text) })

@@ -111,7 +111,7 @@ public struct TableUpdate: Hashable, Sendable {
         self.animations = animations
     }
 
-    /// Every change, in log order (see ``BatchUpdate/changes``).
+    /// Every change, in log order (see `BatchUpdate.changes`).
     public var changes: [BatchChange] { batch.changes }
 
     public func animation(for change: BatchChange) -> TableView.RowAnimation { animations[change] ?? .automatic }

@@ -4,7 +4,7 @@ import Foundation
 /// The table is left as it was.
 public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A batch update that does not add up, or names what does not exist —
-    /// UIKit's exact message (``BatchUpdateError``).
+    /// UIKit's exact message (`BatchUpdateError`).
     case inconsistentUpdate(BatchUpdateError)
     /// `dequeueReusableCell(withIdentifier:for:)` with nothing registered.
     case unregisteredIdentifier(String)
