@@ -47,11 +47,13 @@ public enum BuiltExecutable {
 
     private final class BundleMarker {}
 
-    /// Runs the executable to its end, capturing both streams.
-    public static func run(_ name: String, _ arguments: [String] = []) throws -> Result {
+    /// Runs the executable to its end, capturing both streams, in `directory`
+    /// (the test's own working directory when nil).
+    public static func run(_ name: String, _ arguments: [String] = [], in directory: URL? = nil) throws -> Result {
         let process = Process()
         process.executableURL = try url(name)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
