@@ -1,4 +1,5 @@
 import Foundation
+import InternalTableUtilities
 import Testing
 import FetchedResults
 import TableTestSupport
@@ -95,7 +96,8 @@ import TableTestSupport
         let setup = ObjectContext(store: store)
         for id in 0..<10 { try setup.insert(Note(id: id, group: nil, rank: 0)) }
         try setup.save()
-        let outcomes: [(saved: Int, refused: Int)] = await withTaskGroup(of: (saved: Int, refused: Int).self) { group in
+        let collected = _Lock<[Outcome]>([])
+        await withTaskGroup(of: Void.self) { group in
             for worker in 0..<2 {
                 group.addTask {
                     let context = ObjectContext(store: store, name: "worker \(worker)")
@@ -119,13 +121,11 @@ import TableTestSupport
                             context.rollback()
                         }
                     }
-                    return (saved, refused)
+                    collected.withLock { $0.append(Outcome(saved: saved, refused: refused)) }
                 }
             }
-            var all: [(saved: Int, refused: Int)] = []
-            for await outcome in group { all.append(outcome) }
-            return all
         }
+        let outcomes = collected.withLock { $0 }
         let saved = outcomes.map { $0.saved }.reduce(0, +)
         if policy == .error {
             #expect(saved + outcomes.map { $0.refused }.reduce(0, +) == 400)
@@ -252,6 +252,11 @@ import TableTestSupport
 
 /// What observers saw (notifications are posted on the saving thread: here,
 /// the test's own).
+struct Outcome: Sendable {
+    var saved: Int
+    var refused: Int
+}
+
 final class Posted: @unchecked Sendable {
     var items: [String] = []
 }

@@ -205,7 +205,7 @@ enum _FileSystem {
         return Darwin.link(from, to) == 0 ? nil : _IOFailure(code: errno)
         #elseif canImport(Glibc)
         return Glibc.link(from, to) == 0 ? nil : _IOFailure(code: errno)
-        #else
+        #elseif canImport(Musl)
         return Musl.link(from, to) == 0 ? nil : _IOFailure(code: errno)
         #endif
     }
@@ -250,7 +250,7 @@ private func _systemRename(_ from: String, _ to: String) -> Int32 {
     return Darwin.rename(from, to)
     #elseif canImport(Glibc)
     return Glibc.rename(from, to)
-    #else
+    #elseif canImport(Musl)
     return Musl.rename(from, to)
     #endif
 }
