@@ -12,7 +12,7 @@ import Foundation
 ///
 /// What a context has read: the version a record had when the context was
 /// created, read it with ``ObjectContext/object(withID:)``, saved it, or merged
-/// a save that included it (``ObjectContext/mergeChanges(fromContextDidSave:)``).
+/// a save that included it (``ObjectContext``'s `mergeChanges(fromContextDidSave:)`).
 /// Merging the other contexts' saves, as Core Data apps do, keeps conflicts
 /// to real ones.
 ///
