@@ -67,6 +67,36 @@ import TableTestSupport
         #expect(files == ["store.htstore"])
     }
 
+    /// Two stores on one file save from two threads while both compact it in
+    /// the background, again and again: every save is in the file at the end.
+    @Test func savesFromTwoStoresSurviveBackgroundCompactions() async throws {
+        let url = temporaryURL()
+        let stores = try (0..<2).map { _ in
+            try ObjectStore(persistence: JournalFilePersistence<Note>(fileURL: url, compactionRatio: 0.05, minimumJournalBytes: 0))
+        }
+        let inode = { (try? FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber]) as? NSNumber }
+        let firstFile = inode()
+        await withTaskGroup(of: Void.self) { group in
+            for (worker, store) in stores.enumerated() {
+                group.addTask {
+                    let context = ObjectContext(store: store)
+                    context.mergePolicy = .mergeByPropertyObjectTrump
+                    for k in 0..<300 {
+                        try? context.insert(Note(id: worker * 1_000 + k, group: nil, rank: k, title: String(repeating: "w", count: k % 50)))
+                        if k % 10 == 9 { try? context.update(Note(id: worker * 1_000 + k - 5, group: "updated", rank: -k)) }
+                        do { try context.save() } catch { Issue.record("worker \(worker), save \(k): \(error)") }
+                    }
+                }
+            }
+        }
+        for store in stores { try store.mergeExternalChanges() }
+        let reopened = try ObjectStore<Note>(fileURL: url)
+        #expect(reopened.count == 600)
+        #expect(reopened.allObjects().filter { $0.group == "updated" }.count == 60)
+        #expect(stores.allSatisfy { $0.count == 600 && $0.version == reopened.version })
+        #expect(firstFile != nil && inode() != firstFile, "the file was never compacted (replaced)")
+    }
+
     /// A file of the package's earlier format (one JSON document) opens, and
     /// is converted on the first open.
     @Test func theOldJSONFileOpensAndIsConverted() throws {
