@@ -194,6 +194,48 @@ import TableTestSupport
         }
     }
 
+    struct Wide: Record, Codable, Hashable {
+        var id: UInt64
+        var small: Int64
+        var values: [Int8]
+        var maybe: Double?
+        var nested: [String: [UInt32]]
+    }
+
+    /// Integers over the whole Int64 and UInt64 ranges, and doubles, come back
+    /// exactly (no detour through Double).
+    @Test func numbersRoundTripExactly() throws {
+        let url = temporaryURL()
+        let records = [
+            Wide(id: .max, small: .min, values: [.min, .max, 0], maybe: nil, nested: ["a": [.max]]),
+            Wide(id: .max - 1, small: .max, values: [], maybe: 0.1 + 0.2, nested: [:]),
+            Wide(id: 0, small: -1, values: [-1], maybe: -.greatestFiniteMagnitude, nested: ["": []]),
+        ]
+        do {
+            let context = ObjectContext(store: try ObjectStore<Wide>(fileURL: url))
+            for record in records { try context.insert(record) }
+            try context.save()
+        }
+        #expect(try ObjectStore<Wide>(fileURL: url).allObjects() == records)
+    }
+
+    /// A file of other records (the app changed its record type) is a typed
+    /// error naming the file, not a crash and not made-up records.
+    @Test func recordsOfAnotherShapeAreAnError() throws {
+        let url = temporaryURL()
+        do {
+            let context = ObjectContext(store: try ObjectStore<VersionedRow>(fileURL: url))
+            try context.insert(VersionedRow(id: 1, version: 1, text: "one"))
+            try context.save()
+        }
+        do {
+            let store = try ObjectStore<Note>(fileURL: url)
+            Issue.record("opened VersionedRows as Notes: \(store.allObjects())")
+        } catch {
+            #expect(error.description.contains(url.path), "\(error)")
+        }
+    }
+
     @Test func aDanglingSymbolicLinkIsAnError() throws {
         let url = temporaryURL()
         try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: url.path + ".missing")

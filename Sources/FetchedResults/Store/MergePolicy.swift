@@ -60,7 +60,9 @@ public enum MergePolicy: Hashable, Sendable, CustomStringConvertible {
 public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
     /// The context's pending change of the record.
     public enum Change: Hashable, Sendable {
+        /// The context updated the record.
         case update
+        /// The context deleted the record.
         case delete
     }
 
