@@ -44,6 +44,7 @@ public enum MergePolicy: Hashable, Sendable, CustomStringConvertible {
     /// Drops the context's changes to conflicting records; the store's stay.
     case rollback
 
+    /// What happened, in a sentence a person can act on.
     public var description: String {
         switch self {
         case .error: return "error"
@@ -77,6 +78,7 @@ public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
     /// The record's version in the store; nil when the store deleted it.
     public var storeVersion: Int64?
 
+    /// Creates one from its parts.
     public init(objectID: String, change: Change, contextVersion: Int64?, storeVersion: Int64?) {
         self.objectID = objectID
         self.change = change
@@ -84,6 +86,7 @@ public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
         self.storeVersion = storeVersion
     }
 
+    /// What happened, in a sentence a person can act on.
     public var description: String {
         let read = contextVersion.map { "version \($0)" } ?? "an older version"
         let verb = change == .update ? "updated" : "deleted"

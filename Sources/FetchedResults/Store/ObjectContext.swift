@@ -107,6 +107,8 @@ public final class ObjectContext<R: Record & Codable> {
     private var changeDepth = 0
     private let streams = _Lock(_ContextStreams<R>())
 
+    /// A context on `store`, with no pending changes; `name` appears in its
+    /// notifications (``ContextDidSave/contextName``) and messages.
     public init(store: ObjectStore<R>, name: String? = nil) {
         self.store = store
         self.name = name

@@ -25,6 +25,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A record could not be encoded for the file.
     case unencodable(String)
 
+    /// What happened, in a sentence a person can act on.
     public var description: String {
         switch self {
         case let .unreadable(path, reason): return "cannot read the store at \(path): \(reason)"
@@ -47,6 +48,7 @@ public enum ContextError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Updating or deleting an identity the context does not have.
     case noSuchObject(String)
 
+    /// What happened, in a sentence a person can act on.
     public var description: String {
         switch self {
         case let .alreadyExists(id): return "an object with identity \(id) already exists; update it instead of inserting it"

@@ -71,6 +71,7 @@ public struct StoredRecord<R: Record>: Sendable {
     /// The version of the save that last wrote it.
     public var version: Int64
 
+    /// Creates one from its parts.
     public init(record: R, sequence: Int64, version: Int64) {
         self.record = record
         self.sequence = sequence
@@ -90,6 +91,7 @@ public struct StoreChangeSet<R: Record>: Sendable {
     /// The records deleted, as they were.
     public var deleted: [R]
 
+    /// Creates one from its parts.
     public init(version: Int64, nextSequence: Int64, saved: [StoredRecord<R>], deleted: [R]) {
         self.version = version
         self.nextSequence = nextSequence
@@ -111,6 +113,7 @@ public struct StoreContents<R: Record>: Sendable {
     /// Damage repaired while reading (an unacknowledged save's torn tail).
     public var recoveries: [StoreRecovery]
 
+    /// Creates one from its parts.
     public init(records: [StoredRecord<R>] = [], version: Int64 = 0, nextSequence: Int64 = 1, changeSets: [StoreChangeSet<R>] = [], recoveries: [StoreRecovery] = []) {
         self.records = records
         self.version = version
@@ -131,6 +134,7 @@ public struct ExternalChanges<R: Record>: Sendable {
     /// Damage repaired while reading.
     public var recoveries: [StoreRecovery]
 
+    /// Creates one from its parts.
     public init(changeSets: [StoreChangeSet<R>] = [], replacement: StoreContents<R>? = nil, recoveries: [StoreRecovery] = []) {
         self.changeSets = changeSets
         self.replacement = replacement
@@ -157,6 +161,7 @@ public struct StoreRecovery: Hashable, Sendable, CustomStringConvertible {
     /// What was found.
     public var reason: String
 
+    /// Creates one from its parts.
     public init(path: String, offset: Int, length: Int, reason: String) {
         self.path = path
         self.offset = offset
@@ -164,6 +169,7 @@ public struct StoreRecovery: Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// What happened, in a sentence a person can act on.
     public var description: String {
         "dropped \(length) bytes at offset \(offset) of \(path): \(reason)"
     }
@@ -173,6 +179,7 @@ public struct StoreRecovery: Hashable, Sendable, CustomStringConvertible {
 ///
 /// What ``ObjectStore/init()`` uses.
 public final class MemoryPersistence<Object: Record & Codable>: StorePersistence {
+    /// A persistence that keeps nothing.
     public init() {}
 
     /// An empty store.
