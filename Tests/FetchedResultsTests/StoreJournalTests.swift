@@ -164,6 +164,52 @@ import TableTestSupport
         #expect(errors > 350)
     }
 
+    /// Damage of other kinds: a file cut inside its snapshot, an empty or
+    /// zeroed file, another file's header, garbage after the last save. Each
+    /// is a typed error naming the file, and the file is left as it was.
+    @Test func damageOfManyKindsIsAnErrorAndLeavesTheFile() throws {
+        let url = temporaryURL()
+        do {
+            let context = ObjectContext(store: try ObjectStore<Note>(fileURL: url))
+            for id in 0..<100 { try context.insert(Note(id: id, group: nil, rank: id, title: "n\(id)")) }
+            try context.save()
+            try context.store.compact()
+            try context.update(Note(id: 1, group: nil, rank: -1))
+            try context.save()
+        }
+        let original = try Data(contentsOf: url)
+        var g = SeededGenerator(seed: 7)
+        let garbage = Data((0..<40).map { _ in UInt8.random(in: 1...255, using: &g) })
+        let cases: [(String, Data)] = [
+            ("cut in the header", original.prefix(20)),
+            ("cut in the snapshot", original.prefix(200)),
+            ("zeroed", Data(count: original.count)),
+            ("not a store", Data("hello, world\n".utf8)),
+            ("another header", Data("SQLite format 3\u{0}".utf8) + original.dropFirst(16)),
+            ("garbage after the last save", original + garbage),
+            ("its last 60 bytes repeated", original + original.suffix(60)),
+        ]
+        for (name, bytes) in cases {
+            let copy = temporaryURL()
+            try bytes.write(to: copy)
+            do {
+                let store = try ObjectStore<Note>(fileURL: copy)
+                Issue.record("\(name): opened with \(store.count) records, recoveries \(store.recoveries)")
+            } catch {
+                switch error {
+                case .damaged(let path, _, _), .corrupt(let path, _): #expect(path == copy.path, "\(name)")
+                default: Issue.record("\(name): \(error)")
+                }
+                #expect(try Data(contentsOf: copy) == bytes, "\(name): the file was changed")
+            }
+        }
+        // An empty file is not a store either (the store creates its file
+        // whole, never empty).
+        let empty = temporaryURL()
+        try Data().write(to: empty)
+        #expect(throws: StoreError.corrupt(path: empty.path, reason: "the file is empty")) { try ObjectStore<Note>(fileURL: empty) }
+    }
+
     /// A save cut short (its frame only partly written) is dropped on opening
     /// and reported; the saves before it are all there.
     @Test func aTornLastSaveIsDroppedAndReported() throws {
