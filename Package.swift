@@ -45,6 +45,8 @@ let package = Package(
         .executableTarget(name: "to-do", dependencies: ["HeadlessTable"], path: "Examples/ToDo"),
         .executableTarget(name: "names", dependencies: ["HeadlessTable"], path: "Examples/Names", resources: [.copy("names.txt")]),
         .executableTarget(name: "contacts", dependencies: ["HeadlessTable"], path: "Examples/Contacts"),
+        .target(name: "DirectoryStore", dependencies: ["FetchedResults"], path: "Examples/DirectoryStore/Persistence"),
+        .executableTarget(name: "directory-store", dependencies: ["DirectoryStore"], path: "Examples/DirectoryStore/App"),
 
         // Shared by the test targets: seeded generators and the independent UIKit oracle.
         .target(name: "TableTestSupport", dependencies: ["TableDiff", "FetchedResults", "InternalTableUtilities"], path: "Tests/TableTestSupport"),
@@ -73,7 +75,7 @@ let package = Package(
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["TableSnapshotTesting", "TableTestSupport", "headless-table", "photo-diary", "to-do", "names", "contacts", "DiffBasics"],
+            dependencies: ["TableSnapshotTesting", "TableTestSupport", "headless-table", "photo-diary", "to-do", "names", "contacts", "DiffBasics", "directory-store", "DirectoryStore"],
             exclude: ["__Snapshots__"]
         ),
     ],

@@ -94,7 +94,7 @@ import TableTestSupport
                     do {
                         view.mergeChanges(fromContextDidSave: try context.save())
                     } catch {
-                        guard case .missingObject = error else { throw error }
+                        guard case .mergeConflicts = error else { throw error }
                         context.rollback()
                     }
                 }

@@ -65,7 +65,7 @@ import TableTestSupport
             try c.save()
             Issue.record("saved an update of a deleted object")
         } catch {
-            #expect(error.description == "cannot update the object with identity 1: it is not in the store (another context may have deleted it)")
+            #expect(error.description == "the save conflicts with changes in the store since this context read its records (1 conflict): identity 1 was updated from version 1, but the store deleted it")
         }
         #expect(store.count == 0)
     }

@@ -7,8 +7,28 @@ extension Notification.Name {
     /// context, `userInfo` holds the identities under ``ObjectContext/insertedKey``,
     /// ``ObjectContext/updatedKey`` and ``ObjectContext/deletedKey`` (each an
     /// `[AnyHashable]`) and the whole ``ContextDidSave`` under
-    /// ``ObjectContext/changesKey``.
+    /// ``ObjectContext/changesKey``. A store posts it too, with itself as the
+    /// object, for each save of another store on the same file that it picks
+    /// up (``ContextDidSave/isExternal``).
     public static let objectContextDidSave = Notification.Name("HeadlessTable.ObjectContextDidSave")
+
+    /// Posted by an ``ObjectContext`` at the start of a save that has changes,
+    /// before they are processed (Core Data's `NSManagedObjectContextWillSave`):
+    /// an observer may still change the context, and the save includes it. The
+    /// object is the context; ``ObjectContext/changesKey`` holds a
+    /// ``ContextWillSave``.
+    public static let objectContextWillSave = Notification.Name("HeadlessTable.ObjectContextWillSave")
+
+    /// Posted by an ``ObjectContext`` each time changes in it are processed
+    /// (Core Data's `NSManagedObjectContextObjectsDidChange`): its own changes
+    /// by ``ObjectContext/processPendingChanges()`` (which a save does first),
+    /// a rollback, a merged save, records a merge policy changed in a save.
+    /// The object is the context; `userInfo` holds the identities under
+    /// ``ObjectContext/insertedKey``, ``ObjectContext/updatedKey`` and
+    /// ``ObjectContext/deletedKey``, and a ``ContextObjectsDidChange`` under
+    /// ``ObjectContext/changesKey``. Posted after the context's fetched results
+    /// controllers have been told.
+    public static let objectContextObjectsDidChange = Notification.Name("HeadlessTable.ObjectContextObjectsDidChange")
 }
 
 /// A scratch pad of changes on an ``ObjectStore``: insert, update and delete
@@ -28,19 +48,40 @@ extension Notification.Name {
 ///
 /// A context's view of the records is the store's, with its own pending changes
 /// on top. Fetched results controllers on the context follow its changes when
-/// they are processed (``processPendingChanges()``, which ``save()`` does first),
-/// rolled back, or merged from another context's save.
+/// they are processed (``processPendingChanges()``, which ``save()`` does first,
+/// or at once with ``automaticallyProcessesPendingChanges``), rolled back, or
+/// merged from another context's save.
+///
+/// **Conflicts.** A save of a record that changed in the store since this
+/// context read it is resolved by the context's ``mergePolicy``; by default it
+/// fails with ``StoreError/mergeConflicts(_:)`` and changes nothing.
 public final class ObjectContext<R: Record & Codable> {
-    /// `userInfo` keys of `Notification.Name.objectContextDidSave`.
-    public static var insertedKey: String { "inserted" }
-    public static var updatedKey: String { "updated" }
-    public static var deletedKey: String { "deleted" }
-    public static var changesKey: String { "changes" }
+    /// `userInfo` keys of the context's notifications.
+    public static var insertedKey: String { _ContextKeys.inserted }
+    public static var updatedKey: String { _ContextKeys.updated }
+    public static var deletedKey: String { _ContextKeys.deleted }
+    public static var changesKey: String { _ContextKeys.changes }
 
     /// The store the context reads from and saves into.
     public let store: ObjectStore<R>
     /// A name for messages and notifications.
     public var name: String?
+    /// How a save resolves records that changed in the store since this
+    /// context read them; ``MergePolicy/error`` (refuse the save) by default,
+    /// as in Core Data.
+    public var mergePolicy: MergePolicy = .error
+    /// Whether each change is processed as it is made, so that the context's
+    /// fetched results controllers (and `objectContextObjectsDidChange`
+    /// observers) see it at once, without a call to ``processPendingChanges()``.
+    ///
+    /// Core Data processes pending changes at the end of each event of the
+    /// main run loop; a headless context has no run loop, so the event is the
+    /// call: with this on, each ``insert(_:)``, ``update(_:)`` and
+    /// ``delete(_:)`` processes its change before it returns — one change per
+    /// report. Changes made inside ``performChanges(_:)`` are processed once,
+    /// together, when the outermost block returns. Off by default: changes
+    /// are processed by ``processPendingChanges()`` and by ``save()``.
+    public var automaticallyProcessesPendingChanges = false
 
     @usableFromInline var insertedIDs: [R.ID] = []
     @usableFromInline var inserted: [R.ID: R] = [:]
@@ -48,24 +89,53 @@ public final class ObjectContext<R: Record & Codable> {
     @usableFromInline var insertedSequences: [R.ID: Int64] = [:]
     @usableFromInline var updated: [R.ID: R] = [:]
     @usableFromInline var deleted: Set<R.ID> = []
+    /// For each pending update and delete, what the change was based on.
+    private var bases: [R.ID: _Base<R>] = [:]
+    /// Records read with `object(withID:)` whose version came from a save this
+    /// context has not merged: what it read.
+    private var snapshots: [R.ID: _Base<R>] = [:]
+    /// The store versions this context has seen: the store's when it was
+    /// created, its own saves, the saves it merged.
+    private var seen: _SeenVersions
     /// Identities changed since the last `processPendingChanges()`, in order.
     private var unprocessed: [R.ID] = []
     /// Pending inserts deleted again before being processed: observers may still show them.
     private var discarded: [R.ID: R] = [:]
     private var observers: [Int: (_ContextChange<R>) -> Void] = [:]
     private var nextObserver = 0
+    /// How deep in `performChanges` blocks the context is.
+    private var changeDepth = 0
+    private let streams = _Lock(_ContextStreams<R>())
 
+    /// A context on `store`, with no pending changes; `name` appears in its
+    /// notifications (``ContextDidSave/contextName``) and messages.
     public init(store: ObjectStore<R>, name: String? = nil) {
         self.store = store
         self.name = name
+        seen = _SeenVersions(through: store.version)
     }
 
     // MARK: Reading
 
     /// The record with an identity as this context sees it: its pending change,
     /// or the store's; nil when absent or deleted here. (A pending update of a
-    /// record another context deleted is not seen: saving it would fail.)
+    /// record another context deleted is not seen.)
+    ///
+    /// Reading a record counts as having read its version: a later update of
+    /// it conflicts only if the store changes it again before the save.
     public func object(withID id: R.ID) -> R? {
+        if deleted.contains(id) { return nil }
+        if let record = inserted[id] { return record }
+        guard let saved = store.lookup(id) else { return nil }
+        if let pending = updated[id] { return pending }
+        if !seen.contains(saved.version) {
+            snapshots[id] = _Base(version: saved.version, record: saved.record, sequence: saved.sequence)
+        }
+        return saved.record
+    }
+
+    /// `object(withID:)` without counting as a read.
+    func peek(_ id: R.ID) -> R? {
         if deleted.contains(id) { return nil }
         if let record = inserted[id] { return record }
         guard let saved = store.object(withID: id) else { return nil }
@@ -144,12 +214,12 @@ public final class ObjectContext<R: Record & Codable> {
         if deleted.remove(id) != nil {
             updated[id] = record   // deleted here, saved in the store: it comes back as an update
         } else {
-            guard object(withID: id) == nil else { throw .alreadyExists("\(id)") }
+            guard peek(id) == nil else { throw .alreadyExists("\(id)") }
             inserted[id] = record
             insertedIDs.append(id)
             insertedSequences[id] = store.reserveSequence()
         }
-        unprocessed.append(id)
+        didChange(id)
     }
 
     /// Replaces a record with a new version of it (same identity).
@@ -158,9 +228,14 @@ public final class ObjectContext<R: Record & Codable> {
     ///   with that identity; nothing changes.
     public func update(_ record: R) throws(ContextError) {
         let id = record.id
-        guard object(withID: id) != nil else { throw .noSuchObject("\(id)") }
-        if inserted[id] != nil { inserted[id] = record } else { updated[id] = record }
-        unprocessed.append(id)
+        guard peek(id) != nil else { throw .noSuchObject("\(id)") }
+        if inserted[id] != nil {
+            inserted[id] = record
+        } else {
+            if bases[id] == nil { bases[id] = base(of: id) }
+            updated[id] = record
+        }
+        didChange(id)
     }
 
     /// Deletes the record with an identity.
@@ -168,61 +243,137 @@ public final class ObjectContext<R: Record & Codable> {
     /// - Throws: ``ContextError/noSuchObject(_:)`` when the context has no record
     ///   with that identity; nothing changes.
     public func delete(_ id: R.ID) throws(ContextError) {
-        guard object(withID: id) != nil else { throw .noSuchObject("\(id)") }
+        guard peek(id) != nil else { throw .noSuchObject("\(id)") }
         if let record = inserted.removeValue(forKey: id) {
             discarded[id] = record
             insertedIDs.removeAll { $0 == id }
             insertedSequences[id] = nil
         } else {
+            if bases[id] == nil { bases[id] = base(of: id) }
             updated.removeValue(forKey: id)
             deleted.insert(id)
         }
+        didChange(id)
+    }
+
+    /// What this context read of a saved record: what it read with
+    /// `object(withID:)`, else the store's version if the context has seen it.
+    private func base(of id: R.ID) -> _Base<R> {
+        guard let current = store.lookup(id) else { return _Base(version: nil, record: nil, sequence: sequence(of: id) ?? .max) }
+        if let snapshot = snapshots[id] { return snapshot }
+        if seen.contains(current.version) { return _Base(version: current.version, record: current.record, sequence: current.sequence) }
+        return _Base(version: nil, record: nil, sequence: current.sequence)
+    }
+
+    private func didChange(_ id: R.ID) {
         unprocessed.append(id)
+        if automaticallyProcessesPendingChanges && changeDepth == 0 { processPendingChanges() }
+    }
+
+    /// Makes changes as one event: they are processed together when the
+    /// outermost such block returns (or throws), in one report to the
+    /// context's controllers and one `objectContextObjectsDidChange`.
+    ///
+    /// ```swift
+    /// context.automaticallyProcessesPendingChanges = true
+    /// try context.performChanges {
+    ///     for entry in imported { try context.insert(entry) }
+    /// }   // the controllers report every insert at once, here
+    /// ```
+    public func performChanges<T>(_ changes: () throws -> T) rethrows -> T {
+        changeDepth += 1
+        defer {
+            changeDepth -= 1
+            if changeDepth == 0 { processPendingChanges() }
+        }
+        return try changes()
     }
 
     /// Tells the fetched results controllers on this context about the changes
-    /// made since the last call. ``save()`` calls it first.
+    /// made since the last call, then posts
+    /// `Notification.Name.objectContextObjectsDidChange`. ``save()``
+    /// calls it first.
     public func processPendingChanges() {
         guard !unprocessed.isEmpty else { return }
-        let ids = unprocessed
+        var seenIDs = Set<R.ID>()
+        var insertedNow: [R.ID] = [], updatedNow: [R.ID] = [], deletedNow: [R.ID] = []
+        for id in unprocessed where seenIDs.insert(id).inserted {
+            if inserted[id] != nil {
+                insertedNow.append(id)
+            } else if updated[id] != nil {
+                updatedNow.append(id)
+            } else if deleted.contains(id) || discarded[id] != nil {
+                deletedNow.append(id)
+            } else {
+                updatedNow.append(id)
+            }
+        }
         let removed = discarded
         unprocessed.removeAll()
         discarded.removeAll()
-        notify(ids, removed: removed)
+        notify(inserted: insertedNow, updated: updatedNow, deleted: deletedNow, removed: removed)
     }
+
+    // MARK: Saving
 
     /// Saves the pending changes into the store at once, then posts
     /// `Notification.Name.objectContextDidSave` and returns what was saved.
     ///
-    /// - Throws: ``StoreError`` (an identity inserted elsewhere meanwhile, an
-    ///   updated record deleted elsewhere, a file that cannot be written);
-    ///   the store is unchanged and the changes stay pending.
+    /// First it posts `Notification.Name.objectContextWillSave`
+    /// and processes pending changes. Records that changed in the store since
+    /// this context read them are resolved by ``mergePolicy``. Without
+    /// changes it posts nothing and returns an empty save.
+    ///
+    /// - Throws: ``StoreError`` (``StoreError/mergeConflicts(_:)`` under the
+    ///   default policy, ``StoreError/duplicateIdentity(_:)`` for an identity
+    ///   inserted elsewhere meanwhile, a file that cannot be written); the
+    ///   store is unchanged and the changes stay pending.
+    /// - Complexity: O(*k*) for *k* changed records (plus what other stores on
+    ///   the same file saved meanwhile).
     @discardableResult
     public func save() throws(StoreError) -> ContextDidSave<R> {
+        guard hasChanges else {
+            processPendingChanges()
+            return ContextDidSave(insertedObjects: [], updatedObjects: [], deletedObjects: [], storeVersion: store.version, contextName: name, firstStoreVersion: .max)
+        }
+        postWillSave()
         processPendingChanges()
-        let saved = try store.commit(
+        guard hasChanges else {
+            return ContextDidSave(insertedObjects: [], updatedObjects: [], deletedObjects: [], storeVersion: store.version, contextName: name, firstStoreVersion: .max)
+        }
+        let request = _SaveRequest(
             inserted: insertedIDs.compactMap { id in inserted[id].flatMap { record in insertedSequences[id].map { (record, $0) } } },
-            updated: Array(updated.values), deleted: Array(deleted), contextName: name)
+            updated: updated.map { id, record in (record, bases[id] ?? base(of: id)) },
+            deleted: deleted.map { id in (id, bases[id] ?? base(of: id)) },
+            policy: mergePolicy, contextName: name)
+        let outcome = try store.commit(request)
+        let saved = outcome.saved
+        for id in insertedIDs { snapshots[id] = nil }
+        for id in updated.keys { snapshots[id] = nil }
+        for id in deleted { snapshots[id] = nil }
         insertedIDs.removeAll()
         inserted.removeAll()
         insertedSequences.removeAll()
         updated.removeAll()
         deleted.removeAll()
-        NotificationCenter.default.post(
-            name: .objectContextDidSave, object: self,
-            userInfo: [
-                Self.insertedKey: saved.insertedIDs.map(AnyHashable.init),
-                Self.updatedKey: saved.updatedIDs.map(AnyHashable.init),
-                Self.deletedKey: saved.deletedIDs.map(AnyHashable.init),
-                Self.changesKey: saved,
-            ])
+        bases.removeAll()
+        if saved.firstStoreVersion <= saved.storeVersion { seen.insert(saved.firstStoreVersion...saved.storeVersion) }
+        NotificationCenter.default.post(name: .objectContextDidSave, object: self, userInfo: saved.userInfo)
+        if !outcome.resolvedIDs.isEmpty {
+            // The policy saved something else than what the controllers show.
+            let visible = outcome.resolvedIDs.filter { store.object(withID: $0) != nil }
+            let gone = outcome.resolvedIDs.filter { store.object(withID: $0) == nil }
+            notify(inserted: [], updated: visible, deleted: gone, removed: [:])
+        }
         return saved
     }
 
     /// Discards the pending changes; controllers on the context see the saved
     /// records again.
     public func rollback() {
-        let ids = insertedIDs + Array(updated.keys) + Array(deleted) + Array(discarded.keys)
+        let wasInserted = insertedIDs + Array(discarded.keys)
+        let wasUpdated = Array(updated.keys)
+        let wasDeleted = Array(deleted)
         var removed = discarded
         for (id, record) in inserted { removed[id] = record }
         discarded.removeAll()
@@ -231,21 +382,43 @@ public final class ObjectContext<R: Record & Codable> {
         insertedSequences.removeAll()
         updated.removeAll()
         deleted.removeAll()
+        bases.removeAll()
         unprocessed.removeAll()
-        notify(ids, removed: removed)
+        // What the context's observers see change: its inserts leave, its deletes come back.
+        notify(inserted: wasDeleted, updated: wasUpdated, deleted: wasInserted, removed: removed)
     }
 
     /// Brings another context's save into this one: controllers on this context
-    /// update for the records it inserted, updated and deleted. This context's
-    /// own pending changes stay on top, but for records the save deleted: those
-    /// are dropped.
+    /// update for the records it inserted, updated and deleted.
+    ///
+    /// This context's own pending changes stay on top, merged property by
+    /// property (its own changes win, the save's changes to other properties
+    /// are kept), and count as based on the merged save; pending changes of
+    /// records the save deleted are dropped.
     public func mergeChanges(fromContextDidSave saved: ContextDidSave<R>) {
-        for id in saved.deletedIDs {
+        for record in saved.deletedObjects {
+            let id = record.id
             updated.removeValue(forKey: id)
             deleted.remove(id)
+            bases[id] = nil
+            snapshots[id] = nil
         }
+        for record in saved.updatedObjects + saved.insertedObjects {
+            let id = record.id
+            snapshots[id] = nil
+            guard updated[id] != nil || deleted.contains(id) else { continue }
+            let current = store.lookup(id)
+            let version = current.flatMap { (saved.firstStoreVersion...saved.storeVersion).contains($0.version) ? $0.version : nil }
+            if let pending = updated[id] {
+                let base = bases[id]
+                updated[id] = _PropertyMerge.merge(
+                    base: base?.version == nil ? nil : base?.record, context: pending, store: record, contextWins: true)
+            }
+            bases[id] = _Base(version: version, record: record, sequence: current?.sequence ?? bases[id]?.sequence ?? .max)
+        }
+        if saved.firstStoreVersion <= saved.storeVersion { seen.insert(saved.firstStoreVersion...saved.storeVersion) }
         notify(
-            saved.insertedIDs + saved.updatedIDs + saved.deletedIDs,
+            inserted: saved.insertedIDs, updated: saved.updatedIDs, deleted: saved.deletedIDs,
             removed: Dictionary(saved.deletedObjects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
     }
 
@@ -254,6 +427,37 @@ public final class ObjectContext<R: Record & Codable> {
     public func mergeChanges(fromContextDidSave notification: Notification) {
         guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave<R> else { return }
         mergeChanges(fromContextDidSave: saved)
+    }
+
+    // MARK: Notifications
+
+    /// A sequence of the context's `Notification.Name.objectContextObjectsDidChange`
+    /// notifications, from now on.
+    public func objectsDidChangeNotifications() -> AsyncStream<ContextObjectsDidChange<R>> {
+        let (stream, continuation) = AsyncStream<ContextObjectsDidChange<R>>.makeStream(bufferingPolicy: .unbounded)
+        let key = UUID()
+        let streams = self.streams
+        streams.withLock { $0.objectsDidChange[key] = continuation }
+        continuation.onTermination = { _ in _ = streams.withLock { $0.objectsDidChange.removeValue(forKey: key) } }
+        return stream
+    }
+
+    /// A sequence of the context's `Notification.Name.objectContextWillSave`
+    /// notifications, from now on.
+    public func willSaveNotifications() -> AsyncStream<ContextWillSave<R>> {
+        let (stream, continuation) = AsyncStream<ContextWillSave<R>>.makeStream(bufferingPolicy: .unbounded)
+        let key = UUID()
+        let streams = self.streams
+        streams.withLock { $0.willSave[key] = continuation }
+        continuation.onTermination = { _ in _ = streams.withLock { $0.willSave.removeValue(forKey: key) } }
+        return stream
+    }
+
+    private func postWillSave() {
+        let willSave = ContextWillSave(
+            insertedObjects: insertedObjects, updatedObjects: updatedObjects, deletedIDs: Array(deleted), contextName: name)
+        NotificationCenter.default.post(name: .objectContextWillSave, object: self, userInfo: [Self.changesKey: willSave])
+        for continuation in streams.withLock({ Array($0.willSave.values) }) { continuation.yield(willSave) }
     }
 
     // MARK: Observers
@@ -268,12 +472,88 @@ public final class ObjectContext<R: Record & Codable> {
         return _ObservationToken { [weak self] in self?.observers.removeValue(forKey: key) }
     }
 
-    private func notify(_ ids: [R.ID], removed: [R.ID: R]) {
+    /// Tells the observers (the controllers), then posts objects-did-change.
+    private func notify(inserted insertedNow: [R.ID], updated updatedNow: [R.ID], deleted deletedNow: [R.ID], removed: [R.ID: R]) {
+        var seenIDs = Set<R.ID>()
+        let ids = (insertedNow + updatedNow + deletedNow).filter { seenIDs.insert($0).inserted }
         guard !ids.isEmpty else { return }
-        var seen = Set<R.ID>()
-        let change = _ContextChange(ids: ids.filter { seen.insert($0).inserted }, removed: removed)
+        let change = _ContextChange(ids: ids, removed: removed)
         for key in observers.keys.sorted() { observers[key]?(change) }
+
+        let didChange = ContextObjectsDidChange(
+            insertedObjects: insertedNow.compactMap { peek($0) },
+            updatedObjects: updatedNow.compactMap { peek($0) },
+            deletedObjects: deletedNow.compactMap { removed[$0] ?? store.object(withID: $0) },
+            contextName: name)
+        NotificationCenter.default.post(
+            name: .objectContextObjectsDidChange, object: self,
+            userInfo: [
+                Self.insertedKey: insertedNow.map(AnyHashable.init),
+                Self.updatedKey: updatedNow.map(AnyHashable.init),
+                Self.deletedKey: deletedNow.map(AnyHashable.init),
+                Self.changesKey: didChange,
+            ])
+        for continuation in streams.withLock({ Array($0.objectsDidChange.values) }) { continuation.yield(didChange) }
     }
+}
+
+/// The changes a context processed: posted as
+/// `Notification.Name.objectContextObjectsDidChange` and
+/// delivered by ``ObjectContext/objectsDidChangeNotifications()``.
+public struct ContextObjectsDidChange<R: Record>: Sendable {
+    /// Records that appeared in the context (inserted, or brought back by a rollback), as it now sees them.
+    public var insertedObjects: [R]
+    /// Records that changed, as the context now sees them.
+    public var updatedObjects: [R]
+    /// Records that left the context, as they were.
+    public var deletedObjects: [R]
+    /// The context's name, if it has one.
+    public var contextName: String?
+
+    /// The identities inserted.
+    public var insertedIDs: [R.ID] { insertedObjects.map(\.id) }
+    /// The identities updated.
+    public var updatedIDs: [R.ID] { updatedObjects.map(\.id) }
+    /// The identities deleted.
+    public var deletedIDs: [R.ID] { deletedObjects.map(\.id) }
+}
+
+/// A save about to start: posted as `Notification.Name.objectContextWillSave`
+/// and delivered by ``ObjectContext/willSaveNotifications()``.
+public struct ContextWillSave<R: Record>: Sendable {
+    /// The pending inserts.
+    public var insertedObjects: [R]
+    /// The pending updates.
+    public var updatedObjects: [R]
+    /// The pending deletes.
+    public var deletedIDs: [R.ID]
+    /// The context's name, if it has one.
+    public var contextName: String?
+}
+
+/// The store versions a context has seen: every version up to `through`,
+/// and some above it.
+struct _SeenVersions {
+    var through: Int64
+    var above: Set<Int64> = []
+
+    func contains(_ version: Int64) -> Bool { version <= through || above.contains(version) }
+
+    mutating func insert(_ versions: ClosedRange<Int64>) {
+        if versions.lowerBound <= through + 1 {
+            through = max(through, versions.upperBound)
+        } else {
+            for version in versions { above.insert(version) }
+        }
+        while above.remove(through + 1) != nil { through += 1 }
+        if !above.isEmpty { above = above.filter { $0 > through } }
+    }
+}
+
+/// The continuations of a context's notification streams.
+struct _ContextStreams<R: Record> {
+    var objectsDidChange: [UUID: AsyncStream<ContextObjectsDidChange<R>>.Continuation] = [:]
+    var willSave: [UUID: AsyncStream<ContextWillSave<R>>.Continuation] = [:]
 }
 
 /// The identities whose records may have changed in a context, and the records

@@ -1,0 +1,518 @@
+import Foundation
+import InternalTableUtilities
+
+/// The store's file: a checksummed snapshot followed by an append-only
+/// journal, shared safely between stores and processes.
+///
+/// What ``ObjectStore/init(fileURL:)`` uses; create one yourself to choose
+/// when the journal is compacted.
+///
+/// - A save appends one frame — a length, a checksum, and the records it
+///   inserted, updated and deleted — and flushes it to the disk
+///   (`F_FULLFSYNC` on Apple platforms, `fsync` elsewhere) before it returns:
+///   O(*k*) bytes for *k* changed records, whatever the size of the store.
+/// - When the journal outgrows `compactionRatio` of the snapshot (and
+///   `minimumJournalBytes`), the file is compacted in the background: a new
+///   snapshot is written next to it, the saves made meanwhile are copied
+///   after it, and it is renamed over the file. Saves go on meanwhile; none
+///   is lost.
+/// - Every part is checksummed (CRC-32C). Opening a damaged file throws
+///   ``StoreError/damaged(path:offset:reason:)`` naming the byte offset; no
+///   record is ever read altered. The one exception is the journal's tail: a
+///   save whose writer died mid-append was never acknowledged, and is
+///   dropped and reported (``ObjectStore/recoveries``).
+/// - Writers take an exclusive `flock` lock on the file and readers a shared
+///   one, so stores on the same file — in one process or several — never
+///   overwrite each other: a save first reads what the others appended.
+/// - A file written by an earlier version of the package (one JSON document)
+///   is read and converted on opening.
+///
+/// The format is documented in <doc:StoreFileFormat>.
+public final class JournalFilePersistence<Object: Record & Codable>: StorePersistence {
+    /// The file, as given.
+    public let fileURL: URL
+    /// How large the journal may grow, as a fraction of the snapshot, before
+    /// the file is compacted.
+    public let compactionRatio: Double
+    /// The journal is never compacted below this many bytes.
+    public let minimumJournalBytes: Int
+
+    private let state = _Lock(_JournalState())
+    /// Whether a compaction is running.
+    private let compacting = _Lock(false)
+
+    /// The persistence for the file at `fileURL` (read by ``load()``).
+    public init(fileURL: URL, compactionRatio: Double = 0.5, minimumJournalBytes: Int = 1 << 20) {
+        self.fileURL = fileURL
+        self.compactionRatio = max(0, compactionRatio)
+        self.minimumJournalBytes = max(0, minimumJournalBytes)
+    }
+
+    private var displayPath: String { fileURL.path }
+
+    // MARK: Loading
+
+    /// Opens the file (creating it when there is none) and reads it.
+    ///
+    /// - Complexity: O(*n*) in the size of the file.
+    public func load() throws(StoreError) -> StoreContents<Object> {
+        let contents = try state.withLock { state throws(StoreError) -> StoreContents<Object> in
+            state.path = try resolvedPath()
+            removeStaleTemporaryFiles(of: state.path)
+            for _ in 0..<64 {
+                if case .failure(let failure) = _FileSystem.linkStatus(state.path), failure.isMissing {
+                    try createEmptyFile(at: state.path)
+                }
+                let file: _File
+                switch _File.openExisting(state.path) {
+                case .success(let opened): file = opened
+                case .failure(let failure) where failure.isMissing: continue   // replaced meanwhile: again
+                case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+                }
+                if let failure = file.lock(exclusive: false) { throw .unreadable(path: displayPath, reason: failure.text) }
+                guard isCurrent(file, path: state.path) else {
+                    file.unlock()
+                    continue
+                }
+                let bytes: [UInt8]
+                switch file.status().flatMap({ file.read(at: 0, count: $0.size) }) {
+                case .success(let read): bytes = read
+                case .failure(let failure):
+                    file.unlock()
+                    throw .unreadable(path: displayPath, reason: failure.text)
+                }
+                file.unlock()
+                if _LegacyStoreFile<Object>.isJSON(bytes) {
+                    let contents = try _LegacyStoreFile<Object>.read(bytes, path: displayPath)
+                    try convert(contents, from: file, state: &state)
+                    return contents
+                }
+                let read = try _withBytes(bytes) { raw throws(StoreError) in
+                    try _JournalReader<Object>(bytes: raw, baseOffset: 0, path: displayPath).readFile()
+                }
+                state.file = file
+                state.accept(read)
+                var recoveries: [StoreRecovery] = []
+                if let torn = read.torn {
+                    state.reportedTorn.insert(torn.offset)
+                    recoveries.append(StoreRecovery(path: displayPath, offset: torn.offset, length: bytes.count - torn.offset, reason: torn.reason))
+                }
+                return StoreContents(
+                    records: read.records, version: read.snapshotVersion, nextSequence: read.nextSequence,
+                    changeSets: read.changeSets, recoveries: recoveries)
+            }
+            throw .unreadable(path: displayPath, reason: "the file kept being replaced while it was read")
+        }
+        compactInBackgroundIfNeeded()
+        return contents
+    }
+
+    /// The path to write: the file itself, or what a symbolic link points to.
+    private func resolvedPath() throws(StoreError) -> String {
+        let path = fileURL.path
+        switch _FileSystem.linkStatus(path) {
+        case .failure(let failure) where failure.isMissing:
+            return path
+        case .failure(let failure):
+            throw .unreadable(path: path, reason: failure.text)
+        case .success(let status) where status.isSymbolicLink:
+            guard let resolved = _FileSystem.resolved(path) else {
+                let target = _FileSystem.linkTarget(path) ?? "?"
+                throw .unreadable(path: path, reason: "it is a symbolic link to \(target), which does not exist")
+            }
+            if case .success(let target) = _FileSystem.status(resolved), target.isDirectory {
+                throw .unreadable(path: path, reason: "it is a folder")
+            }
+            return resolved
+        case .success(let status):
+            if status.isDirectory { throw .unreadable(path: path, reason: "it is a folder") }
+            return path
+        }
+    }
+
+    /// Whether `path` still names the open `file` (a compaction replaces it).
+    private func isCurrent(_ file: _File, path: String) -> Bool {
+        guard case .success(let open) = file.status() else { return false }
+        switch _FileSystem.status(path) {
+        case .success(let named): return named.isSameFile(as: open)
+        case .failure: return false
+        }
+    }
+
+    /// Creates an empty store file atomically: written aside, then linked
+    /// into place (if another process created it first, theirs stays).
+    private func createEmptyFile(at path: String) throws(StoreError) {
+        let bytes = try _JournalFormat.file(storeID: UInt64.random(in: 1...UInt64.max), records: [StoredRecord<Object>](), version: 0, nextSequence: 1)
+        let temporary = try writeTemporary(bytes, next: path)
+        defer { _FileSystem.remove(temporary) }
+        if let failure = _FileSystem.link(temporary, to: path), !failure.alreadyExists {
+            throw .unwritable(path: displayPath, reason: failure.text)
+        }
+        _FileSystem.flushFolder(folder(of: path))
+    }
+
+    /// Writes a temporary file next to `path`, flushed to the disk; returns its path.
+    private func writeTemporary(_ bytes: [UInt8], next path: String) throws(StoreError) -> String {
+        let temporary = "\(folder(of: path))/.\(name(of: path)).\(_FileSystem.processIdentifier).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let file: _File
+        switch _File.create(temporary) {
+        case .success(let created): file = created
+        case .failure(let failure): throw .unwritable(path: displayPath, reason: failure.text)
+        }
+        if let failure = file.write(bytes, at: 0) ?? file.flush() {
+            _FileSystem.remove(temporary)
+            throw .unwritable(path: displayPath, reason: failure.text)
+        }
+        return temporary
+    }
+
+    private func folder(of path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
+    private func name(of path: String) -> String { (path as NSString).lastPathComponent }
+
+    /// Removes temporary files left next to the store by writers that died
+    /// mid-write (their process is gone).
+    private func removeStaleTemporaryFiles(of path: String) {
+        let prefix = ".\(name(of: path))."
+        for entry in _FileSystem.names(in: folder(of: path)) where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
+            let parts = entry.dropFirst(prefix.count).split(separator: ".")
+            guard parts.count == 3, let pid = Int32(parts[0]) else { continue }
+            if pid != _FileSystem.processIdentifier && _FileSystem.processIsGone(pid) {
+                _FileSystem.remove("\(folder(of: path))/\(entry)")
+            }
+        }
+    }
+
+    /// Converts a file of the earlier JSON format, in place (atomically, under
+    /// the lock). When it cannot be written, the store opens read-only.
+    private func convert(_ contents: StoreContents<Object>, from legacy: _File, state: inout _JournalState) throws(StoreError) {
+        state.file = legacy
+        if let failure = legacy.lock(exclusive: true) {
+            state.readOnlyReason = "the file is in an earlier format and cannot be locked to convert it: \(failure.text)"
+            return
+        }
+        defer { legacy.unlock() }
+        guard isCurrent(legacy, path: state.path) else {
+            state.readOnlyReason = "the file was replaced while it was converted; open it again"
+            return
+        }
+        do throws(StoreError) {
+            let storeID = UInt64.random(in: 1...UInt64.max)
+            let bytes = try _JournalFormat.file(storeID: storeID, records: contents.records, version: 0, nextSequence: contents.nextSequence)
+            let temporary = try writeTemporary(bytes, next: state.path)
+            if let failure = _FileSystem.rename(temporary, to: state.path) {
+                _FileSystem.remove(temporary)
+                throw StoreError.unwritable(path: displayPath, reason: failure.text)
+            }
+            _FileSystem.flushFolder(folder(of: state.path))
+            guard case .success(let converted) = _File.openExisting(state.path) else {
+                throw StoreError.unwritable(path: displayPath, reason: "the converted file cannot be opened")
+            }
+            state.file = converted
+            state.storeID = storeID
+            state.end = bytes.count
+            state.version = 0
+            state.snapshotBytes = bytes.count
+            state.journalBytes = 0
+        } catch {
+            state.readOnlyReason = "the file is in an earlier format and could not be converted (\(error))"
+        }
+    }
+
+    // MARK: Reading what others saved
+
+    /// The saves other stores appended since this one last read or wrote.
+    ///
+    /// - Complexity: O(*k*) in the size of those saves; O(*n*) when another
+    ///   store compacted the file meanwhile.
+    public func changesSinceLastRead() throws(StoreError) -> ExternalChanges<Object> {
+        let changes = try state.withLock { state throws(StoreError) -> ExternalChanges<Object> in
+            guard state.readOnlyReason == nil else { return .none }
+            let (file, replaced) = try lockCurrent(&state, exclusive: false)
+            defer { file.unlock() }
+            var changes = replaced
+            try readAppended(&state, file: file, exclusive: false, into: &changes)
+            return changes
+        }
+        compactInBackgroundIfNeeded()
+        return changes
+    }
+
+    /// Locks the file the path names now; when another store replaced it (a
+    /// compaction), switches to the new one and reads it.
+    private func lockCurrent(_ state: inout _JournalState, exclusive: Bool) throws(StoreError) -> (_File, ExternalChanges<Object>) {
+        let fail = { (reason: String) -> StoreError in
+            exclusive ? .unwritable(path: self.displayPath, reason: reason) : .unreadable(path: self.displayPath, reason: reason)
+        }
+        guard var file = state.file else { throw fail("the store was not loaded") }
+        var changes = ExternalChanges<Object>.none
+        for _ in 0..<64 {
+            if let failure = file.lock(exclusive: exclusive) { throw fail(failure.text) }
+            switch _FileSystem.status(state.path) {
+            case .failure(let failure) where failure.isMissing:
+                file.unlock()
+                throw fail("the file was removed")
+            case .failure(let failure):
+                file.unlock()
+                throw fail(failure.text)
+            case .success(let named):
+                guard case .success(let open) = file.status() else {
+                    file.unlock()
+                    throw fail("the open file cannot be read")
+                }
+                if named.isSameFile(as: open) { return (file, changes) }
+            }
+            // Replaced: read the new file under its own lock.
+            file.unlock()
+            guard case .success(let replacement) = _File.openExisting(state.path) else { continue }
+            if let failure = replacement.lock(exclusive: exclusive) { throw fail(failure.text) }
+            guard isCurrent(replacement, path: state.path) else {
+                replacement.unlock()
+                continue
+            }
+            defer { replacement.unlock() }
+            let bytes: [UInt8]
+            switch replacement.status().flatMap({ replacement.read(at: 0, count: $0.size) }) {
+            case .success(let read): bytes = read
+            case .failure(let failure): throw fail(failure.text)
+            }
+            let known = state.version, knownStore = state.storeID
+            let (read, onlyNewer) = try _withBytes(bytes) { raw throws(StoreError) -> (_JournalRead<Object>, Bool) in
+                let reader = _JournalReader<Object>(bytes: raw, baseOffset: 0, path: displayPath)
+                // The same store, with a snapshot this one has already seen: only the newer saves.
+                if let head = reader.head(), head.storeID == knownStore, head.snapshotVersion <= known {
+                    let read = try reader.readFile(decodeAbove: known)
+                    if read.version >= known { return (read, true) }
+                }
+                return (try reader.readFile(), false)
+            }
+            if onlyNewer {
+                changes.changeSets += read.changeSets
+            } else {
+                changes.replacement = StoreContents(records: read.records, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets)
+                changes.changeSets = []
+            }
+            state.file = replacement
+            state.accept(read)
+            if let torn = read.torn, state.reportedTorn.insert(torn.offset).inserted {
+                changes.recoveries.append(StoreRecovery(path: displayPath, offset: torn.offset, length: bytes.count - torn.offset, reason: torn.reason))
+            }
+            file = replacement
+        }
+        throw fail("the file kept being replaced while it was read")
+    }
+
+    /// Reads the saves appended after `state.end`. Holding the lock
+    /// exclusively, cuts a torn tail off (a writer died mid-append).
+    private func readAppended(_ state: inout _JournalState, file: _File, exclusive: Bool, into changes: inout ExternalChanges<Object>) throws(StoreError) {
+        let size: Int
+        switch file.status() {
+        case .success(let status): size = status.size
+        case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+        }
+        guard size >= state.end else {
+            throw .damaged(path: displayPath, offset: size, reason: "the file is shorter than what this store has read (\(state.end) bytes): it was cut")
+        }
+        guard size > state.end else { return }
+        let bytes: [UInt8]
+        switch file.read(at: state.end, count: size - state.end) {
+        case .success(let read): bytes = read
+        case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+        }
+        let start = state.end
+        var read = _JournalRead<Object>()
+        read.version = state.version
+        try _withBytes(bytes) { raw throws(StoreError) in
+            try _JournalReader<Object>(bytes: raw, baseOffset: start, path: displayPath).readSaves(from: 0, into: &read, decodeAbove: state.version)
+        }
+        changes.changeSets += read.changeSets
+        state.end = start + read.end
+        state.journalBytes += read.end
+        state.version = read.version
+        if let torn = read.torn {
+            let offset = start + torn.offset
+            if exclusive {
+                if let failure = file.truncate(to: offset) ?? file.flush() {
+                    throw .unwritable(path: displayPath, reason: "cannot drop a torn save at offset \(offset): \(failure.text)")
+                }
+            }
+            if state.reportedTorn.insert(offset).inserted {
+                changes.recoveries.append(StoreRecovery(path: displayPath, offset: offset, length: size - offset, reason: torn.reason))
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Appends one save, after reading what others appended, holding the
+    /// file's lock exclusively throughout; flushes it before returning.
+    ///
+    /// - Complexity: O(*k*) in the size of the save (and of others' saves read).
+    public func commit(_ prepare: (ExternalChanges<Object>) throws(StoreError) -> StoreChangeSet<Object>?) throws(StoreError) {
+        try state.withLock { state throws(StoreError) in
+            if let reason = state.readOnlyReason { throw .unwritable(path: displayPath, reason: reason) }
+            let (file, replaced) = try lockCurrent(&state, exclusive: true)
+            defer { file.unlock() }
+            var changes = replaced
+            try readAppended(&state, file: file, exclusive: true, into: &changes)
+            guard let changeSet = try prepare(changes) else { return }
+            guard changeSet.version == state.version + 1 else {
+                throw .unwritable(path: displayPath, reason: "save \(changeSet.version) does not follow the file's last save \(state.version)")
+            }
+            let frame = try _JournalFormat.saveFrame(changeSet)
+            if let failure = file.write(frame, at: state.end) ?? file.flush() {
+                _ = file.truncate(to: state.end)
+                throw .unwritable(path: displayPath, reason: failure.text)
+            }
+            state.end += frame.count
+            state.journalBytes += frame.count
+            state.version = changeSet.version
+        }
+        compactInBackgroundIfNeeded()
+    }
+
+    // MARK: Compacting
+
+    /// Folds the journal into a new snapshot: written next to the file,
+    /// completed with the saves appended meanwhile, renamed over it.
+    ///
+    /// - Complexity: O(*n*); the file's lock is held only to copy the saves
+    ///   made meanwhile and rename.
+    public func compact() throws(StoreError) {
+        let started = compacting.withLock { running -> Bool in
+            if running { return false }
+            running = true
+            return true
+        }
+        guard started else { return }
+        defer { compacting.withLock { $0 = false } }
+        let captured = state.withLock { state in
+            state.readOnlyReason == nil ? state.file.map { ($0, state.end, state.path) } : nil
+        }
+        guard let (file, end, path) = captured else { return }
+        // 1. The new snapshot, from the file as far as this store has read it.
+        let bytes: [UInt8]
+        switch file.read(at: 0, count: end) {
+        case .success(let read): bytes = read
+        case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+        }
+        let read = try _withBytes(bytes) { raw throws(StoreError) in
+            try _JournalReader<Object>(bytes: raw, baseOffset: 0, path: displayPath).readFile()
+        }
+        var folded = try _StoreState<Object>(StoreContents(records: read.records, version: read.snapshotVersion, nextSequence: read.nextSequence))
+        for changeSet in read.changeSets { _ = try folded.applyChecked(changeSet) }
+        var records: [StoredRecord<Object>] = []
+        records.reserveCapacity(folded.records.count)
+        for k in folded.order() { records.append(StoredRecord(record: folded.records[k], sequence: folded.sequences[k], version: folded.versions[k])) }
+        let snapshot = try _JournalFormat.file(storeID: read.storeID, records: records, version: folded.version, nextSequence: folded.nextSequence)
+        let temporary = try writeTemporary(snapshot, next: path)
+        var renamed = false
+        defer { if !renamed { _FileSystem.remove(temporary) } }
+
+        // 2. Under the lock: the saves appended since, then the rename.
+        try state.withLock { state throws(StoreError) in
+            guard state.file === file, state.path == path else { return }   // replaced meanwhile: nothing to do
+            if let failure = file.lock(exclusive: true) { throw .unwritable(path: displayPath, reason: failure.text) }
+            defer { file.unlock() }
+            guard isCurrent(file, path: path) else { return }
+            let size: Int
+            switch file.status() {
+            case .success(let status): size = status.size
+            case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+            }
+            var tail: [UInt8] = []
+            if size > end {
+                switch file.read(at: end, count: size - end) {
+                case .success(let read): tail = read
+                case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+                }
+                // Only whole saves: a torn one is left behind.
+                var saves = _JournalRead<Object>()
+                saves.version = folded.version
+                try _withBytes(tail) { raw throws(StoreError) in
+                    try _JournalReader<Object>(bytes: raw, baseOffset: end, path: displayPath).readSaves(from: 0, into: &saves, decodeAbove: .max)
+                }
+                tail.removeLast(tail.count - saves.end)
+            }
+            guard case .success(let temporaryFile) = _File.openExisting(temporary) else {
+                throw .unwritable(path: displayPath, reason: "the compacted file cannot be reopened")
+            }
+            if let failure = temporaryFile.write(tail, at: snapshot.count) ?? temporaryFile.flush() {
+                throw .unwritable(path: displayPath, reason: failure.text)
+            }
+            if let failure = _FileSystem.rename(temporary, to: path) { throw .unwritable(path: displayPath, reason: failure.text) }
+            renamed = true
+            _FileSystem.flushFolder(folder(of: path))
+            // This store goes on in the new file, from the same point of the journal.
+            state.file = temporaryFile
+            state.end = snapshot.count + (state.end - end)
+            state.snapshotBytes = snapshot.count
+            state.journalBytes = state.end - snapshot.count
+            state.reportedTorn = []
+        }
+    }
+
+    /// Starts a compaction in the background when the journal outgrew the snapshot.
+    private func compactInBackgroundIfNeeded() {
+        let due = state.withLock { state in
+            state.readOnlyReason == nil && state.journalBytes > max(minimumJournalBytes, Int(Double(state.snapshotBytes) * compactionRatio))
+                && state.journalBytes >= state.nextCompactionAttempt
+        }
+        guard due, !compacting.withLock({ $0 }) else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            do {
+                try compact()
+            } catch {
+                // Try again once the journal has grown by another step.
+                state.withLock { $0.nextCompactionAttempt = $0.journalBytes + max(minimumJournalBytes, 1 << 16) }
+            }
+        }
+    }
+}
+
+/// Calls `body` with the bytes of an array, keeping its typed error.
+func _withBytes<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(StoreError) -> T) throws(StoreError) -> T {
+    let result = bytes.withUnsafeBytes { raw -> Result<T, StoreError> in
+        do throws(StoreError) {
+            return .success(try body(raw))
+        } catch {
+            return .failure(error)
+        }
+    }
+    return try result.get()
+}
+
+/// The journal file's state, behind its lock.
+struct _JournalState {
+    /// The open file: the one the path named when it was last read.
+    var file: _File?
+    /// The path written: the file, or the target of the symbolic link given.
+    var path = ""
+    var storeID: UInt64 = 0
+    /// Where the last frame read or written ends.
+    var end = 0
+    /// The version of that frame.
+    var version: Int64 = 0
+    /// Bytes of header and snapshot.
+    var snapshotBytes = 0
+    /// Bytes of saves after the snapshot.
+    var journalBytes = 0
+    /// Why saves fail (a file of the earlier format that could not be converted).
+    var readOnlyReason: String?
+    /// Torn tails already reported.
+    var reportedTorn: Set<Int> = []
+    /// No background compaction before the journal has this many bytes (after a failed one).
+    var nextCompactionAttempt = 0
+
+    mutating func accept<R>(_ read: _JournalRead<R>) {
+        storeID = read.storeID
+        end = read.end
+        version = read.version
+        snapshotBytes = read.snapshotEnd
+        journalBytes = read.end - read.snapshotEnd
+        reportedTorn = []
+    }
+}

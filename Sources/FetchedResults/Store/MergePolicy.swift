@@ -1,0 +1,146 @@
+import Foundation
+
+/// What a save does with records that changed in the store since its context
+/// read them: Core Data's merge policies (`NSMergePolicy`).
+///
+/// A conflict is a pending update or delete of a record whose version in the
+/// store is no longer the one the context read — another context, or another
+/// store on the same file, saved it meanwhile (or deleted it) — and a pending
+/// insert of an identity the store already has. Set the policy on the context
+/// (``ObjectContext/mergePolicy``); it applies to each conflicting record, and
+/// the rest of the save goes through unchanged.
+///
+/// What a context has read: the version a record had when the context was
+/// created, read it with ``ObjectContext/object(withID:)``, saved it, or merged
+/// a save that included it (``ObjectContext``'s `mergeChanges(fromContextDidSave:)`).
+/// Merging the other contexts' saves, as Core Data apps do, keeps conflicts
+/// to real ones.
+///
+/// | policy | pending update of a changed record | …of a deleted record | pending delete of a changed record | insert of an existing identity |
+/// |---|---|---|---|---|
+/// | ``error`` | the save fails | fails | fails | fails (``StoreError/duplicateIdentity(_:)``) |
+/// | ``mergeByPropertyStoreTrump`` | merged property by property, the store's changes win | dropped | dropped | dropped |
+/// | ``mergeByPropertyObjectTrump`` | merged property by property, the context's changes win | saved again | deleted | replaces the store's |
+/// | ``overwrite`` | the context's record replaces the store's | saved again | deleted | replaces the store's |
+/// | ``rollback`` | dropped: the store's record stays | dropped | dropped | dropped |
+///
+/// Properties are the record's top-level `Codable` keys; a property changed
+/// on one side only keeps that side's value under both by-property policies.
+/// A record that does not encode as keyed values merges as one property.
+/// After such a save the context shows the records as saved (its controllers
+/// are told about every record the policy changed).
+public enum MergePolicy: Hashable, Sendable, CustomStringConvertible {
+    /// Refuses a save with conflicts: ``StoreError/mergeConflicts(_:)`` lists
+    /// them, and nothing changes. Core Data's default, and this package's.
+    case error
+    /// Merges each conflicting record by property; where both changed a
+    /// property, the store's value wins.
+    case mergeByPropertyStoreTrump
+    /// Merges each conflicting record by property; where both changed a
+    /// property, the context's value wins.
+    case mergeByPropertyObjectTrump
+    /// Saves the context's records whole over the store's.
+    case overwrite
+    /// Drops the context's changes to conflicting records; the store's stay.
+    case rollback
+
+    /// What happened, in a sentence a person can act on.
+    public var description: String {
+        switch self {
+        case .error: return "error"
+        case .mergeByPropertyStoreTrump: return "mergeByPropertyStoreTrump"
+        case .mergeByPropertyObjectTrump: return "mergeByPropertyObjectTrump"
+        case .overwrite: return "overwrite"
+        case .rollback: return "rollback"
+        }
+    }
+}
+
+/// A record a save could not write as is: it changed in the store since the
+/// context read it (Core Data's `NSMergeConflict`).
+public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
+    /// The context's pending change of the record.
+    public enum Change: Hashable, Sendable {
+        /// The context updated the record.
+        case update
+        /// The context deleted the record.
+        case delete
+    }
+
+    /// The record's identity, as text.
+    public var objectID: String
+    /// What the context was saving.
+    public var change: Change
+    /// The version the context read; nil when the record changed in a save
+    /// this context has neither merged nor read since (its version is older
+    /// than the store's, but which one it was is not known).
+    public var contextVersion: Int64?
+    /// The record's version in the store; nil when the store deleted it.
+    public var storeVersion: Int64?
+
+    /// Creates one from its parts.
+    public init(objectID: String, change: Change, contextVersion: Int64?, storeVersion: Int64?) {
+        self.objectID = objectID
+        self.change = change
+        self.contextVersion = contextVersion
+        self.storeVersion = storeVersion
+    }
+
+    /// What happened, in a sentence a person can act on.
+    public var description: String {
+        let read = contextVersion.map { "version \($0)" } ?? "an older version"
+        let verb = change == .update ? "updated" : "deleted"
+        guard let storeVersion else { return "identity \(objectID) was \(verb) from \(read), but the store deleted it" }
+        return "identity \(objectID) was \(verb) from \(read), but the store has version \(storeVersion)"
+    }
+}
+
+/// Merging records property by property: their top-level keyed values, in the
+/// store's encoding, compared byte for byte.
+enum _PropertyMerge {
+    /// `base` is what the context read (nil when unknown: then every property
+    /// that differs counts as changed on both sides).
+    static func merge<R: Codable>(base: R?, context: R, store: R, contextWins: Bool) -> R {
+        guard let mine = try? _encodedValue(of: context, codingPath: []), let theirs = try? _encodedValue(of: store, codingPath: []),
+            case .keyed(let mineFields) = mine, case .keyed(let theirFields) = theirs
+        else { return contextWins ? context : store }
+        var baseValues: [String: [UInt8]]?
+        if let base, let encoded = try? _encodedValue(of: base, codingPath: []), case .keyed(let baseFields) = encoded {
+            baseValues = bytesByKey(baseFields)
+        }
+        let mineValues = bytesByKey(mineFields), theirValues = bytesByKey(theirFields)
+        let merged = _KeyedStorage()
+        var keys = theirFields.keys
+        for key in mineFields.keys where theirValues[key] == nil { keys.append(key) }
+        for key in keys {
+            let m = mineValues[key], t = theirValues[key]
+            let chosen: [UInt8]?
+            if m == t {
+                chosen = t
+            } else if let baseValues {
+                let b = baseValues[key]
+                let mineChanged = m != b, theirsChanged = t != b
+                if mineChanged && theirsChanged { chosen = contextWins ? m : t } else { chosen = mineChanged ? m : t }
+            } else {
+                chosen = contextWins ? m : t
+            }
+            guard let chosen else { continue }   // absent on the winning side
+            merged.keys.append(key)
+            merged.values.append(.raw(chosen))
+        }
+        var bytes: [UInt8] = []
+        _Encoded.keyed(merged).write(to: &bytes)
+        let decoded = bytes.withUnsafeBytes { raw in try? _StoreDecoder(bytes: raw).decode(R.self, at: 0) }
+        return decoded ?? (contextWins ? context : store)
+    }
+
+    static func bytesByKey(_ storage: _KeyedStorage) -> [String: [UInt8]] {
+        var values: [String: [UInt8]] = [:]
+        for (key, value) in zip(storage.keys, storage.values) where values[key] == nil {
+            var bytes: [UInt8] = []
+            value.write(to: &bytes)
+            values[key] = bytes
+        }
+        return values
+    }
+}

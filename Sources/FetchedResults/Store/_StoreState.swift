@@ -1,0 +1,178 @@
+import Foundation
+
+/// The state behind a store's lock.
+@usableFromInline
+struct _StoreState<R: Record> {
+    /// The records, densely; a deleted record's place is taken by the last one.
+    @usableFromInline var records: [R] = []
+    /// For every record, the order it was first inserted in (stable, never reused).
+    @usableFromInline var sequences: [Int64] = []
+    /// For every record, the version of the save that last wrote it.
+    @usableFromInline var versions: [Int64] = []
+    @usableFromInline var index: [R.ID: Int] = [:]
+    var nextSequence: Int64 = 1
+    /// The version of the last save.
+    @usableFromInline var version: Int64 = 0
+    var subscribers: [UUID: AsyncStream<ContextDidSave<R>>.Continuation] = [:]
+    /// Cached fetch results, by cache name (see `FetchedResultsController`).
+    @usableFromInline var fetchCaches: [String: _FetchCache] = [:]
+    /// Damage the persistence repaired.
+    var recoveries: [StoreRecovery] = []
+
+    init() {}
+
+    /// The state a persistence loaded (before its change sets).
+    ///
+    /// - Complexity: O(*n*).
+    init(_ contents: StoreContents<R>) throws(StoreError) {
+        let count = contents.records.count
+        records.reserveCapacity(count)
+        sequences.reserveCapacity(count)
+        versions.reserveCapacity(count)
+        index.reserveCapacity(count)
+        var maxSequence: Int64 = 0
+        for stored in contents.records {
+            guard index.updateValue(records.count, forKey: stored.record.id) == nil else {
+                throw .corrupt(path: "the persistence", reason: "the identity \(stored.record.id) occurs twice")
+            }
+            records.append(stored.record)
+            sequences.append(stored.sequence)
+            versions.append(stored.version)
+            maxSequence = max(maxSequence, stored.sequence)
+        }
+        version = contents.version
+        nextSequence = max(contents.nextSequence, maxSequence + 1)
+        recoveries = contents.recoveries
+    }
+
+    /// Positions of the records in order of first insertion.
+    func order() -> [Int] { records.indices.sorted { sequences[$0] < sequences[$1] } }
+
+    // MARK: Applying saves
+
+    /// What applying a change set did.
+    struct Applied {
+        var inserted: [R] = []
+        var updated: [R] = []
+        var deleted: [R] = []
+    }
+
+    /// Applies a save: deletes, then inserts and updates.
+    ///
+    /// - Complexity: O(*k*) for *k* records in the change set.
+    @discardableResult
+    mutating func apply(_ changeSet: StoreChangeSet<R>) -> Applied {
+        var applied = Applied()
+        for record in changeSet.deleted {
+            if let removed = remove(record.id) { applied.deleted.append(removed) }
+        }
+        for stored in changeSet.saved {
+            if let k = index[stored.record.id] {
+                records[k] = stored.record
+                versions[k] = stored.version
+                applied.updated.append(stored.record)
+            } else {
+                append(stored)
+                applied.inserted.append(stored.record)
+            }
+        }
+        version = changeSet.version
+        nextSequence = max(nextSequence, changeSet.nextSequence)
+        return applied
+    }
+
+    /// Applies a save read from a persistence: it must follow the last.
+    mutating func applyChecked(_ changeSet: StoreChangeSet<R>) throws(StoreError) -> Applied {
+        guard changeSet.version == version + 1 else {
+            throw .corrupt(path: "the persistence", reason: "save \(changeSet.version) follows save \(version)")
+        }
+        return apply(changeSet)
+    }
+
+    /// Applies what other stores saved, and returns it as saves to deliver.
+    ///
+    /// - Complexity: O(*k*) for *k* changed records; O(*n*) for a replacement.
+    mutating func applyExternal(_ changes: ExternalChanges<R>) throws(StoreError) -> [ContextDidSave<R>] {
+        recoveries += changes.recoveries
+        var saves: [ContextDidSave<R>] = []
+        if let replacement = changes.replacement {
+            if let saved = try replace(with: replacement) { saves.append(saved) }
+        }
+        for changeSet in changes.changeSets where changeSet.version > version {
+            let applied = try applyChecked(changeSet)
+            saves.append(ContextDidSave(
+                insertedObjects: applied.inserted, updatedObjects: applied.updated, deletedObjects: applied.deleted,
+                storeVersion: version, contextName: nil, isExternal: true))
+        }
+        if !saves.isEmpty { fetchCaches.removeAll() }
+        return saves
+    }
+
+    /// Replaces everything with what a persistence read again, and returns
+    /// the difference as one save (nil when nothing changed).
+    private mutating func replace(with contents: StoreContents<R>) throws(StoreError) -> ContextDidSave<R>? {
+        var fresh = try _StoreState(contents)
+        for changeSet in contents.changeSets { _ = try fresh.applyChecked(changeSet) }
+        var inserted: [R] = [], updated: [R] = [], deleted: [R] = []
+        for k in fresh.records.indices {
+            let id = fresh.records[k].id
+            if let old = index[id] {
+                if versions[old] != fresh.versions[k] { updated.append(fresh.records[k]) }
+            } else {
+                inserted.append(fresh.records[k])
+            }
+        }
+        for k in records.indices where fresh.index[records[k].id] == nil { deleted.append(records[k]) }
+        let first = version + 1
+        fresh.subscribers = subscribers
+        fresh.recoveries = recoveries
+        fresh.nextSequence = max(fresh.nextSequence, nextSequence)
+        self = fresh
+        guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) || version >= first else { return nil }
+        return ContextDidSave(
+            insertedObjects: inserted, updatedObjects: updated, deletedObjects: deleted,
+            storeVersion: version, contextName: nil, isExternal: true, firstStoreVersion: first)
+    }
+
+    // MARK: Changing one record
+
+    /// Removes a record; returns it.
+    mutating func remove(_ id: R.ID) -> R? {
+        guard let k = index.removeValue(forKey: id) else { return nil }
+        let removed = records[k]
+        let last = records.count - 1
+        if k != last {
+            records[k] = records[last]
+            sequences[k] = sequences[last]
+            versions[k] = versions[last]
+            index[records[k].id] = k
+        }
+        records.removeLast()
+        sequences.removeLast()
+        versions.removeLast()
+        return removed
+    }
+
+    mutating func append(_ stored: StoredRecord<R>) {
+        index[stored.record.id] = records.count
+        records.append(stored.record)
+        sequences.append(stored.sequence)
+        versions.append(stored.version)
+        nextSequence = max(nextSequence, stored.sequence + 1)
+    }
+}
+
+/// Results a fetched results controller computed, kept by cache name.
+@usableFromInline
+struct _FetchCache: @unchecked Sendable {
+    @usableFromInline var fingerprint: String
+    @usableFromInline var storeVersion: Int64
+    @usableFromInline var payload: Any
+
+    @inlinable
+    init(fingerprint: String, storeVersion: Int64, payload: Any) {
+        self.fingerprint = fingerprint
+        self.storeVersion = storeVersion
+        self.payload = payload
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import FetchedResults
+import DirectoryStore
+import TableTestSupport
+
+/// The example adapter keeps the `StorePersistence` contract: saves whole,
+/// other stores' saves picked up (and conflicts found) before writing, a save
+/// cut short finished on opening.
+@Suite struct DirectoryPersistenceTests {
+    func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("directory-tests-\(UUID().uuidString)")
+    }
+
+    @Test func randomSavesReopenExactly() throws {
+        let url = folder()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+        let context = ObjectContext(store: store)
+        var g = SeededGenerator(seed: 6)
+        var expected: [Int: Note] = [:]
+        for round in 0..<60 {
+            for _ in 0..<Int.random(in: 1...4, using: &g) {
+                let id = Int.random(in: 0..<20, using: &g)
+                let note = Note(id: id, group: "g\(round % 3)", rank: round, title: "id \(id) round \(round) é")
+                if context.object(withID: id) == nil {
+                    try context.insert(note)
+                    expected[id] = note
+                } else if Bool.random(using: &g) {
+                    try context.update(note)
+                    expected[id] = note
+                } else {
+                    try context.delete(id)
+                    expected[id] = nil
+                }
+            }
+            try context.save()
+        }
+        let reopened = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+        #expect(Dictionary(uniqueKeysWithValues: reopened.allObjects().map { ($0.id, $0) }) == expected)
+        #expect(reopened.version == 60)
+        #expect(reopened.allObjects().map(\.id) == store.allObjects().map(\.id))   // first-insertion order kept
+    }
+
+    @Test func twoStoresOnOneFolderSeeEachOthersSavesAndConflicts() throws {
+        let url = folder()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let a = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+        let b = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+        let ca = ObjectContext(store: a), cb = ObjectContext(store: b)
+        try ca.insert(Note(id: 1, group: nil, rank: 1))
+        try ca.save()
+        try cb.insert(Note(id: 2, group: nil, rank: 2))
+        try cb.save()
+        #expect(b.allObjects().map(\.id) == [1, 2])
+        // b's context never read record 1: updating it is a conflict, as on the journal file.
+        try cb.update(Note(id: 1, group: nil, rank: 5))
+        #expect(throws: StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: nil, storeVersion: 1)])) { try cb.save() }
+        cb.mergePolicy = .overwrite
+        try cb.save()
+        try a.mergeExternalChanges()
+        #expect(a.object(withID: 1)?.rank == 5 && a.version == 3)
+    }
+
+    @Test func aSaveCutShortIsFinishedOnOpening() throws {
+        let url = folder()
+        defer { try? FileManager.default.removeItem(at: url) }
+        do {
+            let store = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+            let context = ObjectContext(store: store)
+            try context.insert(Note(id: 1, group: nil, rank: 1))
+            try context.save()
+        }
+        // A writer died after writing pending.json, before the record files.
+        let pending = #"{"meta":{"version":2,"nextSequence":3},"saved":[{"sequence":2,"version":2,"record":{"id":2,"group":null,"rank":2,"title":"","version":0,"created":0,"tags":[]}}],"deleted":["1"]}"#
+        try Data(pending.utf8).write(to: url.appendingPathComponent("pending.json"))
+        let store = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+        #expect(store.allObjects().map(\.id) == [2] && store.version == 2)
+        #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent("pending.json").path))
+    }
+}

@@ -1,0 +1,262 @@
+import Foundation
+import InternalTableUtilities
+import Testing
+import FetchedResults
+import TableTestSupport
+
+/// Conflicting saves under each of Core Data's merge policies; stores sharing
+/// a file; the context's notifications.
+@Suite struct MergePolicyTests {
+    func temporaryURL() -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("merge-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent("store.htstore")
+    }
+
+    /// A store with note 1 (group "base", rank 0, title "base"); context `a`
+    /// changes the title, and saves first; `b` then saves its own change.
+    func conflict(_ policy: MergePolicy, b change: (ObjectContext<Note>) throws -> Void) throws -> (ObjectStore<Note>, ObjectContext<Note>, Result<Void, StoreError>) {
+        let store = ObjectStore<Note>()
+        let setup = ObjectContext(store: store)
+        try setup.insert(Note(id: 1, group: "base", rank: 0, title: "base"))
+        try setup.save()
+        let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")
+        b.mergePolicy = policy
+        try a.update(Note(id: 1, group: "base", rank: 0, title: "from a"))
+        try change(b)
+        try a.save()
+        do { try b.save(); return (store, b, .success(())) } catch { return (store, b, .failure(error)) }
+    }
+
+    @Test func theDefaultRefusesAConflictListingEachRecord() throws {
+        let (store, b, result) = try conflict(.error) { try $0.update(Note(id: 1, group: "base", rank: 5, title: "base")) }
+        guard case .failure(.mergeConflicts(let conflicts)) = result else { Issue.record("\(result)"); return }
+        #expect(conflicts == [MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 2)])
+        #expect(store.object(withID: 1)?.title == "from a" && store.object(withID: 1)?.rank == 0)
+        #expect(b.hasChanges)
+        // Reading the record again and saving again: the context now knows
+        // version 2, and its update goes through.
+        b.mergePolicy = .error
+        b.rollback()
+        _ = b.object(withID: 1)   // reads version 2
+        try b.update(Note(id: 1, group: "base", rank: 5, title: "from a"))
+        try b.save()
+        #expect(store.object(withID: 1)?.rank == 5)
+    }
+
+    @Test func aDeleteOfAChangedRecordConflictsToo() throws {
+        let (store, _, result) = try conflict(.error) { try $0.delete(1) }
+        guard case .failure(.mergeConflicts(let conflicts)) = result else { Issue.record("\(result)"); return }
+        #expect(conflicts == [MergeConflict(objectID: "1", change: .delete, contextVersion: 1, storeVersion: 2)])
+        #expect(store.count == 1)
+    }
+
+    @Test func byPropertyStoreTrumpKeepsBothSidesAndTheStoreWinsATie() throws {
+        let (store, _, result) = try conflict(.mergeByPropertyStoreTrump) {
+            try $0.update(Note(id: 1, group: "base", rank: 5, title: "from b"))
+        }
+        try result.get()
+        let saved = try #require(store.object(withID: 1))
+        #expect(saved.rank == 5 && saved.title == "from a")
+    }
+
+    @Test func byPropertyObjectTrumpKeepsBothSidesAndTheContextWinsATie() throws {
+        let (store, _, result) = try conflict(.mergeByPropertyObjectTrump) {
+            try $0.update(Note(id: 1, group: "b", rank: 5, title: "from b"))
+        }
+        try result.get()
+        let saved = try #require(store.object(withID: 1))
+        #expect(saved.rank == 5 && saved.title == "from b" && saved.group == "b")
+    }
+
+    @Test func overwriteSavesTheContextsRecordWhole() throws {
+        let (store, _, result) = try conflict(.overwrite) { try $0.update(Note(id: 1, group: "base", rank: 5, title: "base")) }
+        try result.get()
+        let saved = try #require(store.object(withID: 1))
+        #expect(saved.rank == 5 && saved.title == "base")   // a's title is overwritten
+    }
+
+    @Test func rollbackDropsTheContextsConflictingChanges() throws {
+        let (store, b, result) = try conflict(.rollback) {
+            try $0.update(Note(id: 1, group: "base", rank: 5, title: "base"))
+            try $0.insert(Note(id: 2, group: nil, rank: 0))
+        }
+        try result.get()
+        #expect(store.object(withID: 1)?.title == "from a" && store.object(withID: 1)?.rank == 0)
+        #expect(store.object(withID: 2) != nil)   // the rest of the save goes through
+        #expect(!b.hasChanges && b.object(withID: 1)?.title == "from a")
+    }
+
+    /// Two contexts on two threads update the same records over and over;
+    /// under `.error` every refused save lists real conflicts and changes
+    /// nothing, under `.mergeByPropertyObjectTrump` every save goes through.
+    @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump])
+    func twoContextsOnTwoThreads(policy: MergePolicy) async throws {
+        let store = ObjectStore<Note>()
+        let setup = ObjectContext(store: store)
+        for id in 0..<10 { try setup.insert(Note(id: id, group: nil, rank: 0)) }
+        try setup.save()
+        let collected = _Lock<[Outcome]>([])
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<2 {
+                group.addTask {
+                    let context = ObjectContext(store: store, name: "worker \(worker)")
+                    context.mergePolicy = policy
+                    var saved = 0, refused = 0
+                    for round in 0..<200 {
+                        let id = round % 10
+                        let current = context.object(withID: id) ?? Note(id: id, group: nil, rank: 0)
+                        var next = current
+                        if worker == 0 { next.rank += 1 } else { next.title = "w\(round)" }
+                        try? context.update(next)
+                        do {
+                            try context.save()
+                            saved += 1
+                        } catch {
+                            guard let error = error as? StoreError, case .mergeConflicts(let conflicts) = error, conflicts.allSatisfy({ $0.objectID == "\(id)" }) else {
+                                Issue.record("\(error)")
+                                continue
+                            }
+                            refused += 1
+                            context.rollback()
+                        }
+                    }
+                    collected.withLock { $0.append(Outcome(saved: saved, refused: refused)) }
+                }
+            }
+        }
+        let outcomes = collected.withLock { $0 }
+        let saved = outcomes.map { $0.saved }.reduce(0, +)
+        if policy == .error {
+            #expect(saved + outcomes.map { $0.refused }.reduce(0, +) == 400)
+        } else {
+            #expect(saved == 400)
+            // By property: worker 0's ranks and worker 1's titles both survive.
+            #expect(store.allObjects().map(\.rank).reduce(0, +) == 200)
+        }
+        #expect(store.version == 1 + Int64(saved))
+    }
+
+    /// Two stores on one file (two apps, an app and its extension): neither
+    /// loses the other's saves, and each store's contexts hear of the other's.
+    @Test func twoStoresOnOneFileKeepEachOthersSaves() async throws {
+        let url = temporaryURL()
+        let a = try ObjectStore<Note>(fileURL: url), b = try ObjectStore<Note>(fileURL: url)
+        let heard = b.didSaveNotifications()
+        let ca = ObjectContext(store: a), cb = ObjectContext(store: b)
+        try ca.insert(Note(id: 1, group: nil, rank: 0, title: "from A"))
+        try ca.save()
+        try cb.insert(Note(id: 2, group: nil, rank: 0, title: "from B"))
+        try cb.save()
+        #expect(b.allObjects().map(\.title) == ["from A", "from B"])
+        var iterator = heard.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.insertedIDs == [1] && first?.isExternal == true)
+        #expect(try ObjectStore<Note>(fileURL: url).allObjects().map(\.title) == ["from A", "from B"])
+        // An update in A of a record B changed meanwhile is a conflict, as in one store.
+        let stale = ObjectContext(store: a)
+        try stale.update(Note(id: 1, group: nil, rank: 1, title: "A again"))
+        _ = cb.object(withID: 1)   // cb reads the version A saved
+        try cb.update(Note(id: 1, group: nil, rank: 9, title: "from A"))
+        try cb.save()
+        #expect(throws: StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 3)])) {
+            try stale.save()
+        }
+        #expect(a.object(withID: 1)?.rank == 9)   // picked up before the refused save
+        stale.mergePolicy = .overwrite
+        try stale.save()
+        #expect(try ObjectStore<Note>(fileURL: url).object(withID: 1)?.title == "A again")
+    }
+
+    /// Two processes save 1,000 times each into one file at the same time:
+    /// every save is there at the end.
+    @Test func twoProcessesSavingIntoOneFileLoseNothing() throws {
+        let writer = try BuiltExecutable.url("store-crash-writer")
+        let url = temporaryURL()
+        let processes = try (1...2).map { tag in
+            let process = Process()
+            process.executableURL = writer
+            process.arguments = [url.path, "--share", "\(tag)", "1000"]
+            process.standardOutput = Pipe()
+            try process.run()
+            return process
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let store = try ObjectStore<VersionedRow>(fileURL: url)
+        let ids = Set(store.allObjects().map(\.id))
+        #expect(ids == Set((0..<1000).map { 1_000_000 + $0 } + (0..<1000).map { 2_000_000 + $0 }))
+        #expect(store.version == 2_000)
+    }
+
+    @Test func contextsPostObjectsDidChangeAndWillSave() async throws {
+        let store = ObjectStore<Note>()
+        let context = ObjectContext(store: store, name: "main")
+        let changes = context.objectsDidChangeNotifications()
+        let willSave = context.willSaveNotifications()
+        let posted = Posted()
+        let contextID = ObjectIdentifier(context), storeID = ObjectIdentifier(store)
+        let observers = [Notification.Name.objectContextObjectsDidChange, .objectContextWillSave, .objectContextDidSave].map { name in
+            NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
+                guard let object = note.object as AnyObject?, [contextID, storeID].contains(ObjectIdentifier(object)) else { return }
+                let inserted = (note.userInfo?[ObjectContext<Note>.insertedKey] as? [AnyHashable])?.count ?? -1
+                posted.items.append("\(note.name.rawValue.split(separator: ".").last!) \(inserted)")
+            }
+        }
+        defer { observers.forEach(NotificationCenter.default.removeObserver) }
+        try context.insert(Note(id: 1, group: nil, rank: 0))
+        try context.insert(Note(id: 2, group: nil, rank: 0))
+        #expect(posted.items.isEmpty)
+        context.processPendingChanges()
+        try context.update(Note(id: 1, group: nil, rank: 3))
+        try context.save()
+        // Will-save comes first (its observers may still change things: Core
+        // Data posts it without user info), then the pending changes are
+        // processed, then the save.
+        #expect(posted.items == ["ObjectContextObjectsDidChange 2", "ObjectContextWillSave -1", "ObjectContextObjectsDidChange 1", "ObjectContextDidSave 2"])
+        var changesIterator = changes.makeAsyncIterator()
+        #expect(await changesIterator.next()?.insertedIDs == [1, 2])
+        let second = await changesIterator.next()
+        #expect(second?.insertedIDs == [1])   // still a pending insert
+        var willSaveIterator = willSave.makeAsyncIterator()
+        let will = await willSaveIterator.next()
+        #expect(will?.insertedObjects.map(\.id) == [1, 2] && will?.contextName == "main")
+    }
+
+    /// With `automaticallyProcessesPendingChanges`, a controller on the context
+    /// sees each insert when the call returns; inside `performChanges`, once.
+    @Test func aControllerSeesItsOwnContextsInsertsAtOnce() throws {
+        let store = ObjectStore<Note>()
+        let context = ObjectContext(store: store)
+        context.automaticallyProcessesPendingChanges = true
+        let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context)
+        let recorder = Recorder()
+        controller.delegate = recorder   // a delegate starts change tracking
+        try controller.performFetch()
+        try context.insert(Note(id: 1, group: nil, rank: 2))
+        #expect(controller.fetchedObjects?.map(\.id) == [1])
+        let reports = Posted()
+        let observer = NotificationCenter.default.addObserver(forName: .objectContextObjectsDidChange, object: context, queue: nil) { _ in reports.items.append("") }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try context.performChanges {
+            try context.insert(Note(id: 2, group: nil, rank: 1))
+            try context.insert(Note(id: 3, group: nil, rank: 3))
+            #expect(controller.fetchedObjects?.map(\.id) == [1])
+        }
+        #expect(controller.fetchedObjects?.map(\.id) == [2, 1, 3])
+        #expect(reports.items.count == 1)
+    }
+}
+
+/// What observers saw (notifications are posted on the saving thread: here,
+/// the test's own).
+struct Outcome: Sendable {
+    var saved: Int
+    var refused: Int
+}
+
+final class Posted: @unchecked Sendable {
+    var items: [String] = []
+}
