@@ -66,10 +66,11 @@ public enum PredicateEvaluationError: Error, Hashable, Sendable, CustomStringCon
     case unboundVariable(String)
     /// `MATCHES` with a pattern that is not a regular expression.
     case invalidRegularExpression(pattern: String, reason: String)
-    /// A `MATCHES` pattern the regular expression engine gave up on before
-    /// deciding: it backtracked past ICU's limit (its backtracking memory,
-    /// 8 MB by default), as nested repetitions such as `(a+)+b` do on a long
-    /// subject. Rewrite the pattern without nested repetition.
+    /// A `MATCHES` pattern the regular expression engine could not decide
+    /// within its limit: more than 10 million steps of ICU's matcher on one
+    /// string, or more backtracking memory than ICU allows (8 MB by default),
+    /// as nested repetitions such as `(a+)+b` take on a long subject. Rewrite
+    /// the pattern without nested repetition.
     case regularExpressionLimit(pattern: String)
     /// An integer divided by zero (or its remainder).
     case divisionByZero

@@ -531,24 +531,43 @@ final class _Regex: @unchecked Sendable {
         return false
     }
 
+    /// How many of ICU's progress reports one match may take before it is an
+    /// error: ICU reports progress every 10,000 steps of its matcher, so this
+    /// is 10 million steps (a few tenths of a second). A pattern that needs
+    /// more backtracks catastrophically; left alone, ICU either runs for
+    /// ever or gives up and reports "no match" (its own limit, ~42 million
+    /// steps in swift-corelibs-foundation's ICU), which would be a wrong answer.
+    static let progressReportLimit = 1_000
+
     /// Whether the pattern matches the whole of `subject`.
     ///
     /// - Throws: ``PredicateEvaluationError/regularExpressionLimit(pattern:)``
-    ///   when ICU gives up before deciding — a pattern that backtracks
-    ///   catastrophically (`(a+)+b` on a long run of `a`s) exhausts its
-    ///   backtracking memory (ICU's stack limit, 8 MB by default). ICU reports
-    ///   that as no match; an unanswered question is not a false.
+    ///   when the match takes more than ``progressReportLimit`` of ICU's
+    ///   progress reports (10 million steps), or ICU gives up on its own (its
+    ///   backtracking memory, 8 MB by default, runs out): a catastrophically
+    ///   backtracking pattern (`(a+)+b` on a long run of `a`s) is an error,
+    ///   never a silent "no match".
     func matches(_ subject: String) throws(PredicateEvaluationError) -> Bool {
         let s = options.folds ? _Text.foldedString(subject, options) : subject
         let length = s.utf16.count
         var found: NSRange?
         var gaveUp = false
-        expression.enumerateMatches(in: s, options: [.anchored, .reportCompletion], range: NSRange(location: 0, length: length)) { result, flags, stop in
+        var reports = 0
+        let limit = Self.progressReportLimit
+        expression.enumerateMatches(
+            in: s, options: [.anchored, .reportProgress, .reportCompletion], range: NSRange(location: 0, length: length)
+        ) { result, flags, stop in
             if let result {
                 found = result.range
                 stop.pointee = true
             } else if flags.contains(.internalError) {
                 gaveUp = true
+            } else if flags.contains(.progress) {
+                reports += 1
+                if reports >= limit {
+                    gaveUp = true
+                    stop.pointee = true
+                }
             }
         }
         guard let match = found else {
