@@ -66,9 +66,16 @@ import TableTestSupport
             var maxUnion = previous.count
             for _ in 0..<60 {
                 let target = g.chance(0.3) ? Double(g.int(0...Int(maxOffset) + 50)) : table.contentOffset + Double(g.int(-40...40))
+                if target < 0 {
+                    // A negative offset is refused (TableGeometryError), and nothing moves.
+                    let before = table.contentOffset
+                    #expect(throws: TableViewError.self) { try table.setContentOffset(target) }
+                    #expect(table.contentOffset == before)
+                    continue
+                }
                 try table.setContentOffset(target)
                 let y = table.contentOffset
-                #expect(y == min(max(0, target), maxOffset), "seed \(seed)")
+                #expect(y == min(target, maxOffset), "seed \(seed)")
                 let window = brute.window(y, y + table.viewportHeight)
                 #expect(table.indexPathsForVisibleRows == window, "seed \(seed), offset \(y)")
                 for path in window {
