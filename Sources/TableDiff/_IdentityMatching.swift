@@ -251,7 +251,10 @@ func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
                     changed = _BitSet(count: 0)   // the matcher's alone now
                     defer { matcher.finish() }
                     matcher.insertOldIdentities()
+                    matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
                     matcher.pairNewElements()
+                    matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
+                    matcher.newTable._checkInvariants()
                     (changed, hasChanges, duplicates) = (matcher.changed, matcher.hasChanges, matcher.duplicates)
                 }
             }
@@ -260,6 +263,7 @@ func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
     result.changed = changed
     result.hasChanges = hasChanges
     result.duplicates = duplicates
+    result._checkInvariants()
     // Old duplicates first, each side in order of position.
     result.duplicates.sort { a, b in
         (a >= 0) != (b >= 0) ? a >= 0 : (a >= 0 ? a < b : a > b)

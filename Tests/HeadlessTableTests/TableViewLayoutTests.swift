@@ -22,6 +22,7 @@ import TableTestSupport
         table.dataSource = source
         table.delegate = source
         try table.reloadData()
+        table._checkInvariants()
         let brute = BruteForceLayout(
             rowHeights: sections.map { $0.rows.map { heights[$0.id] ?? 10 } },
             headers: source.headerHeights ?? [], footers: source.footerHeights ?? [])
@@ -74,6 +75,7 @@ import TableTestSupport
                     continue
                 }
                 try table.setContentOffset(target)
+                table._checkInvariants()
                 let y = table.contentOffset
                 #expect(y == min(target, maxOffset), "seed \(seed)")
                 let window = brute.window(y, y + table.viewportHeight)
