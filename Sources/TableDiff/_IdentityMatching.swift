@@ -353,6 +353,7 @@ struct _IdentityMatcher<Row: TableDiffable> {
     /// of waiting for each one after a hash computation.
     @inlinable
     mutating func insertOldIdentities() {
+        let old = old, table = table   // the probes' closures capture these, not `self`
         var base = 0
         while base < old.count {
             let end = min(base + Self.batchSize, old.count)
@@ -427,6 +428,7 @@ struct _IdentityMatcher<Row: TableDiffable> {
     @inlinable
     mutating func partnerThroughTables(_ j: Int, _ id: Row.DiffIdentifier) -> Int {
         if !lookahead.contains(j) { lookUpBatch(from: j) }
+        let new = new, table = table   // the probes' closures capture these, not `self`
         let slot = found[j - lookahead.lowerBound]
         guard slot >= 0 else {
             // Not an old identity: a duplicate if another new row has it.
@@ -458,6 +460,7 @@ struct _IdentityMatcher<Row: TableDiffable> {
     /// only read the old table, so they stay valid.
     @inlinable
     mutating func lookUpBatch(from j: Int) {
+        let old = old, new = new, table = table, hashes = hashes, found = found
         lookahead = j..<min(j + window, new.count)
         window = min(window * 2, Self.batchSize)
         for k in lookahead { hashes[k - j] = _hash(new[k].diffIdentifier) }
