@@ -1,3 +1,5 @@
+import InternalTableUtilities
+
 // Invariant checks, swift-collections style: compiled in debug builds (or any
 // build with `-Xswiftc -DHEADLESS_TABLE_INTERNAL_CHECKS`), empty otherwise.
 // The mutating methods call them after every change.
