@@ -343,7 +343,7 @@ struct _IdentityMatcher<Row: TableDiffable> {
     mutating func reportDuplicate(old i: Int) { duplicates.append(Int32(i)) }
 
     @inlinable
-    mutating func reportDuplicate(new j: Int) { duplicates.append(Int32(-(j + 1))) }
+    mutating func reportDuplicate(new j: Int) { duplicates.append(_Ref.new(j)) }
 
     // MARK: Phase 1: the old identities
 
