@@ -241,14 +241,18 @@ let _stageCostInMoves = 2
 /// other stage exists anyway; when it does not, changed rows are kept in place
 /// if that costs at most `_stageCostInMoves` more moves.
 func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchUpdate, refresh: [(Int32, Int32)]) {
-    let rows = tables.rows, sections = tables.sections
-    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
-    let rowAToB = rows.oldToNew
-    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
     var update = BatchUpdate()
-    var refresh: [(Int32, Int32)] = []
+    _planSectionChanges(tables, into: &update)
+    var (stays, movement) = _rowsThatStay(tables)
+    if !refreshIsFree { _keepChangedRowsInPlaceIfCheap(tables, movement, &stays) }
+    let refresh = _planRowChanges(tables, stays, into: &update)
+    return (update, refresh)
+}
 
-    // Sections: deleted, inserted, and moved unless on a longest increasing run.
+/// Phase 1 of the main batch: sections deleted, inserted, and moved unless on
+/// a longest increasing run.
+func _planSectionChanges(_ tables: _Tables, into update: inout BatchUpdate) {
+    let sections = tables.sections
     var sequence: [Int32] = [], sequenceSection: [Int32] = []
     for (k, ref) in tables.sectionsBeforeMain.enumerated() {
         let b: Int32
@@ -275,9 +279,23 @@ func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchU
     for (k, b) in zip(sequenceSection, sequence) where !sectionStays[Int(k)] {
         update.movedSections.append(Move(from: Int(k), to: Int(b)))
     }
+}
 
-    // Rows: per A section, the paired rows that stay in the same section are
-    // candidates to stay; a longest increasing run of their B positions stays.
+/// How changed rows move, as `_rowsThatStay` found: the sections where a
+/// changed row moves within its section, and whether one moves across sections.
+struct _ChangedRowMovement {
+    var sectionsMovingChanged: [Int] = []
+    var changedMovesAcross = false
+}
+
+/// Phase 2: the rows that stay. Per A section, the paired rows that stay in
+/// the same section are candidates to stay; a longest increasing run of their
+/// B positions stays.
+func _rowsThatStay(_ tables: _Tables) -> (stays: _BitSet, movement: _ChangedRowMovement) {
+    let rows = tables.rows, sections = tables.sections
+    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
+    let rowAToB = rows.oldToNew
+    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
     var stays = _BitSet(count: rowAToB.count)
     var sectionsMovingChanged: [Int] = []
     var changedMovesAcross = false
@@ -342,14 +360,26 @@ func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchU
                 if movingChanged { sectionsMovingChanged.append(s) }
             }
     }
+    return (stays, _ChangedRowMovement(sectionsMovingChanged: sectionsMovingChanged, changedMovesAcross: changedMovesAcross))
+}
 
+/// Phase 3: a row that moves and changes costs a stage (to reload it). When
+/// that stage is not already there (the caller checks), and keeping the
+/// changed rows in place instead costs at most `_stageCostInMoves` more moves,
+/// keep them in place.
+func _keepChangedRowsInPlaceIfCheap(_ tables: _Tables, _ movement: _ChangedRowMovement, _ stays: inout _BitSet) {
+    let rows = tables.rows, sections = tables.sections
+    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
+    let rowAToB = rows.oldToNew
+    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
     // A row that moves and changes costs a stage (to reload it). When that stage
     // is not already there, and keeping the changed rows in place instead costs
     // at most `_stageCostInMoves` more moves, keep them in place.
-    if let changedA, !refreshIsFree, !changedMovesAcross, !sectionsMovingChanged.isEmpty {
+    guard let changedA, !movement.changedMovesAcross, !movement.sectionsMovingChanged.isEmpty else { return }
+    do {
         var alternative: [(rows: [Int], stays: [Int])] = []
         var extraMoves = 0
-        for s in sectionsMovingChanged {
+        for s in movement.sectionsMovingChanged {
             let t = Int(sections.oldToNew[s])
             let rows = (Int(oldStarts[s])..<Int(oldStarts[s + 1])).filter { i in
                 let j = rowAToB[i]
@@ -370,7 +400,17 @@ func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchU
             }
         }
     }
+}
 
+/// Phase 4: the row changes of the main batch — deleted, reloaded in place,
+/// moved, inserted; returns the moved rows that changed (old and new flat
+/// indices), for another stage to reload.
+func _planRowChanges(_ tables: _Tables, _ stays: _BitSet, into update: inout BatchUpdate) -> [(Int32, Int32)] {
+    let rows = tables.rows, sections = tables.sections
+    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
+    let rowAToB = rows.oldToNew
+    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
+    var refresh: [(Int32, Int32)] = []
     for s in 0..<tables.oldSectionCount where sections.oldToNew[s] >= 0 || tables.emitting[s] {
         let start = Int(oldStarts[s]), end = Int(oldStarts[s + 1])
         let a = Int(tables.beforeMainPlaceOfOld[s])
@@ -405,5 +445,5 @@ func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchU
             update.insertedRows.append(TablePath(row: j - start, section: b))
         }
     }
-    return (update, refresh)
+    return refresh
 }
