@@ -372,9 +372,6 @@ func _keepChangedRowsInPlaceIfCheap(_ tables: _Tables, _ movement: _ChangedRowMo
     let oldStarts = tables.oldStarts, newStarts = tables.newStarts
     let rowAToB = rows.oldToNew
     let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
-    // A row that moves and changes costs a stage (to reload it). When that stage
-    // is not already there, and keeping the changed rows in place instead costs
-    // at most `_stageCostInMoves` more moves, keep them in place.
     guard let changedA, !movement.changedMovesAcross, !movement.sectionsMovingChanged.isEmpty else { return }
     do {
         var alternative: [(rows: [Int], stays: [Int])] = []
