@@ -3,7 +3,7 @@
 /// each in O(log *n*). The diff's longest increasing subsequence of runs uses
 /// one; `_Fenwick` is its sibling for prefix sums.
 ///
-/// Weights only rise (`raise(_:to:payload:)` keeps the larger), which is what
+/// Weights only rise (`increase(_:to:payload:)` keeps the larger), which is what
 /// makes prefix maxima work in a Fenwick tree. The storage is kept between
 /// uses: `reset(count:)` empties it without giving its memory back.
 @usableFromInline
@@ -42,10 +42,10 @@ package struct _FenwickMaximum {
         return (weight, payload)
     }
 
-    /// Raises element `i` to `weight` (carrying `payload`) where it is heavier
+    /// Increases element `i` to `weight` (carrying `payload`) where it is heavier
     /// than what is there.
     @inlinable
-    package mutating func raise(_ i: Int, to weight: Int, payload: Int32) {
+    package mutating func increase(_ i: Int, to weight: Int, payload: Int32) {
         var x = i + 1
         let end = weights.count
         while x < end {

@@ -139,7 +139,7 @@ func _heaviestIncreasingRuns(_ runs: UnsafeBufferPointer<_Run>, scratch: inout _
         scratch.parent[k] = run
         let total = weight + Int(runs[k].length)
         if total > best.weight { best = (total, k) }
-        scratch.heaviest.raise(position, to: total, payload: Int32(k))
+        scratch.heaviest.increase(position, to: total, payload: Int32(k))
     }
     var k = best.run
     while k >= 0 {
