@@ -279,6 +279,14 @@ import FetchedResults
         }
         #expect(try eval("s MATCHES %@", ".*!", on: object))
         #expect(try !eval("s MATCHES %@", "a+b", on: object))
+        // ICU's backtracking memory running out (a state saved per character)
+        // is the same error, not a "no match".
+        let long: RecordValue = ["id": 1, "s": .string(String(repeating: "a", count: 1_000_000) + "c")]
+        do {
+            #expect(try eval("s MATCHES %@", "(a|b)*c", on: long))
+        } catch let error as PredicateEvaluationError {
+            #expect(error == .regularExpressionLimit(pattern: "(a|b)*c"))
+        }
     }
 
     /// The corners a review found: NaN, characters that must not be split,
