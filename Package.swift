@@ -22,8 +22,9 @@ let package = Package(
         // Not a product: nothing outside the package imports it.
         .target(name: "InternalTableUtilities"),
         // The diff: identities, the linear-time sectioned diff, staged changesets,
-        // and UIKit's batch-update rules on a plain value model. Standard library only.
-        .target(name: "TableDiff"),
+        // and UIKit's batch-update rules on a plain value model. Standard library only
+        // (and the shared internals).
+        .target(name: "TableDiff", dependencies: ["InternalTableUtilities"]),
         // Records, the embedded store, fetch requests and the fetched results controller.
         .target(name: "FetchedResults", dependencies: ["TableDiff", "InternalTableUtilities"]),
         // The table view, reuse, layout and rendering; re-exports the modules above.

@@ -19,61 +19,48 @@ public struct BatchMapping: Sendable {
     // Section maps, -1 for none.
     @usableFromInline let _newSectionForOld: [Int32]
     @usableFromInline let _oldSectionForNew: [Int32]
-    /// Per old section: deleted (1), reloaded (2), moved (4).
-    @usableFromInline let _oldSectionFlags: [UInt8]
-    /// Per new section: inserted (1), target of a move (2), a reloaded section's new place (4).
-    @usableFromInline let _newSectionFlags: [UInt8]
+    /// Per old section: deleted, reloaded, moved.
+    @usableFromInline let _oldSectionStates: [_OldSectionState]
+    /// Per new section: inserted, target of a move, a reloaded section's new place.
+    @usableFromInline let _newSectionStates: [_NewSectionState]
 
     // Row changes in surviving sections, sorted, without duplicates.
     let deletedRows: [TablePath]
-    let reloadedRows: [TablePath]
     let insertedRows: [TablePath]
-    /// Row moves sorted by source.
-    let movesByFrom: [Move<TablePath>]
-    /// Row moves sorted by destination.
-    let movesByTo: [Move<TablePath>]
-    /// Rows leaving their place (deleted or moved out), old coordinates, sorted.
-    let removedRows: [TablePath]
-    /// Places taken by inserted or moved-in rows, new coordinates, sorted.
-    let takenRows: [TablePath]
-
-    static let deletedFlag: UInt8 = 1, reloadedFlag: UInt8 = 2, movedFlag: UInt8 = 4
-    static let insertedFlag: UInt8 = 1, moveTargetFlag: UInt8 = 2, reloadTargetFlag: UInt8 = 4
+    /// The reloaded rows of sections that stay, in coordinates before the batch, sorted.
+    public let reloadedRowPaths: [TablePath]
+    /// The row moves, sorted by source.
+    public let rowMoves: [Move<TablePath>]
+    /// The row moves, sorted by destination.
+    let rowMovesByDestination: [Move<TablePath>]
+    /// The rows that leave their place — deleted, or moved out — in coordinates
+    /// before the batch, sorted; rows of deleted and reloaded sections are not
+    /// among them.
+    public let leavingRows: [TablePath]
+    /// The places rows arrive at — inserted, or moved in — in coordinates after
+    /// the batch, sorted; rows of inserted and reloaded sections are not among them.
+    public let arrivingRows: [TablePath]
 
     init(
         newSectionForOld: [Int32], oldSectionForNew: [Int32],
-        oldSectionFlags: [UInt8], newSectionFlags: [UInt8],
+        oldSectionStates: [_OldSectionState], newSectionStates: [_NewSectionState],
         deletedRows: [TablePath], reloadedRows: [TablePath], insertedRows: [TablePath],
-        movesByFrom: [Move<TablePath>], movesByTo: [Move<TablePath>]
+        rowMoves: [Move<TablePath>], rowMovesByDestination: [Move<TablePath>]
     ) {
         self.sectionCountBefore = newSectionForOld.count
         self.sectionCountAfter = oldSectionForNew.count
         self._newSectionForOld = newSectionForOld
         self._oldSectionForNew = oldSectionForNew
-        self._oldSectionFlags = oldSectionFlags
-        self._newSectionFlags = newSectionFlags
+        self._oldSectionStates = oldSectionStates
+        self._newSectionStates = newSectionStates
         self.deletedRows = deletedRows
-        self.reloadedRows = reloadedRows
+        self.reloadedRowPaths = reloadedRows
         self.insertedRows = insertedRows
-        self.movesByFrom = movesByFrom
-        self.movesByTo = movesByTo
-        self.removedRows = _mergeSorted(deletedRows, movesByFrom.map(\.from))
-        self.takenRows = _mergeSorted(insertedRows, movesByTo.map(\.to))
+        self.rowMoves = rowMoves
+        self.rowMovesByDestination = rowMovesByDestination
+        self.leavingRows = _mergeSorted(deletedRows, rowMoves.map(\.from))
+        self.arrivingRows = _mergeSorted(insertedRows, rowMovesByDestination.map(\.to))
     }
-
-    // MARK: The changes, normalized
-
-    /// The rows that leave their place — deleted, or moved out — in coordinates
-    /// before the batch, sorted; rows of deleted and reloaded sections are not
-    /// among them.
-    public var leavingRows: [TablePath] { removedRows }
-    /// The places rows arrive at — inserted, or moved in — in coordinates after
-    /// the batch, sorted; rows of inserted and reloaded sections are not among them.
-    public var arrivingRows: [TablePath] { takenRows }
-    /// The row moves, sorted by source.
-    public var rowMoves: [Move<TablePath>] { movesByFrom }
-    /// The reloaded rows of sections that stay, in coordinates before the batch, sorted.
-    public var reloadedRowPaths: [TablePath] { reloadedRows }
 
     // MARK: Sections
 
@@ -97,14 +84,13 @@ public struct BatchMapping: Sendable {
 
     /// Whether the section at `section` before the batch is reloaded by it.
     public func isSectionReloaded(old section: Int) -> Bool {
-        section >= 0 && section < _oldSectionFlags.count && _oldSectionFlags[section] & Self.reloadedFlag != 0
+        section >= 0 && section < _oldSectionStates.count && _oldSectionStates[section].contains(.reloaded)
     }
 
     /// Whether the section at `section` after the batch is new: inserted, or the
     /// new place of a reloaded section — its rows all come from the data source.
     public func isSectionFresh(new section: Int) -> Bool {
-        section >= 0 && section < _newSectionFlags.count
-            && _newSectionFlags[section] & (Self.insertedFlag | Self.reloadTargetFlag) != 0
+        section >= 0 && section < _newSectionStates.count && !_newSectionStates[section].isDisjoint(with: .fresh)
     }
 
     // MARK: Rows
@@ -112,7 +98,7 @@ public struct BatchMapping: Sendable {
     /// Whether the row at `path` before the batch is reloaded by it (directly or
     /// because its section is).
     public func isRowReloaded(old path: TablePath) -> Bool {
-        isSectionReloaded(old: path.section) || _contains(reloadedRows, path)
+        isSectionReloaded(old: path.section) || _contains(reloadedRowPaths, path)
     }
 
     /// The path after the batch of the row at `path` before it, or nil when the row
@@ -122,14 +108,14 @@ public struct BatchMapping: Sendable {
     public func newIndexPath(forOld path: TablePath) -> TablePath? {
         guard path.section >= 0, path.section < _newSectionForOld.count, path.row >= 0 else { return nil }
         let t = _newSectionForOld[path.section]
-        if t < 0 || _oldSectionFlags[path.section] & Self.reloadedFlag != 0 { return nil }
-        if let move = _find(movesByFrom, path, by: \.from) { return move.to }
+        if t < 0 || _oldSectionStates[path.section].contains(.reloaded) { return nil }
+        if let move = _find(rowMoves, path, by: \.from) { return move.to }
         if _contains(deletedRows, path) { return nil }
         // The row keeps its order among the rows that stay: it is the k-th of them,
         // and takes the k-th place not taken by an inserted or moved-in row.
-        let removed = _sectionSlice(removedRows, path.section)
+        let removed = _sectionSlice(leavingRows, path.section)
         let k = path.row - _countLess(removed, path.row)
-        let taken = _sectionSlice(takenRows, Int(t))
+        let taken = _sectionSlice(arrivingRows, Int(t))
         return TablePath(row: k + _countFillBefore(taken, k), section: Int(t))
     }
 
@@ -142,14 +128,41 @@ public struct BatchMapping: Sendable {
     public func oldIndexPath(forNew path: TablePath) -> TablePath? {
         guard path.section >= 0, path.section < _oldSectionForNew.count, path.row >= 0 else { return nil }
         let s = _oldSectionForNew[path.section]
-        if s < 0 || _oldSectionFlags[Int(s)] & Self.reloadedFlag != 0 { return nil }
-        if let move = _find(movesByTo, path, by: \.to) { return move.from }
+        if s < 0 || _oldSectionStates[Int(s)].contains(.reloaded) { return nil }
+        if let move = _find(rowMovesByDestination, path, by: \.to) { return move.from }
         if _contains(insertedRows, path) { return nil }
-        let taken = _sectionSlice(takenRows, path.section)
+        let taken = _sectionSlice(arrivingRows, path.section)
         let k = path.row - _countLess(taken, path.row)
-        let removed = _sectionSlice(removedRows, Int(s))
+        let removed = _sectionSlice(leavingRows, Int(s))
         return TablePath(row: k + _countFillBefore(removed, k), section: Int(s))
     }
+}
+
+// MARK: - Section states
+
+/// What a batch does to a section as it was before the batch.
+@usableFromInline
+struct _OldSectionState: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt8
+    @usableFromInline init(rawValue: UInt8) { self.rawValue = rawValue }
+    static let deleted = _OldSectionState(rawValue: 1 << 0)
+    static let reloaded = _OldSectionState(rawValue: 1 << 1)
+    static let moved = _OldSectionState(rawValue: 1 << 2)
+    /// Replaced wholesale: its rows go with it.
+    static let replaced: _OldSectionState = [.deleted, .reloaded]
+}
+
+/// What a batch does to a section as it is after the batch.
+@usableFromInline
+struct _NewSectionState: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt8
+    @usableFromInline init(rawValue: UInt8) { self.rawValue = rawValue }
+    static let inserted = _NewSectionState(rawValue: 1 << 0)
+    static let moveTarget = _NewSectionState(rawValue: 1 << 1)
+    /// The new place of a reloaded section.
+    static let reloadTarget = _NewSectionState(rawValue: 1 << 2)
+    /// New wholesale: its rows all come from the data source.
+    static let fresh: _NewSectionState = [.inserted, .reloadTarget]
 }
 
 // MARK: - Sorted-array helpers

@@ -29,9 +29,9 @@ extension BatchUpdate {
             }
             let source = dataSource[t].rows
             let old = displayed[s].rows
-            let taken = _sectionSlice(mapping.takenRows, t)
-            let removed = _sectionSlice(mapping.removedRows, s)
-            let reloaded = _sectionSlice(mapping.reloadedRows, s)
+            let taken = _sectionSlice(mapping.arrivingRows, t)
+            let removed = _sectionSlice(mapping.leavingRows, s)
+            let reloaded = _sectionSlice(mapping.reloadedRowPaths, s)
             var takenIndex = taken.startIndex, removedIndex = removed.startIndex, reloadedIndex = reloaded.startIndex
             var r = 0   // the next old row that may stay
             var rows: [Row] = []
@@ -40,7 +40,7 @@ extension BatchUpdate {
                 if takenIndex < taken.endIndex, taken[takenIndex].row == x {
                     takenIndex += 1
                     let here = TablePath(row: x, section: t)
-                    if let move = _find(mapping.movesByTo, here, by: \.to) {
+                    if let move = _find(mapping.rowMovesByDestination, here, by: \.to) {
                         rows.append(displayed[move.from.section].rows[move.from.row])
                     } else {
                         rows.append(source[x])

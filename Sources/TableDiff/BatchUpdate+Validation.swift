@@ -29,9 +29,32 @@ extension BatchUpdate {
     /// - Complexity: O(*s* + *k* log *k*), where *s* is the number of sections and
     ///   *k* the number of changes; not the number of rows.
     public func validate(rowCountsBefore before: [Int], rowCountsAfter after: [Int]) throws(BatchUpdateError) -> BatchMapping {
-        let sectionsBefore = before.count, sectionsAfter = after.count
-
         // 1. Everything named exists.
+        try _checkSectionsExist(before: before.count, after: after.count)
+        try _checkRowsExist(before: before, after: after)
+        // 2. Section changes do not collide.
+        var sections = try _placeChangedSections(before: before.count, after: after.count)
+        // 3. The number of sections adds up.
+        try sections.checkSectionCount()
+        sections.placeStayingSections()
+        // 4. Rows do not cross into or out of sections that are replaced wholesale.
+        try _checkMovesAvoidReplacedSections(sections)
+        // 5. Row changes do not collide. Changes inside replaced sections are ignored.
+        let rows = try _normalizedRowChanges(sections)
+        // 6. Every section that stays adds up.
+        try Self._checkRowCounts(rows, sections, before: before, after: after)
+        return BatchMapping(
+            newSectionForOld: sections.newForOld, oldSectionForNew: sections.oldForNew,
+            oldSectionStates: sections.old, newSectionStates: sections.new,
+            deletedRows: rows.deleted, reloadedRows: rows.reloaded, insertedRows: rows.inserted,
+            rowMoves: rows.movesBySource, rowMovesByDestination: rows.movesByDestination)
+    }
+
+    // MARK: The rules, in order
+
+    /// Rule 1 for sections: every section deleted, reloaded or moved from exists
+    /// before; every section inserted or moved to exists after.
+    private func _checkSectionsExist(before sectionsBefore: Int, after sectionsAfter: Int) throws(BatchUpdateError) {
         for s in deletedSections where !(0..<sectionsBefore).contains(s) {
             throw .deleteSectionOutOfRange(section: s, sectionCount: sectionsBefore)
         }
@@ -49,137 +72,128 @@ extension BatchUpdate {
                 throw .moveSectionDestinationOutOfRange(from: m.from, to: m.to, sectionCount: sectionsAfter)
             }
         }
+    }
+
+    /// Rule 1 for rows: every row deleted, reloaded or moved from exists
+    /// before; every row inserted or moved to exists after.
+    private func _checkRowsExist(before: [Int], after: [Int]) throws(BatchUpdateError) {
         for p in deletedRows { try Self._checkExisting(p, before) }
         for p in reloadedRows { try Self._checkExisting(p, before) }
         for p in insertedRows {
-            guard (0..<sectionsAfter).contains(p.section) else {
-                throw .insertRowSectionOutOfRange(row: p.row, section: p.section, sectionCount: sectionsAfter)
+            guard (0..<after.count).contains(p.section) else {
+                throw .insertRowSectionOutOfRange(row: p.row, section: p.section, sectionCount: after.count)
             }
             guard (0..<after[p.section]).contains(p.row) else {
                 throw .insertRowOutOfRange(row: p.row, section: p.section, rowCount: after[p.section])
             }
         }
         for m in movedRows {
-            guard (0..<sectionsBefore).contains(m.from.section) else {
-                throw .moveRowSectionOutOfRange(m.from, sectionCount: sectionsBefore)
+            guard (0..<before.count).contains(m.from.section) else {
+                throw .moveRowSectionOutOfRange(m.from, sectionCount: before.count)
             }
             guard (0..<before[m.from.section]).contains(m.from.row) else {
                 throw .moveRowOutOfRange(m.from, rowCount: before[m.from.section])
             }
-            guard (0..<sectionsAfter).contains(m.to.section) else {
-                throw .moveRowDestinationSectionOutOfRange(from: m.from, to: m.to, sectionCount: sectionsAfter)
+            guard (0..<after.count).contains(m.to.section) else {
+                throw .moveRowDestinationSectionOutOfRange(from: m.from, to: m.to, sectionCount: after.count)
             }
             guard (0..<after[m.to.section]).contains(m.to.row) else {
                 throw .moveRowDestinationOutOfRange(from: m.from, to: m.to, rowCount: after[m.to.section])
             }
         }
+    }
 
-        // 2. Section changes do not collide.
-        var oldFlags = [UInt8](repeating: 0, count: sectionsBefore)
-        var newFlags = [UInt8](repeating: 0, count: sectionsAfter)
-        var newForOld = [Int32](repeating: -1, count: sectionsBefore)
-        var oldForNew = [Int32](repeating: -1, count: sectionsAfter)
-        var deletedCount = 0, insertedCount = 0
-        for s in deletedSections where oldFlags[s] & BatchMapping.deletedFlag == 0 {
-            oldFlags[s] |= BatchMapping.deletedFlag
-            deletedCount += 1
+    /// Rule 2: marks every changed section, refusing a section deleted and
+    /// reloaded, deleted (or reloaded) and moved, moved twice, or inserted
+    /// where another is moved to.
+    private func _placeChangedSections(before sectionsBefore: Int, after sectionsAfter: Int) throws(BatchUpdateError) -> _SectionPlan {
+        var plan = _SectionPlan(before: sectionsBefore, after: sectionsAfter)
+        for s in deletedSections where !plan.old[s].contains(.deleted) {
+            plan.old[s].insert(.deleted)
+            plan.deletedCount += 1
         }
         for s in reloadedSections {
-            if oldFlags[s] & BatchMapping.deletedFlag != 0 { throw .deleteAndReloadSection(s) }
-            oldFlags[s] |= BatchMapping.reloadedFlag
+            if plan.old[s].contains(.deleted) { throw .deleteAndReloadSection(s) }
+            plan.old[s].insert(.reloaded)
         }
-        for t in insertedSections where newFlags[t] & BatchMapping.insertedFlag == 0 {
-            newFlags[t] |= BatchMapping.insertedFlag
-            insertedCount += 1
+        for t in insertedSections where !plan.new[t].contains(.inserted) {
+            plan.new[t].insert(.inserted)
+            plan.insertedCount += 1
         }
         for m in movedSections {
-            if oldFlags[m.from] & (BatchMapping.deletedFlag | BatchMapping.reloadedFlag) != 0 {
-                throw .deleteAndMoveSection(m.from)
+            if !plan.old[m.from].isDisjoint(with: .replaced) { throw .deleteAndMoveSection(m.from) }
+            if plan.old[m.from].contains(.moved) {
+                throw .moveSectionToBoth(from: m.from, first: Int(plan.newForOld[m.from]), second: m.to)
             }
-            if oldFlags[m.from] & BatchMapping.movedFlag != 0 {
-                throw .moveSectionToBoth(from: m.from, first: Int(newForOld[m.from]), second: m.to)
+            if plan.new[m.to].contains(.inserted) { throw .insertAndMoveSection(m.to) }
+            if plan.new[m.to].contains(.moveTarget) {
+                throw .moveBothSections(first: Int(plan.oldForNew[m.to]), second: m.from, to: m.to)
             }
-            if newFlags[m.to] & BatchMapping.insertedFlag != 0 { throw .insertAndMoveSection(m.to) }
-            if newFlags[m.to] & BatchMapping.moveTargetFlag != 0 {
-                throw .moveBothSections(first: Int(oldForNew[m.to]), second: m.from, to: m.to)
-            }
-            oldFlags[m.from] |= BatchMapping.movedFlag
-            newFlags[m.to] |= BatchMapping.moveTargetFlag
-            newForOld[m.from] = Int32(m.to)
-            oldForNew[m.to] = Int32(m.from)
+            plan.old[m.from].insert(.moved)
+            plan.new[m.to].insert(.moveTarget)
+            plan.newForOld[m.from] = Int32(m.to)
+            plan.oldForNew[m.to] = Int32(m.from)
         }
+        return plan
+    }
 
-        // 3. The number of sections adds up.
-        guard sectionsAfter == sectionsBefore + insertedCount - deletedCount else {
-            throw .invalidNumberOfSections(
-                after: sectionsAfter, before: sectionsBefore, inserted: insertedCount, deleted: deletedCount)
-        }
-
-        // Sections that neither go nor move fill the free places in order; the
-        // count check above guarantees there are exactly enough.
-        var t = 0
-        for s in 0..<sectionsBefore where oldFlags[s] & (BatchMapping.deletedFlag | BatchMapping.movedFlag) == 0 {
-            while newFlags[t] & (BatchMapping.insertedFlag | BatchMapping.moveTargetFlag) != 0 { t += 1 }
-            newForOld[s] = Int32(t)
-            oldForNew[t] = Int32(s)
-            if oldFlags[s] & BatchMapping.reloadedFlag != 0 { newFlags[t] |= BatchMapping.reloadTargetFlag }
-            t += 1
-        }
-
-        // 4. Rows do not cross into or out of sections that are replaced wholesale.
-        let goneOld = BatchMapping.deletedFlag | BatchMapping.reloadedFlag
-        let freshNew = BatchMapping.insertedFlag | BatchMapping.reloadTargetFlag
+    /// Rule 4: no row moves out of a deleted or reloaded section, or into an
+    /// inserted or reloaded one.
+    private func _checkMovesAvoidReplacedSections(_ sections: _SectionPlan) throws(BatchUpdateError) {
         for m in movedRows {
-            if oldFlags[m.from.section] & goneOld != 0 { throw .deleteAndMoveSection(m.from.section) }
-            if newFlags[m.to.section] & freshNew != 0 { throw .insertAndMoveSection(m.to.section) }
+            if !sections.old[m.from.section].isDisjoint(with: .replaced) { throw .deleteAndMoveSection(m.from.section) }
+            if !sections.new[m.to.section].isDisjoint(with: .fresh) { throw .insertAndMoveSection(m.to.section) }
         }
+    }
 
-        // 5. Row changes do not collide. Changes inside replaced sections are ignored.
-        let deleted = Self._sortedUnique(deletedRows.filter { oldFlags[$0.section] & goneOld == 0 })
-        let reloaded = Self._sortedUnique(reloadedRows.filter { oldFlags[$0.section] & goneOld == 0 })
-        let inserted = Self._sortedUnique(insertedRows.filter { newFlags[$0.section] & freshNew == 0 })
+    /// Rule 5: the row changes of sections that stay, sorted without
+    /// duplicates, refusing a row deleted and reloaded, deleted (or reloaded)
+    /// and moved, moved twice, or inserted where another is moved to.
+    private func _normalizedRowChanges(_ sections: _SectionPlan) throws(BatchUpdateError) -> _RowChanges {
+        let deleted = Self._sortedUnique(deletedRows.filter { sections.old[$0.section].isDisjoint(with: .replaced) })
+        let reloaded = Self._sortedUnique(reloadedRows.filter { sections.old[$0.section].isDisjoint(with: .replaced) })
+        let inserted = Self._sortedUnique(insertedRows.filter { sections.new[$0.section].isDisjoint(with: .fresh) })
         if let both = Self._firstCommon(deleted, reloaded) { throw .deleteAndReloadRow(both) }
-        let byFrom = Self._stableSorted(movedRows, by: \.from)
-        let byTo = Self._stableSorted(movedRows, by: \.to)
-        for (a, b) in zip(byFrom, byFrom.dropFirst()) where a.from == b.from {
+        let bySource = Self._stableSorted(movedRows, by: \.from)
+        let byDestination = Self._stableSorted(movedRows, by: \.to)
+        for (a, b) in zip(bySource, bySource.dropFirst()) where a.from == b.from {
             throw .moveRowToBoth(from: a.from, first: a.to, second: b.to)
         }
-        for (a, b) in zip(byTo, byTo.dropFirst()) where a.to == b.to {
+        for (a, b) in zip(byDestination, byDestination.dropFirst()) where a.to == b.to {
             throw .moveBothRows(first: a.from, second: b.from, to: a.to)
         }
-        let sources = byFrom.map(\.from)
+        let sources = bySource.map(\.from)
         if let both = Self._firstCommon(deleted, sources) { throw .deleteAndMoveRow(both) }
         if let both = Self._firstCommon(reloaded, sources) { throw .deleteAndMoveRow(both) }
-        if let both = Self._firstCommon(inserted, byTo.map(\.to)) { throw .insertAndMoveRow(both) }
+        if let both = Self._firstCommon(inserted, byDestination.map(\.to)) { throw .insertAndMoveRow(both) }
+        return _RowChanges(
+            deleted: deleted, reloaded: reloaded, inserted: inserted, movesBySource: bySource, movesByDestination: byDestination)
+    }
 
-        // 6. Every section that stays adds up.
-        var counts = [(inserted: Int, deleted: Int, movedIn: Int, movedOut: Int)](
-            repeating: (0, 0, 0, 0), count: sectionsBefore)
-        for p in deleted { counts[p.section].deleted += 1 }
-        for p in inserted {
-            let s = Int(oldForNew[p.section])
+    /// Rule 6: in every section that existed before (followed through moves,
+    /// neither deleted nor reloaded) the rows add up: after = before +
+    /// inserted − deleted + moved in − moved out (moves between sections only).
+    private static func _checkRowCounts(_ rows: _RowChanges, _ sections: _SectionPlan, before: [Int], after: [Int]) throws(BatchUpdateError) {
+        var counts = [(inserted: Int, deleted: Int, movedIn: Int, movedOut: Int)](repeating: (0, 0, 0, 0), count: before.count)
+        for p in rows.deleted { counts[p.section].deleted += 1 }
+        for p in rows.inserted {
+            let s = Int(sections.oldForNew[p.section])
             if s >= 0 { counts[s].inserted += 1 }
         }
-        for m in movedRows where Int(newForOld[m.from.section]) != m.to.section {
+        for m in rows.movesBySource where Int(sections.newForOld[m.from.section]) != m.to.section {
             counts[m.from.section].movedOut += 1
-            let s = Int(oldForNew[m.to.section])
+            let s = Int(sections.oldForNew[m.to.section])
             if s >= 0 { counts[s].movedIn += 1 }
         }
-        for s in 0..<sectionsBefore where oldFlags[s] & goneOld == 0 {
+        for s in 0..<before.count where sections.old[s].isDisjoint(with: .replaced) {
             let c = counts[s]
-            let afterCount = after[Int(newForOld[s])]
+            let afterCount = after[Int(sections.newForOld[s])]
             if afterCount != before[s] + c.inserted - c.deleted + c.movedIn - c.movedOut {
                 throw .invalidNumberOfRows(
                     section: s, after: afterCount, before: before[s], inserted: c.inserted, deleted: c.deleted,
                     movedIn: c.movedIn, movedOut: c.movedOut)
             }
         }
-
-        return BatchMapping(
-            newSectionForOld: newForOld, oldSectionForNew: oldForNew,
-            oldSectionFlags: oldFlags, newSectionFlags: newFlags,
-            deletedRows: deleted, reloadedRows: reloaded, insertedRows: inserted,
-            movesByFrom: byFrom, movesByTo: byTo)
     }
 
     private static func _checkExisting(_ p: TablePath, _ before: [Int]) throws(BatchUpdateError) {
@@ -220,4 +234,47 @@ extension BatchUpdate {
         }
         return nil
     }
+}
+
+/// Where sections go while a batch is checked: each old and new section's
+/// state, and the section maps (-1 for none).
+struct _SectionPlan {
+    var old: [_OldSectionState]
+    var new: [_NewSectionState]
+    var newForOld: [Int32]
+    var oldForNew: [Int32]
+    var deletedCount = 0, insertedCount = 0
+
+    init(before: Int, after: Int) {
+        old = Array(repeating: [], count: before)
+        new = Array(repeating: [], count: after)
+        newForOld = Array(repeating: -1, count: before)
+        oldForNew = Array(repeating: -1, count: after)
+    }
+
+    /// Rule 3: after = before + inserted − deleted.
+    func checkSectionCount() throws(BatchUpdateError) {
+        guard new.count == old.count + insertedCount - deletedCount else {
+            throw .invalidNumberOfSections(after: new.count, before: old.count, inserted: insertedCount, deleted: deletedCount)
+        }
+    }
+
+    /// Sections that neither go nor move fill the free places in order; the
+    /// section count (rule 3) guarantees there are exactly enough.
+    mutating func placeStayingSections() {
+        var t = 0
+        for s in old.indices where old[s].isDisjoint(with: [.deleted, .moved]) {
+            while !new[t].isDisjoint(with: [.inserted, .moveTarget]) { t += 1 }
+            newForOld[s] = Int32(t)
+            oldForNew[t] = Int32(s)
+            if old[s].contains(.reloaded) { new[t].insert(.reloadTarget) }
+            t += 1
+        }
+    }
+}
+
+/// The row changes of a checked batch in sections that stay, sorted, without duplicates.
+struct _RowChanges {
+    var deleted: [TablePath], reloaded: [TablePath], inserted: [TablePath]
+    var movesBySource: [Move<TablePath>], movesByDestination: [Move<TablePath>]
 }

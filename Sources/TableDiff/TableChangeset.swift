@@ -104,7 +104,7 @@ extension TableChangeset {
             rows: rowMatching, sections: sectionMatching)
 
         func element<T>(_ ref: Int32, _ old: [T], _ new: [T]) -> T {
-            ref >= 0 ? old[Int(ref)] : new[Int(-(ref + 1))]
+            ref >= 0 ? old[Int(ref)] : new[_Ref.newIndex(ref)]
         }
         stages = planned.map { stage in
             guard let layout = stage.layout else { return Stage(update: stage.update, sections: new) }

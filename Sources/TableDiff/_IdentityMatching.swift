@@ -68,9 +68,12 @@ struct _BitSet: Sendable {
 /// independent of the position, which comes from the low bits), and bit 31 marks
 /// an identity already reported as duplicated. A probe compares tags before it
 /// reads an identity.
+///
+/// The slots are allocated by hand (no closure is needed to reach them) and
+/// freed by `deallocate()`; the table is used only inside `_matchIdentities`.
 @usableFromInline
 struct _OldTable {
-    @usableFromInline var slots: [UInt32]
+    @usableFromInline let slots: UnsafeMutableBufferPointer<UInt32>
     @usableFromInline let mask: Int
     @usableFromInline let indexMask: UInt32
     @usableFromInline let tagMask: UInt32
@@ -80,12 +83,50 @@ struct _OldTable {
     init(count: Int) {
         var capacity = 16
         while capacity * 3 < count * 4 { capacity <<= 1 }
-        slots = [UInt32](repeating: 0, count: capacity)
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: 0)
         mask = capacity - 1
         var indexBits = 1
         while (1 << indexBits) <= count + 1 { indexBits += 1 }
         indexMask = UInt32((1 << indexBits) - 1)
         tagMask = 0x7FFF_FFFF & ~indexMask
+    }
+
+    @inlinable
+    func deallocate() { slots.deallocate() }
+
+    /// The one probe of the table: from the hash's home slot, the slot holding
+    /// an element (with the hash's tag) for which `isSame` holds, or else the
+    /// empty slot where the identity would go.
+    @inlinable @inline(__always)
+    func probe(_ hash: UInt64, isSame: (Int) -> Bool) -> (slot: Int, found: Bool) {
+        let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
+        var p = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let v = slots[p]
+            if v == 0 { return (p, false) }
+            if v & tagMask == tag && isSame(Int(v & indexMask) - 1) { return (p, true) }
+            p = (p + 1) & mask
+        }
+    }
+
+    /// Puts element `index` with `hash` in the empty slot `slot`.
+    @inlinable @inline(__always)
+    func insert(_ index: Int, hash: UInt64, at slot: Int) {
+        slots[slot] = UInt32(truncatingIfNeeded: hash >> 32) & tagMask | UInt32(index + 1)
+    }
+
+    /// The element in a full slot.
+    @inlinable @inline(__always)
+    func element(at slot: Int) -> Int { Int(slots[slot] & indexMask) - 1 }
+
+    /// Marks the identity in `slot` as reported duplicated; whether it was not yet.
+    @inlinable @inline(__always)
+    func markReported(_ slot: Int) -> Bool {
+        let v = slots[slot]
+        if v & Self.reportedBit != 0 { return false }
+        slots[slot] = v | Self.reportedBit
+        return true
     }
 }
 
@@ -130,6 +171,19 @@ struct _NewTable {
             if (v & Self.tagMask) >> 32 == tag && isSame(Int(v & Self.indexMask) - 1) { return p }
             p = (p + 1) & mask
         }
+    }
+
+    /// The element in a full slot.
+    @inlinable
+    func element(at slot: Int) -> Int { Int(slots[slot] & Self.indexMask) - 1 }
+
+    /// Marks the identity in `slot` as reported duplicated; whether it was not yet.
+    @inlinable
+    mutating func markReported(_ slot: Int) -> Bool {
+        let v = slots[slot]
+        if v & Self.reportedBit != 0 { return false }
+        slots[slot] = v | Self.reportedBit
+        return true
     }
 
     /// Doubles the capacity; positions are recomputed from the stored tags.
@@ -184,185 +238,249 @@ func _hash<ID: Hashable>(_ id: ID) -> UInt64 {
 ///   it does not continue a run of unchanged rows.
 @inlinable
 func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
-    let oldCount = old.count, newCount = new.count
-    precondition(oldCount < Int(Int32.max) && newCount < Int(Int32.max), "HeadlessTable diffs at most 2^31 - 2 rows")
-    var result = _Matching(oldCount: oldCount, newCount: newCount)
-    var table = _OldTable(count: oldCount)
-    let mask = table.mask, tagMask = table.tagMask, indexMask = table.indexMask
-    // New identities not among the old: at least the rows the new table has in
-    // excess, and usually a few percent more.
-    var newTable = _NewTable(expectedCount: max(newCount - oldCount, newCount / 16))
-    let batchSize = 64
-    let hashes = UnsafeMutablePointer<UInt64>.allocate(capacity: batchSize)
-    defer { hashes.deallocate() }
-    // For each new row of the lookahead batch: the slot of the old table holding
-    // its identity, or -1.
-    let found = UnsafeMutablePointer<Int>.allocate(capacity: batchSize)
-    defer { found.deallocate() }
-
-    // Duplicate chains in the old elements, allocated on the first duplicate:
-    // `next[i]` is the next occurrence after `i`; for a first occurrence `f`,
-    // `tail[f]` is its last occurrence and `cursor[f]` the next one to pair.
-    var next: [Int32] = [], tail: [Int32] = [], cursor: [Int32] = []
-
-    // 1. Every old identity into the table (sized so that it never grows).
-    // Hashes are computed a batch at a time, then inserted: the insert loop is
-    // short, so the processor overlaps the cache misses of many inserts instead
-    // of waiting for each one after a hash computation.
-    old.withUnsafeBufferPointer { old in
-        table.slots.withUnsafeMutableBufferPointer { slots in
-            var base = 0
-            while base < oldCount {
-                let end = min(base + batchSize, oldCount)
-                for i in base..<end { hashes[i - base] = _hash(old[i].diffIdentifier) }
-                for i in base..<end {
-                    let hash = hashes[i - base]
-                    let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
-                    var p = Int(truncatingIfNeeded: hash) & mask
-                    while true {
-                        let v = slots[p]
-                        if v == 0 {
-                            slots[p] = tag | UInt32(i + 1)
-                            break
-                        }
-                        if v & tagMask == tag {
-                            let f = Int(v & indexMask) - 1
-                            if old[f].diffIdentifier == old[i].diffIdentifier {
-                                if next.isEmpty {
-                                    next = [Int32](repeating: -1, count: oldCount)
-                                    tail = [Int32](repeating: -1, count: oldCount)
-                                    cursor = [Int32](repeating: -1, count: oldCount)
-                                }
-                                if tail[f] < 0 {
-                                    tail[f] = Int32(f)
-                                    cursor[f] = Int32(f)
-                                }
-                                next[Int(tail[f])] = Int32(i)
-                                tail[f] = Int32(i)
-                                if v & _OldTable.reportedBit == 0 {
-                                    slots[p] = v | _OldTable.reportedBit
-                                    result.duplicates.append(Int32(f))
-                                }
-                                break
-                            }
-                        }
-                        p = (p + 1) & mask
-                    }
-                }
-                base = end
-            }
-        }
-    }
-    let oldHasDuplicates = !next.isEmpty
-
-    // 2. Every new element: first against the old element after the last pair
-    // (runs of unchanged rows pair here, unhashed), else through the table. A
-    // row that needs the table is often followed by more (a block of inserted
-    // or shuffled rows), so while rows keep needing it, hashes are computed a
-    // growing batch ahead (1, 2, 4, … 64 rows), and the probes too run in a
-    // short loop whose misses overlap.
+    precondition(old.count < Int(Int32.max) && new.count < Int(Int32.max), "HeadlessTable diffs at most 2^31 - 2 rows")
+    var result = _Matching(oldCount: old.count, newCount: new.count)
     var changed = result.changed
     result.changed = _BitSet(count: 0)   // one owner, so that setting a bit does not copy the set
-    var hasChanges = false
-    var nextOld = 0     // the old element after the last pair
-    var resumeOld = 0   // where the run was before the last jump
-    var lookahead = 0..<0   // the new rows whose hashes are in `hashes`
-    var window = 1          // rows hashed ahead: doubles while rows keep needing the table
+    var hasChanges = false, duplicates: [Int32] = []
     old.withUnsafeBufferPointer { old in
         new.withUnsafeBufferPointer { new in
             result.oldToNew.withUnsafeMutableBufferPointer { oldToNew in
                 result.newToOld.withUnsafeMutableBufferPointer { newToOld in
-                    table.slots.withUnsafeMutableBufferPointer { slots in
-                        for j in 0..<newCount {
-                            let id = new[j].diffIdentifier
-                            var partner = -1
-                            // Where a run of unchanged rows may continue: after the last
-                            // pair; one row further (one old row deleted or moved away);
-                            // or after the pair before a row moved in from elsewhere.
-                            if !oldHasDuplicates, nextOld < oldCount, oldToNew[nextOld] < 0, old[nextOld].diffIdentifier == id {
-                                partner = nextOld
-                                window = 1
-                            } else if !oldHasDuplicates, nextOld + 1 < oldCount, oldToNew[nextOld + 1] < 0,
-                                old[nextOld + 1].diffIdentifier == id
-                            {
-                                partner = nextOld + 1
-                                window = 1
-                            } else if !oldHasDuplicates, resumeOld < oldCount, oldToNew[resumeOld] < 0,
-                                old[resumeOld].diffIdentifier == id
-                            {
-                                partner = resumeOld
-                                window = 1
-                            } else {
-                                if !lookahead.contains(j) {
-                                    // Hash and look up a batch of rows ahead: the lookups
-                                    // only read the old table, so they stay valid.
-                                    lookahead = j..<min(j + window, newCount)
-                                    window = min(window * 2, batchSize)
-                                    for k in lookahead { hashes[k - j] = _hash(new[k].diffIdentifier) }
-                                    for k in lookahead {
-                                        let hash = hashes[k - j]
-                                        let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
-                                        var p = Int(truncatingIfNeeded: hash) & mask
-                                        found[k - j] = -1
-                                        while true {
-                                            let v = slots[p]
-                                            if v == 0 { break }
-                                            if v & tagMask == tag && old[Int(v & indexMask) - 1].diffIdentifier == new[k].diffIdentifier {
-                                                found[k - j] = p
-                                                break
-                                            }
-                                            p = (p + 1) & mask
-                                        }
-                                    }
-                                }
-                                let p = found[j - lookahead.lowerBound]
-                                if p >= 0 {
-                                    let v = slots[p]
-                                    let k = Int(v & indexMask) - 1
-                                    if oldHasDuplicates, tail[k] >= 0 {
-                                        partner = Int(cursor[k])
-                                        if partner >= 0 { cursor[k] = next[partner] }
-                                    } else if oldToNew[k] < 0 {
-                                        partner = k
-                                    }
-                                    if partner < 0, v & _OldTable.reportedBit == 0 {
-                                        // More occurrences in the new table than in the old.
-                                        slots[p] = v | _OldTable.reportedBit
-                                        result.duplicates.append(Int32(k))
-                                    }
-                                } else {
-                                    // Not an old identity: a duplicate if another new row has it.
-                                    let hash = hashes[j - lookahead.lowerBound]
-                                    if let slot = newTable.findOrAdd(tag: _NewTable.tag(hash), index: j, isSame: { new[$0].diffIdentifier == id }) {
-                                        let v = newTable.slots[slot]
-                                        if v & _NewTable.reportedBit == 0 {
-                                            newTable.slots[slot] = v | _NewTable.reportedBit
-                                            result.duplicates.append(Int32(-(Int(v & _NewTable.indexMask))))
-                                        }
-                                    }
-                                }
-                            }
-                            if partner >= 0 {
-                                oldToNew[partner] = Int32(j)
-                                newToOld[j] = Int32(partner)
-                                if partner != nextOld && partner != nextOld + 1 { resumeOld = nextOld }
-                                nextOld = partner + 1
-                                if !old[partner].isContentEqual(to: new[j]) {
-                                    changed[partner] = true
-                                    hasChanges = true
-                                }
-                            }
-                        }
-                    }
+                    var matcher = _IdentityMatcher(old: old, new: new, oldToNew: oldToNew, newToOld: newToOld, changed: changed)
+                    changed = _BitSet(count: 0)   // the matcher's alone now
+                    defer { matcher.finish() }
+                    matcher.insertOldIdentities()
+                    matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
+                    matcher.pairNewElements()
+                    matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
+                    matcher.newTable._checkInvariants()
+                    (changed, hasChanges, duplicates) = (matcher.changed, matcher.hasChanges, matcher.duplicates)
                 }
             }
         }
     }
     result.changed = changed
     result.hasChanges = hasChanges
+    result.duplicates = duplicates
+    result._checkInvariants()
     // Old duplicates first, each side in order of position.
     result.duplicates.sort { a, b in
         (a >= 0) != (b >= 0) ? a >= 0 : (a >= 0 ? a < b : a > b)
     }
     return result
+}
+
+/// The state of one `_matchIdentities`: the elements, the pairing being
+/// built, the two identity tables, and where a run of unchanged rows may
+/// continue. Its phases are its methods, in order.
+@usableFromInline
+struct _IdentityMatcher<Row: TableDiffable> {
+    @usableFromInline let old: UnsafeBufferPointer<Row>
+    @usableFromInline let new: UnsafeBufferPointer<Row>
+    @usableFromInline let oldToNew: UnsafeMutableBufferPointer<Int32>
+    @usableFromInline let newToOld: UnsafeMutableBufferPointer<Int32>
+    @usableFromInline var changed: _BitSet
+    @usableFromInline var hasChanges = false
+    /// An old index (≥ 0), or a new index `j` as `-(j + 1)`, per duplicated identity.
+    @usableFromInline var duplicates: [Int32] = []
+
+    @usableFromInline let table: _OldTable
+    /// New identities not among the old (to find duplicates among the new).
+    @usableFromInline var newTable: _NewTable
+
+    /// Duplicate chains in the old elements, allocated on the first duplicate:
+    /// `next[i]` is the next occurrence after `i`; for a first occurrence `f`,
+    /// `tail[f]` is its last occurrence and `cursor[f]` the next one to pair.
+    @usableFromInline var next: [Int32] = [], tail: [Int32] = [], cursor: [Int32] = []
+
+    /// Hashes of a batch of elements, and for new elements the slot of the
+    /// old table holding each one's identity (-1: none).
+    @usableFromInline static var batchSize: Int { 64 }
+    @usableFromInline let hashes: UnsafeMutablePointer<UInt64>
+    @usableFromInline let found: UnsafeMutablePointer<Int>
+    /// The new elements whose hashes are in `hashes`, and how many to hash
+    /// ahead next time (doubling while elements keep needing the table).
+    @usableFromInline var lookahead = 0..<0
+    @usableFromInline var window = 1
+
+    /// The old element after the last pair, and where the run was before the last jump.
+    @usableFromInline var nextOld = 0
+    @usableFromInline var resumeOld = 0
+
+    @inlinable
+    init(
+        old: UnsafeBufferPointer<Row>, new: UnsafeBufferPointer<Row>,
+        oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>, changed: _BitSet
+    ) {
+        self.old = old
+        self.new = new
+        self.oldToNew = oldToNew
+        self.newToOld = newToOld
+        self.changed = changed
+        table = _OldTable(count: old.count)
+        // New identities not among the old: at least the rows the new table has
+        // in excess, and usually a few percent more.
+        newTable = _NewTable(expectedCount: max(new.count - old.count, new.count / 16))
+        hashes = .allocate(capacity: Self.batchSize)
+        found = .allocate(capacity: Self.batchSize)
+    }
+
+    /// Frees what the matcher allocated by hand.
+    @inlinable
+    func finish() {
+        table.deallocate()
+        hashes.deallocate()
+        found.deallocate()
+    }
+
+    @inlinable
+    var oldHasDuplicates: Bool { !next.isEmpty }
+
+    /// Reports an identity occurring more than once (once per identity: the
+    /// tables' reported bits say whether it was reported).
+    @inlinable
+    mutating func reportDuplicate(old i: Int) { duplicates.append(Int32(i)) }
+
+    @inlinable
+    mutating func reportDuplicate(new j: Int) { duplicates.append(_Ref.new(j)) }
+
+    // MARK: Phase 1: the old identities
+
+    /// Every old identity into the table (sized so that it never grows).
+    /// Hashes are computed a batch at a time, then inserted: the insert loop is
+    /// short, so the processor overlaps the cache misses of many inserts instead
+    /// of waiting for each one after a hash computation.
+    @inlinable
+    mutating func insertOldIdentities() {
+        let old = old, table = table   // the probes' closures capture these, not `self`
+        var base = 0
+        while base < old.count {
+            let end = min(base + Self.batchSize, old.count)
+            for i in base..<end { hashes[i - base] = _hash(old[i].diffIdentifier) }
+            for i in base..<end {
+                let id = old[i].diffIdentifier
+                let (slot, present) = table.probe(hashes[i - base]) { old[$0].diffIdentifier == id }
+                if present {
+                    chainDuplicate(i, of: table.element(at: slot))
+                    if table.markReported(slot) { reportDuplicate(old: table.element(at: slot)) }
+                } else {
+                    table.insert(i, hash: hashes[i - base], at: slot)
+                }
+            }
+            base = end
+        }
+    }
+
+    /// Appends old element `i` to the chain of its identity's first occurrence `f`.
+    @inlinable
+    mutating func chainDuplicate(_ i: Int, of f: Int) {
+        if next.isEmpty {
+            next = [Int32](repeating: -1, count: old.count)
+            tail = [Int32](repeating: -1, count: old.count)
+            cursor = [Int32](repeating: -1, count: old.count)
+        }
+        if tail[f] < 0 {
+            tail[f] = Int32(f)
+            cursor[f] = Int32(f)
+        }
+        next[Int(tail[f])] = Int32(i)
+        tail[f] = Int32(i)
+    }
+
+    // MARK: Phase 2: the new elements
+
+    /// Every new element: first against the old element after the last pair
+    /// (runs of unchanged rows pair here, unhashed), else through the table.
+    @inlinable
+    mutating func pairNewElements() {
+        for j in 0..<new.count {
+            let id = new[j].diffIdentifier
+            var partner = oldHasDuplicates ? -1 : continuedRun(by: id)
+            if partner >= 0 {
+                window = 1
+            } else {
+                partner = partnerThroughTables(j, id)
+            }
+            if partner >= 0 { pair(partner, j) }
+        }
+    }
+
+    /// Where a run of unchanged rows continues with `id`, or -1: after the last
+    /// pair; one row further (one old row deleted or moved away); or after the
+    /// pair before a row moved in from elsewhere.
+    @inlinable @inline(__always)
+    func continuedRun(by id: Row.DiffIdentifier) -> Int {
+        if continues(nextOld, id) { return nextOld }
+        if continues(nextOld + 1, id) { return nextOld + 1 }
+        if continues(resumeOld, id) { return resumeOld }
+        return -1
+    }
+
+    /// Whether old element `i` is unpaired and has `id`.
+    @inlinable @inline(__always)
+    func continues(_ i: Int, _ id: Row.DiffIdentifier) -> Bool {
+        i < old.count && oldToNew[i] < 0 && old[i].diffIdentifier == id
+    }
+
+    /// The old partner of new element `j` found through the table, or -1; a
+    /// duplicated identity is reported on the way.
+    @inlinable
+    mutating func partnerThroughTables(_ j: Int, _ id: Row.DiffIdentifier) -> Int {
+        if !lookahead.contains(j) { lookUpBatch(from: j) }
+        let new = new, table = table   // the probes' closures capture these, not `self`
+        let slot = found[j - lookahead.lowerBound]
+        guard slot >= 0 else {
+            // Not an old identity: a duplicate if another new row has it.
+            let hash = hashes[j - lookahead.lowerBound]
+            if let slot = newTable.findOrAdd(tag: _NewTable.tag(hash), index: j, isSame: { new[$0].diffIdentifier == id }),
+                newTable.markReported(slot)
+            {
+                reportDuplicate(new: newTable.element(at: slot))
+            }
+            return -1
+        }
+        let k = table.element(at: slot)
+        var partner = -1
+        if oldHasDuplicates, tail[k] >= 0 {
+            partner = Int(cursor[k])
+            if partner >= 0 { cursor[k] = next[partner] }
+        } else if oldToNew[k] < 0 {
+            partner = k
+        }
+        // More occurrences in the new table than in the old.
+        if partner < 0, table.markReported(slot) { reportDuplicate(old: k) }
+        return partner
+    }
+
+    /// A new element that needs the table is often followed by more (a block
+    /// of inserted or shuffled rows), so while elements keep needing it,
+    /// hashes are computed a growing batch ahead (1, 2, 4, … 64 elements), and
+    /// the probes too run in a short loop whose misses overlap. The lookups
+    /// only read the old table, so they stay valid.
+    @inlinable
+    mutating func lookUpBatch(from j: Int) {
+        let old = old, new = new, table = table, hashes = hashes, found = found
+        lookahead = j..<min(j + window, new.count)
+        window = min(window * 2, Self.batchSize)
+        for k in lookahead { hashes[k - j] = _hash(new[k].diffIdentifier) }
+        for k in lookahead {
+            let id = new[k].diffIdentifier
+            let (slot, present) = table.probe(hashes[k - j]) { old[$0].diffIdentifier == id }
+            found[k - j] = present ? slot : -1
+        }
+    }
+
+    /// Pairs old element `partner` with new element `j`, and compares their contents.
+    @inlinable @inline(__always)
+    mutating func pair(_ partner: Int, _ j: Int) {
+        oldToNew[partner] = Int32(j)
+        newToOld[j] = Int32(partner)
+        if partner != nextOld && partner != nextOld + 1 { resumeOld = nextOld }
+        nextOld = partner + 1
+        if !old[partner].isContentEqual(to: new[j]) {
+            changed[partner] = true
+            hasChanges = true
+        }
+    }
 }

@@ -1,3 +1,5 @@
+import InternalTableUtilities
+
 /// Marks one longest strictly increasing subsequence of `values`.
 ///
 /// Used to choose which rows (and sections) stay where they are: the rows of a
@@ -125,30 +127,19 @@ func _heaviestIncreasingRuns(_ runs: UnsafeBufferPointer<_Run>, scratch: inout _
     scratch.rank.removeAll(keepingCapacity: true)
     scratch.rank.append(contentsOf: repeatElement(0, count: r))
     for (position, k) in scratch.order.enumerated() { scratch.rank[Int(k)] = Int32(position + 1) }
-    // Fenwick tree over ranks: the heaviest sequence (weight, last run) in a prefix.
-    scratch.treeWeight.removeAll(keepingCapacity: true)
-    scratch.treeWeight.append(contentsOf: repeatElement(0, count: r + 1))
-    scratch.treeRun.removeAll(keepingCapacity: true)
-    scratch.treeRun.append(contentsOf: repeatElement(-1, count: r + 1))
+    // A Fenwick tree over ranks: the heaviest sequence (weight, last run) in a prefix.
+    scratch.heaviest.reset(count: r)
     scratch.parent.removeAll(keepingCapacity: true)
     scratch.parent.append(contentsOf: repeatElement(-1, count: r))
     let rank = scratch.rank
     var best = (weight: 0, run: -1)
     for k in 0..<r {
-        var weight = 0, run: Int32 = -1
-        var x = Int(rank[k]) - 1
-        while x > 0 {
-            if scratch.treeWeight[x] > weight { weight = scratch.treeWeight[x]; run = scratch.treeRun[x] }
-            x &= x - 1
-        }
+        let position = Int(rank[k]) - 1
+        let (weight, run) = scratch.heaviest.maximum(before: position)
         scratch.parent[k] = run
         let total = weight + Int(runs[k].length)
         if total > best.weight { best = (total, k) }
-        x = Int(rank[k])
-        while x <= r {
-            if total > scratch.treeWeight[x] { scratch.treeWeight[x] = total; scratch.treeRun[x] = Int32(k) }
-            x += x & -x
-        }
+        scratch.heaviest.increase(position, to: total, payload: Int32(k))
     }
     var k = best.run
     while k >= 0 {
@@ -159,5 +150,6 @@ func _heaviestIncreasingRuns(_ runs: UnsafeBufferPointer<_Run>, scratch: inout _
 
 /// Buffers for `_heaviestIncreasingRuns`, reused from one section to the next.
 struct _RunScratch {
-    var order: [Int32] = [], rank: [Int32] = [], treeWeight: [Int] = [], treeRun: [Int32] = [], parent: [Int32] = []
+    var order: [Int32] = [], rank: [Int32] = [], parent: [Int32] = []
+    var heaviest = _FenwickMaximum()
 }

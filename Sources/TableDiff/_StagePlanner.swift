@@ -17,6 +17,19 @@
 // open (insert sections, reload) → main (everything else) → close (delete
 // sections, reload).
 
+/// An old or a new index in one `Int32`, as `_Layout` stores them (one word
+/// per row of a staged layout): old `i` as `i`, new `j` as `-(j + 1)`. The
+/// encoding is written and read through these alone.
+@usableFromInline
+enum _Ref {
+    @inlinable @inline(__always)
+    static func new(_ j: Int) -> Int32 { Int32(-(j + 1)) }
+    @inlinable @inline(__always)
+    static func new(_ j: Int32) -> Int32 { -(j + 1) }
+    @inlinable @inline(__always)
+    static func newIndex(_ ref: Int32) -> Int { Int(-(ref + 1)) }
+}
+
 /// A table state within a changeset, by reference into the old and new tables.
 @usableFromInline
 struct _Layout: Sendable {
@@ -62,12 +75,13 @@ struct _Tables {
     /// Inserted sections that receive a row of the old table: the open stage
     /// inserts them (with their new rows) before the main stage.
     var receiving: [Bool]
-    /// The sections before the main stage (A) and after it (B): old or new
-    /// section references, as in `_Layout.sections`.
-    var aOrder: [Int32] = [], bOrder: [Int32] = []
+    /// The sections before the main stage (after the open stage, "A") and
+    /// after it (before the close stage, "B"): old or new section references
+    /// (`_Ref`), as in `_Layout.sections`.
+    var sectionsBeforeMain: [Int32] = [], sectionsAfterMain: [Int32] = []
     /// Positions in A of old sections and of receiving sections; in B of new
     /// sections and of emitting sections; -1 when absent.
-    var aOfOld: [Int32] = [], aOfNew: [Int32] = [], bOfNew: [Int32] = [], bOfOld: [Int32] = []
+    var beforeMainPlaceOfOld: [Int32] = [], beforeMainPlaceOfNew: [Int32] = [], afterMainPlaceOfNew: [Int32] = [], afterMainPlaceOfOld: [Int32] = []
 
     var oldSectionCount: Int { oldStarts.count - 1 }
     var newSectionCount: Int { newStarts.count - 1 }
@@ -92,46 +106,46 @@ struct _Tables {
         var receivingAfter = [[Int32]](repeating: [], count: oldSectionCount + 1)
         for t in 0..<newSectionCount {
             let s = Int(sections.newToOld[t])
-            if s >= 0 { lastOld = s } else if receiving[t] { receivingAfter[lastOld + 1].append(Int32(-(t + 1))) }
+            if s >= 0 { lastOld = s } else if receiving[t] { receivingAfter[lastOld + 1].append(_Ref.new(t)) }
         }
-        aOrder += receivingAfter[0]
-        for s in 0..<oldSectionCount { aOrder.append(Int32(s)); aOrder += receivingAfter[s + 1] }
+        sectionsBeforeMain += receivingAfter[0]
+        for s in 0..<oldSectionCount { sectionsBeforeMain.append(Int32(s)); sectionsBeforeMain += receivingAfter[s + 1] }
         // B: the new sections, and each emitting section just before the section
         // that follows it in A and is still there after the main stage (or at the
         // end) — so that A and B agree on the order of the sections they share.
         var emittingBefore = [[Int32]](repeating: [], count: newSectionCount + 1)   // by new section; last: at the end
         var following = newSectionCount
-        for ref in aOrder.reversed() {
+        for ref in sectionsBeforeMain.reversed() {
             if ref < 0 {
-                following = Int(-(ref + 1))
+                following = _Ref.newIndex(ref)
             } else if sections.oldToNew[Int(ref)] >= 0 {
                 following = Int(sections.oldToNew[Int(ref)])
             } else if emitting[Int(ref)] {
                 emittingBefore[following].insert(ref, at: 0)
             }
         }
-        for t in 0..<newSectionCount { bOrder += emittingBefore[t]; bOrder.append(Int32(-(t + 1))) }
-        bOrder += emittingBefore[newSectionCount]
+        for t in 0..<newSectionCount { sectionsAfterMain += emittingBefore[t]; sectionsAfterMain.append(_Ref.new(t)) }
+        sectionsAfterMain += emittingBefore[newSectionCount]
 
-        aOfOld = [Int32](repeating: -1, count: oldSectionCount)
-        aOfNew = [Int32](repeating: -1, count: newSectionCount)
-        for (k, ref) in aOrder.enumerated() {
-            if ref >= 0 { aOfOld[Int(ref)] = Int32(k) } else { aOfNew[Int(-(ref + 1))] = Int32(k) }
+        beforeMainPlaceOfOld = [Int32](repeating: -1, count: oldSectionCount)
+        beforeMainPlaceOfNew = [Int32](repeating: -1, count: newSectionCount)
+        for (k, ref) in sectionsBeforeMain.enumerated() {
+            if ref >= 0 { beforeMainPlaceOfOld[Int(ref)] = Int32(k) } else { beforeMainPlaceOfNew[_Ref.newIndex(ref)] = Int32(k) }
         }
-        bOfNew = [Int32](repeating: -1, count: newSectionCount)
-        bOfOld = [Int32](repeating: -1, count: oldSectionCount)
-        for (k, ref) in bOrder.enumerated() {
-            if ref >= 0 { bOfOld[Int(ref)] = Int32(k) } else { bOfNew[Int(-(ref + 1))] = Int32(k) }
+        afterMainPlaceOfNew = [Int32](repeating: -1, count: newSectionCount)
+        afterMainPlaceOfOld = [Int32](repeating: -1, count: oldSectionCount)
+        for (k, ref) in sectionsAfterMain.enumerated() {
+            if ref >= 0 { afterMainPlaceOfOld[Int(ref)] = Int32(k) } else { afterMainPlaceOfNew[_Ref.newIndex(ref)] = Int32(k) }
         }
     }
 
-    var needsOpen: Bool { aOrder.count > oldSectionCount }
-    var needsClose: Bool { bOrder.count > newSectionCount }
+    var needsOpen: Bool { sectionsBeforeMain.count > oldSectionCount }
+    var needsClose: Bool { sectionsAfterMain.count > newSectionCount }
 
     /// The path in B of new row `j`.
-    func bPath(ofNew j: Int) -> TablePath {
+    func afterMainPath(ofNew j: Int) -> TablePath {
         let t = _sectionOf(j, newStarts)
-        return TablePath(row: j - Int(newStarts[t]), section: Int(bOfNew[t]))
+        return TablePath(row: j - Int(newStarts[t]), section: Int(afterMainPlaceOfNew[t]))
     }
 
     /// The rows of a layout section that is not verbatim: the receiving section
@@ -141,8 +155,8 @@ struct _Tables {
             let s = Int(ref)
             return (oldStarts[s]..<oldStarts[s + 1]).filter { rows.oldToNew[Int($0)] < 0 }
         }
-        let t = Int(-(ref + 1))
-        return (newStarts[t]..<newStarts[t + 1]).filter { rows.newToOld[Int($0)] < 0 }.map { -($0 + 1) }
+        let t = _Ref.newIndex(ref)
+        return (newStarts[t]..<newStarts[t + 1]).filter { rows.newToOld[Int($0)] < 0 }.map(_Ref.new)
     }
 
     /// A layout of `order`: sections verbatim, except receiving and emitting ones.
@@ -164,8 +178,8 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
 
     // Layouts after the open stage (A) and after the main stage (B), when those
     // are not the new table.
-    var afterOpen = tables.layout(tables.aOrder) { $0 < 0 }
-    var afterMain = tables.layout(tables.bOrder) { $0 >= 0 }
+    var afterOpen = tables.layout(tables.sectionsBeforeMain) { $0 < 0 }
+    var afterMain = tables.layout(tables.sectionsAfterMain) { $0 >= 0 }
     // Rows that move and change are reloaded in the open stage if there is one
     // (at their old place), else in the close stage (at their new place); until
     // then they show their old content.
@@ -175,15 +189,15 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
         if refreshInOpen {
             let s = _sectionOf(Int(i), tables.oldStarts)
             reloads.append(TablePath(row: Int(i) - Int(tables.oldStarts[s]), section: s))
-            let k = Int(tables.aOfOld[s])
+            let k = Int(tables.beforeMainPlaceOfOld[s])
             var shown = afterOpen.rows[k] ?? Array(tables.oldStarts[s]..<tables.oldStarts[s + 1])
-            shown[Int(i) - Int(tables.oldStarts[s])] = -(j + 1)
+            shown[Int(i) - Int(tables.oldStarts[s])] = _Ref.new(j)
             afterOpen.rows[k] = shown
         } else {
-            let path = tables.bPath(ofNew: Int(j))
+            let path = tables.afterMainPath(ofNew: Int(j))
             reloads.append(path)
             let t = _sectionOf(Int(j), tables.newStarts)
-            var shown = afterMain.rows[path.section] ?? (tables.newStarts[t]..<tables.newStarts[t + 1]).map { -($0 + 1) }
+            var shown = afterMain.rows[path.section] ?? (tables.newStarts[t]..<tables.newStarts[t + 1]).map(_Ref.new)
             shown[path.row] = i
             afterMain.rows[path.section] = shown
         }
@@ -193,14 +207,14 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
     var stages: [_PlannedStage] = []
     if needsOpen {
         // Open: insert the receiving sections, with their new rows.
-        let inserted = tables.aOrder.indices.filter { tables.aOrder[$0] < 0 }
+        let inserted = tables.sectionsBeforeMain.indices.filter { tables.sectionsBeforeMain[$0] < 0 }
         stages.append(_PlannedStage(
             update: BatchUpdate(insertedSections: inserted, reloadedRows: refreshInOpen ? reloads : []),
             layout: afterOpen))
     }
     if needsClose || (!refreshInOpen && !refresh.isEmpty) {
         // Close: delete the emitting sections (emptied of the rows that moved).
-        let deleted = tables.bOrder.indices.filter { tables.bOrder[$0] >= 0 }
+        let deleted = tables.sectionsAfterMain.indices.filter { tables.sectionsAfterMain[$0] >= 0 }
         stages.append(_PlannedStage(update: update, layout: afterMain))
         stages.append(_PlannedStage(
             update: BatchUpdate(deletedSections: deleted, reloadedRows: refreshInOpen ? [] : reloads), layout: nil))
@@ -215,8 +229,8 @@ func _planStages(oldRowCounts: [Int], newRowCounts: [Int], rows: _Matching, sect
 /// them after they move, unless that costs more than this many extra moves.
 let _stageCostInMoves = 2
 
-/// Builds the main batch, from the sections in `tables.aOrder` to those in
-/// `tables.bOrder`. Receiving sections exist on both sides (their rows arrive);
+/// Builds the main batch, from the sections in `tables.sectionsBeforeMain` to those in
+/// `tables.sectionsAfterMain`. Receiving sections exist on both sides (their rows arrive);
 /// emitting sections too (their rows leave); other deleted sections are deleted
 /// here, other inserted sections inserted here.
 ///
@@ -227,43 +241,61 @@ let _stageCostInMoves = 2
 /// other stage exists anyway; when it does not, changed rows are kept in place
 /// if that costs at most `_stageCostInMoves` more moves.
 func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchUpdate, refresh: [(Int32, Int32)]) {
-    let rows = tables.rows, sections = tables.sections
-    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
-    let rowAToB = rows.oldToNew
-    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
     var update = BatchUpdate()
-    var refresh: [(Int32, Int32)] = []
+    _planSectionChanges(tables, into: &update)
+    var (stays, movement) = _rowsThatStay(tables)
+    if !refreshIsFree { _keepChangedRowsInPlaceIfCheap(tables, movement, &stays) }
+    let refresh = _planRowChanges(tables, stays, into: &update)
+    return (update, refresh)
+}
 
-    // Sections: deleted, inserted, and moved unless on a longest increasing run.
+/// Phase 1 of the main batch: sections deleted, inserted, and moved unless on
+/// a longest increasing run.
+func _planSectionChanges(_ tables: _Tables, into update: inout BatchUpdate) {
+    let sections = tables.sections
     var sequence: [Int32] = [], sequenceSection: [Int32] = []
-    for (k, ref) in tables.aOrder.enumerated() {
+    for (k, ref) in tables.sectionsBeforeMain.enumerated() {
         let b: Int32
         if ref < 0 {
-            b = tables.bOfNew[Int(-(ref + 1))]                // receiving
+            b = tables.afterMainPlaceOfNew[_Ref.newIndex(ref)]                // receiving
         } else if sections.oldToNew[Int(ref)] >= 0 {
-            b = tables.bOfNew[Int(sections.oldToNew[Int(ref)])]
+            b = tables.afterMainPlaceOfNew[Int(sections.oldToNew[Int(ref)])]
         } else {
-            b = tables.bOfOld[Int(ref)]                       // emitting, or -1: deleted
+            b = tables.afterMainPlaceOfOld[Int(ref)]                       // emitting, or -1: deleted
         }
         if b < 0 { update.deletedSections.append(k) } else {
             sequence.append(b)
             sequenceSection.append(Int32(k))
         }
     }
-    for (k, ref) in tables.bOrder.enumerated() where ref < 0 {
-        let t = Int(-(ref + 1))
+    for (k, ref) in tables.sectionsAfterMain.enumerated() where ref < 0 {
+        let t = _Ref.newIndex(ref)
         if sections.newToOld[t] < 0 && !tables.receiving[t] { update.insertedSections.append(k) }
     }
-    var sectionStays = [Bool](repeating: false, count: tables.aOrder.count)
+    var sectionStays = [Bool](repeating: false, count: tables.sectionsBeforeMain.count)
     sequence.withUnsafeBufferPointer { seq in
         _longestIncreasingSubsequence(seq) { sectionStays[Int(sequenceSection[$0])] = true }
     }
     for (k, b) in zip(sequenceSection, sequence) where !sectionStays[Int(k)] {
         update.movedSections.append(Move(from: Int(k), to: Int(b)))
     }
+}
 
-    // Rows: per A section, the paired rows that stay in the same section are
-    // candidates to stay; a longest increasing run of their B positions stays.
+/// How changed rows move, as `_rowsThatStay` found: the sections where a
+/// changed row moves within its section, and whether one moves across sections.
+struct _ChangedRowMovement {
+    var sectionsMovingChanged: [Int] = []
+    var changedMovesAcross = false
+}
+
+/// Phase 2: the rows that stay. Per A section, the paired rows that stay in
+/// the same section are candidates to stay; a longest increasing run of their
+/// B positions stays.
+func _rowsThatStay(_ tables: _Tables) -> (stays: _BitSet, movement: _ChangedRowMovement) {
+    let rows = tables.rows, sections = tables.sections
+    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
+    let rowAToB = rows.oldToNew
+    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
     var stays = _BitSet(count: rowAToB.count)
     var sectionsMovingChanged: [Int] = []
     var changedMovesAcross = false
@@ -328,14 +360,23 @@ func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchU
                 if movingChanged { sectionsMovingChanged.append(s) }
             }
     }
+    return (stays, _ChangedRowMovement(sectionsMovingChanged: sectionsMovingChanged, changedMovesAcross: changedMovesAcross))
+}
 
-    // A row that moves and changes costs a stage (to reload it). When that stage
-    // is not already there, and keeping the changed rows in place instead costs
-    // at most `_stageCostInMoves` more moves, keep them in place.
-    if let changedA, !refreshIsFree, !changedMovesAcross, !sectionsMovingChanged.isEmpty {
+/// Phase 3: a row that moves and changes costs a stage (to reload it). When
+/// that stage is not already there (the caller checks), and keeping the
+/// changed rows in place instead costs at most `_stageCostInMoves` more moves,
+/// keep them in place.
+func _keepChangedRowsInPlaceIfCheap(_ tables: _Tables, _ movement: _ChangedRowMovement, _ stays: inout _BitSet) {
+    let rows = tables.rows, sections = tables.sections
+    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
+    let rowAToB = rows.oldToNew
+    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
+    guard let changedA, !movement.changedMovesAcross, !movement.sectionsMovingChanged.isEmpty else { return }
+    do {
         var alternative: [(rows: [Int], stays: [Int])] = []
         var extraMoves = 0
-        for s in sectionsMovingChanged {
+        for s in movement.sectionsMovingChanged {
             let t = Int(sections.oldToNew[s])
             let rows = (Int(oldStarts[s])..<Int(oldStarts[s + 1])).filter { i in
                 let j = rowAToB[i]
@@ -356,10 +397,20 @@ func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchU
             }
         }
     }
+}
 
+/// Phase 4: the row changes of the main batch — deleted, reloaded in place,
+/// moved, inserted; returns the moved rows that changed (old and new flat
+/// indices), for another stage to reload.
+func _planRowChanges(_ tables: _Tables, _ stays: _BitSet, into update: inout BatchUpdate) -> [(Int32, Int32)] {
+    let rows = tables.rows, sections = tables.sections
+    let oldStarts = tables.oldStarts, newStarts = tables.newStarts
+    let rowAToB = rows.oldToNew
+    let changedA: _BitSet? = rows.hasChanges ? rows.changed : nil
+    var refresh: [(Int32, Int32)] = []
     for s in 0..<tables.oldSectionCount where sections.oldToNew[s] >= 0 || tables.emitting[s] {
         let start = Int(oldStarts[s]), end = Int(oldStarts[s + 1])
-        let a = Int(tables.aOfOld[s])
+        let a = Int(tables.beforeMainPlaceOfOld[s])
         let isEmitting = tables.emitting[s]
         var i = start
         while i < end {
@@ -380,16 +431,16 @@ func _buildTransition(_ tables: _Tables, refreshIsFree: Bool) -> (update: BatchU
                 if changed { update.reloadedRows.append(from) }
                 continue
             }
-            update.movedRows.append(Move(from: from, to: tables.bPath(ofNew: Int(j))))
+            update.movedRows.append(Move(from: from, to: tables.afterMainPath(ofNew: Int(j))))
             if changed { refresh.append((Int32(i), j)) }
         }
     }
     for t in 0..<tables.newSectionCount where sections.newToOld[t] >= 0 {
         let start = Int(newStarts[t]), end = Int(newStarts[t + 1])
-        let b = Int(tables.bOfNew[t])
+        let b = Int(tables.afterMainPlaceOfNew[t])
         for j in start..<end where rows.newToOld[j] < 0 {
             update.insertedRows.append(TablePath(row: j - start, section: b))
         }
     }
-    return (update, refresh)
+    return refresh
 }

@@ -201,8 +201,8 @@ final class Browser: TableRenderer {
 
     func resize(_ size: (columns: Int, lines: Int)) {
         self.size = (Swift.max(1, size.columns), Swift.max(4, size.lines))
-        try? table.setViewportHeight(Double(self.size.lines - 2))
-        try? search.resultsTable.setViewportHeight(Double(self.size.lines - 3))
+        try? table.setViewportHeight(Double(Swift.max(0, self.size.lines - 2)))
+        try? search.resultsTable.setViewportHeight(Double(Swift.max(0, self.size.lines - 3)))
         if let path = current.indexPathForSelectedRow { try? current.scrollToRow(at: path, at: .none) }
     }
 

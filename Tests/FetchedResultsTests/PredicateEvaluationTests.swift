@@ -15,8 +15,39 @@ import FetchedResults
         "address": ["city": "München", "zip": "80331", "size": 3], "like": "tea", "ratio": 0.5,
     ]
 
-    func eval(_ format: String, _ arguments: RecordValue..., on object: RecordValue = person, variables: [String: RecordValue] = [:]) throws -> Bool {
-        try FormatPredicate(format: format, arguments: arguments).evaluate(with: object, variables: variables)
+    /// A typed record over the same fields: `SELF` is built afresh for each
+    /// evaluation (as for a user's struct), unlike a DynamicObject's fields.
+    struct TypedRecord: Record, RecordValueConvertible {
+        var fields: DynamicRecord
+        var id: Int { 0 }
+        var recordValue: RecordValue { .record(DynamicRecord(fields: fields.fields)) }
+        static let recordKeys = RecordKeys<TypedRecord>.lookup { record, key in record.fields[key] }
+    }
+
+    /// Evaluates on every path — interpreted on the value, compiled for a
+    /// DynamicObject, compiled for a typed record — and expects one answer
+    /// (or one error) from all of them.
+    func eval(_ format: String, _ arguments: RecordValue..., on object: RecordValue = person, variables: [String: RecordValue] = [:],
+              sourceLocation: SourceLocation = #_sourceLocation) throws -> Bool {
+        let predicate = try FormatPredicate(format: format, arguments: arguments)
+        let interpreted = Result { try predicate.evaluate(with: object, variables: variables) }
+        if case .record(let fields) = object, !format.contains("random"), !format.contains("now") {
+            let paths = [
+                ("a DynamicObject", Result { try predicate.evaluate(with: DynamicObject(fields: fields), variables: variables) }),
+                ("a typed record", Result { try predicate.evaluate(with: TypedRecord(fields: fields), variables: variables) }),
+            ]
+            for (path, outcome) in paths {
+                #expect(Self.describe(outcome) == Self.describe(interpreted), "\(format) on \(path)", sourceLocation: sourceLocation)
+            }
+        }
+        return try interpreted.get()
+    }
+
+    static func describe(_ outcome: Result<Bool, any Error>) -> String {
+        switch outcome {
+        case .success(let value): "\(value)"
+        case .failure(let error): "error: \(error)"
+        }
     }
 
     /// Each format must evaluate to `expected`.
@@ -222,6 +253,40 @@ import FetchedResults
         #expect(bound.predicateFormat == #"age > 18 AND name == "Björn Müller" AND SUBQUERY(friends, $f, $f.age > 18).@count > 0"#)
         #expect(try bound.evaluate(with: Self.person) == true)
         #expect(try FormatPredicate("x BETWEEN {$LOW, $HIGH}").substituting(["LOW": 1, "HIGH": 2]) == FormatPredicate("x BETWEEN {1, 2}"))
+    }
+
+    /// A record holding NaN equals nothing, not even itself, on every path
+    /// (the fuzzer found the typed record's path alone saying false).
+    @Test func nanInRecordsHasOneMeaning() throws {
+        let record: RecordValue = ["id": 1, "x": .double(.nan), "inner": ["y": .double(.nan)]]
+        let plain: RecordValue = ["id": 1, "x": 2.5]
+        check([("SELF == SELF", false), ("SELF != SELF", true), ("x == x", false), ("x != x", true), ("inner == inner", false),
+               ("{SELF} CONTAINS SELF", false), ("x < 1 OR x >= 1", false)], on: record)
+        check([("SELF == SELF", true), ("SELF != SELF", false), ("{SELF} CONTAINS SELF", true)], on: plain)
+    }
+
+    /// A pattern that backtracks catastrophically is an error naming the
+    /// pattern, never a silent "no match".
+    @Test func catastrophicPatternIsAnErrorNotFalse() throws {
+        let subject = String(repeating: "a", count: 40) + "!"
+        let object: RecordValue = ["id": 1, "s": .string(subject)]
+        do {
+            let result = try eval("s MATCHES %@", "(a+)+b|.*!", on: object)
+            #expect(result == true)   // an engine that decides must say true
+        } catch let error as PredicateEvaluationError {
+            #expect(error == .regularExpressionLimit(pattern: "(a+)+b|.*!"))
+            #expect("\(error)".contains("(a+)+b|.*!"))
+        }
+        #expect(try eval("s MATCHES %@", ".*!", on: object))
+        #expect(try !eval("s MATCHES %@", "a+b", on: object))
+        // ICU's backtracking memory running out (a state saved per character)
+        // is the same error, not a "no match".
+        let long: RecordValue = ["id": 1, "s": .string(String(repeating: "a", count: 1_000_000) + "c")]
+        do {
+            #expect(try eval("s MATCHES %@", "(a|b)*c", on: long))
+        } catch let error as PredicateEvaluationError {
+            #expect(error == .regularExpressionLimit(pattern: "(a|b)*c"))
+        }
     }
 
     /// The corners a review found: NaN, characters that must not be split,

@@ -22,6 +22,7 @@ import TableTestSupport
         table.dataSource = source
         table.delegate = source
         try table.reloadData()
+        table._checkInvariants()
         let brute = BruteForceLayout(
             rowHeights: sections.map { $0.rows.map { heights[$0.id] ?? 10 } },
             headers: source.headerHeights ?? [], footers: source.footerHeights ?? [])
@@ -66,9 +67,17 @@ import TableTestSupport
             var maxUnion = previous.count
             for _ in 0..<60 {
                 let target = g.chance(0.3) ? Double(g.int(0...Int(maxOffset) + 50)) : table.contentOffset + Double(g.int(-40...40))
+                if target < 0 {
+                    // A negative offset is refused (TableGeometryError), and nothing moves.
+                    let before = table.contentOffset
+                    #expect(throws: TableViewError.self) { try table.setContentOffset(target) }
+                    #expect(table.contentOffset == before)
+                    continue
+                }
                 try table.setContentOffset(target)
+                table._checkInvariants()
                 let y = table.contentOffset
-                #expect(y == min(max(0, target), maxOffset), "seed \(seed)")
+                #expect(y == min(target, maxOffset), "seed \(seed)")
                 let window = brute.window(y, y + table.viewportHeight)
                 #expect(table.indexPathsForVisibleRows == window, "seed \(seed), offset \(y)")
                 for path in window {

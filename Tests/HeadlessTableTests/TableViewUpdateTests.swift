@@ -66,11 +66,13 @@ import TableTestSupport
                 #expect(table.shownTexts == before.texts, "\(context)")
                 #expect((0..<table.numberOfSections).map(table.numberOfRows(inSection:)) == before.counts, "\(context)")
                 #expect(table.indexPathsForSelectedRows == before.selected, "\(context)")
+                table._checkInvariants()
                 refused += 1
                 continue
             }
             // Accepted: what the value model shows — except that a row coming
             // into the window from outside it gets a fresh cell, with the data's content.
+            table._checkInvariants()
             let shown = try update.apply(to: c.displayed, dataSource: c.data)
             #expect(table.numberOfSections == shown.count, "\(context)")
             let hadCells = Set(before.texts.keys.map { c.displayed[$0.section].rows[$0.row].id })
@@ -105,7 +107,11 @@ import TableTestSupport
             let changeset = TableChangeset(from: old, to: new)
             guard changeset.duplicateIdentifiers.isEmpty else { continue }
             let (table, source) = try Self.makeTable(old, viewport: 100_000)
-            try table.apply(changeset) { stage in source.sections = stage.sections }
+            try table.apply(changeset) { stage in
+                table._checkInvariants()
+                source.sections = stage.sections
+            }
+            table._checkInvariants()
             #expect(table.shownTexts == Self.expectedTexts(new, in: table), "seed \(seed), round \(round)")
             #expect(table.indexPathsForVisibleRows.count == new.reduce(0) { $0 + $1.rows.count })
         }

@@ -84,6 +84,7 @@ struct _OrderedElements<R: Record> {
             chunks.append(_Chunk(elements, records: records, index: chunks.count))
         }
         rebuildTree()
+        _checkInvariants()
     }
 
     // MARK: The Fenwick tree over chunk sizes
@@ -132,6 +133,7 @@ struct _OrderedElements<R: Record> {
         count = chunks.reduce(0) { $0 + $1.elements.count }
         keepsRecords = true
         rebuildTree()
+        _checkInvariants()
     }
 
     /// Every element, in order.
@@ -183,6 +185,7 @@ struct _OrderedElements<R: Record> {
         } else {
             tree.add(-1, at: chunk.index)
         }
+        _checkInvariants(touched: chunk)
         return (element, record, position)
     }
 
@@ -197,6 +200,7 @@ struct _OrderedElements<R: Record> {
             rebuildTree()
             members?[element.id] = chunks[0]
             count = 1
+            _checkInvariants(touched: chunks[0])
             return 0
         }
         // The first chunk whose last element does not come before the new one.
@@ -227,6 +231,7 @@ struct _OrderedElements<R: Record> {
         } else {
             tree.add(1, at: chunk.index)
         }
+        _checkInvariants(touched: chunk)
         return position
     }
 }

@@ -66,6 +66,12 @@ public enum PredicateEvaluationError: Error, Hashable, Sendable, CustomStringCon
     case unboundVariable(String)
     /// `MATCHES` with a pattern that is not a regular expression.
     case invalidRegularExpression(pattern: String, reason: String)
+    /// A `MATCHES` pattern the regular expression engine could not decide
+    /// within its limit: more than 10 million steps of ICU's matcher on one
+    /// string, or more backtracking memory than ICU allows (8 MB by default),
+    /// as nested repetitions such as `(a+)+b` take on a long subject. Rewrite
+    /// the pattern without nested repetition.
+    case regularExpressionLimit(pattern: String)
     /// An integer divided by zero (or its remainder).
     case divisionByZero
     /// A function given an argument outside its domain.
@@ -87,6 +93,8 @@ public enum PredicateEvaluationError: Error, Hashable, Sendable, CustomStringCon
             return "$\(name) has no value: bind it when evaluating, or with substituting(_:)"
         case let .invalidRegularExpression(pattern, reason):
             return "MATCHES: \(pattern.debugDescription) is not a regular expression (\(reason))"
+        case .regularExpressionLimit(let pattern):
+            return "MATCHES: \(pattern.debugDescription) backtracked past the regular expression engine's limit before deciding; rewrite it without nested repetition such as (a+)+"
         case .divisionByZero:
             return "an integer division by zero"
         case let .invalidArgument(function, reason):

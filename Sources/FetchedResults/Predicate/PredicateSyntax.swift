@@ -149,7 +149,9 @@ extension FormatPredicate {
         var isStatistic: Bool {
             switch self {
             case .sum, .count, .min, .max, .average, .median, .mode, .stddev: true
-            default: false
+            case .add, .subtract, .multiply, .divide, .modulus, .power, .sqrt, .log, .ln, .exp, .floor, .ceiling, .abs, .trunc,
+                .uppercase, .lowercase, .length, .random, .randomBelow, .randomn, .now,
+                .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift, .onesComplement, .noindex: false
             }
         }
 

@@ -72,7 +72,14 @@ enum _PredicateValues {
         case let (.date(x), .date(y)): return x == y
         // Options apply to strings only, not to the strings inside arrays.
         case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy { equals($0, $1, _TextOptions([])) }
-        case let (.record(x), .record(y)): return x == y
+        // By content, field by field with this same equality (so a NaN in a
+        // record makes it unequal even to itself, on every evaluation path).
+        case let (.record(x), .record(y)):
+            guard x.keys.count == y.keys.count else { return false }
+            return x.keys.allSatisfy { key in
+                guard let u = x[key], let v = y[key] else { return false }
+                return equals(u, v, _TextOptions([]))
+            }
         default:
             guard let x = number(a), let y = number(b) else { return false }
             return compare(x, y) == 0
@@ -301,51 +308,19 @@ enum _PredicateValues {
 
     // MARK: Functions
 
+    /// A function's result. Every function is named in one exhaustive
+    /// switch, so a new function must be given a meaning here.
     static func call(_ f: FormatPredicate.Function, _ args: [RecordValue]) throws(Failure) -> RecordValue {
         let name = f.name
         if let arity = f.arity, args.count != arity {
             throw .invalidArgument(function: f.rawValue, reason: "takes \(arity) argument\(arity == 1 ? "" : "s"), not \(args.count)")
         }
-        if f.isStatistic && args.isEmpty { throw .invalidArgument(function: f.rawValue, reason: "takes one array or several values, not none") }
-        if f.isStatistic {
-            var values = args
-            if args.count == 1 {
-                switch args[0] {
-                case .array(let elements): values = elements
-                case .null: values = []
-                default: break
-                }
-            }
-            values = values.filter { $0 != .null }
-            switch f {
-            case .count: return .int(values.count)
-            case .sum: return try sum(values, name)
-            case .min, .max: return try extreme(values, smallest: f == .min, name)
-            case .average:
-                guard !values.isEmpty else { return .null }
-                return .double(try sum(values, name).asDouble / Double(values.count))
-            case .median:
-                let numbers = try numbers(values, name).sorted { (compare($0, $1) ?? 0) < 0 }
-                guard !numbers.isEmpty else { return .null }
-                if numbers.count % 2 == 1 { return numbers[numbers.count / 2].value }
-                return .double((numbers[numbers.count / 2 - 1].double + numbers[numbers.count / 2].double) / 2)
-            case .mode:
-                var counts: [(value: RecordValue, count: Int)] = []
-                for v in values {
-                    if let k = counts.firstIndex(where: { equals($0.value, v, _TextOptions([])) }) { counts[k].count += 1 } else { counts.append((v, 1)) }
-                }
-                let most = counts.map(\.count).max() ?? 0
-                return .array(counts.filter { $0.count == most }.map(\.value))
-            default:   // stddev: the population's
-                let numbers = try numbers(values, name).map(\.double)
-                guard !numbers.isEmpty else { return .null }
-                let mean = numbers.reduce(0, +) / Double(numbers.count)
-                return .double((numbers.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(numbers.count)).squareRoot())
-            }
-        }
-        // Any other function of nil is nil.
-        if args.contains(.null) { return .null }
+        // Any function but a statistic of nil is nil.
+        if !f.isStatistic && args.contains(.null) { return .null }
         switch f {
+        case .sum, .count, .min, .max, .average, .median, .mode, .stddev:
+            if args.isEmpty { throw .invalidArgument(function: f.rawValue, reason: "takes one array or several values, not none") }
+            return try statistic(f, statisticValues(args), name)
         case .add: return try arithmetic(.add, args[0], args[1])
         case .subtract: return try arithmetic(.subtract, args[0], args[1])
         case .multiply: return try arithmetic(.multiply, args[0], args[1])
@@ -362,36 +337,90 @@ enum _PredicateValues {
         case .log: return .double(Foundation.log10(try numberArgument(args[0], name).double))
         case .ln: return .double(Foundation.log(try numberArgument(args[0], name).double))
         case .exp: return .double(Foundation.exp(try numberArgument(args[0], name).double))
-        case .floor, .ceiling, .trunc:
-            switch try numberArgument(args[0], name) {
-            case .int(let i): return .int(i)
-            case .double(let d): return .double(d.rounded(f == .floor ? .down : (f == .ceiling ? .up : .towardZero)))
-            }
+        case .floor: return try rounded(args[0], .down, name)
+        case .ceiling: return try rounded(args[0], .up, name)
+        case .trunc: return try rounded(args[0], .towardZero, name)
         case .abs:
             switch try numberArgument(args[0], name) {
             case .int(let i): return i == Int.min ? .double(-Double(i)) : .int(Swift.abs(i))
             case .double(let d): return .double(Swift.abs(d))
             }
-        case .uppercase, .lowercase, .length:
-            guard case .string(let s) = args[0] else { throw .typeMismatch(operation: name, kinds: [args[0].kindName]) }
-            return f == .uppercase ? .string(s.uppercased()) : (f == .lowercase ? .string(s.lowercased()) : .int(s.count))
+        case .uppercase: return .string(try stringArgument(args[0], name).uppercased())
+        case .lowercase: return .string(try stringArgument(args[0], name).lowercased())
+        case .length: return .int(try stringArgument(args[0], name).count)
         case .random: return .double(Double.random(in: 0..<1))
         case .randomBelow, .randomn:
             guard let n = integer(args[0]), n >= 1 else { throw .invalidArgument(function: name, reason: "needs a whole number of at least 1, not \(args[0].description)") }
             return .int(Int.random(in: 0..<n))
         case .now: return .date(Date())
-        case .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift:
-            let (x, y) = (try integerArgument(args[0], name), try integerArgument(args[1], name))
-            switch f {
-            case .bitwiseAnd: return .int(x & y)
-            case .bitwiseOr: return .int(x | y)
-            case .bitwiseXor: return .int(x ^ y)
-            case .leftShift: return .int(x << y)
-            default: return .int(x >> y)
-            }
+        case .bitwiseAnd: return .int(try integerArgument(args[0], name) & integerArgument(args[1], name))
+        case .bitwiseOr: return .int(try integerArgument(args[0], name) | integerArgument(args[1], name))
+        case .bitwiseXor: return .int(try integerArgument(args[0], name) ^ integerArgument(args[1], name))
+        case .leftShift: return .int(try integerArgument(args[0], name) << integerArgument(args[1], name))
+        case .rightShift: return .int(try integerArgument(args[0], name) >> integerArgument(args[1], name))
         case .onesComplement: return .int(~(try integerArgument(args[0], name)))
-        default: return args[0]   // noindex
+        case .noindex: return args[0]
         }
+    }
+
+    /// A statistic's values: one array's elements (nil: none), or the
+    /// arguments themselves; nils left out.
+    static func statisticValues(_ args: [RecordValue]) -> [RecordValue] {
+        var values = args
+        if args.count == 1 {
+            switch args[0] {
+            case .array(let elements): values = elements
+            case .null: values = []
+            default: break
+            }
+        }
+        return values.filter { $0 != .null }
+    }
+
+    /// `sum count min max average median mode stddev` of values without nils.
+    static func statistic(_ f: FormatPredicate.Function, _ values: [RecordValue], _ name: String) throws(Failure) -> RecordValue {
+        switch f {
+        case .count: return .int(values.count)
+        case .sum: return try sum(values, name)
+        case .min, .max: return try extreme(values, smallest: f == .min, name)
+        case .average:
+            guard !values.isEmpty else { return .null }
+            return .double(try sum(values, name).asDouble / Double(values.count))
+        case .median:
+            let numbers = try numbers(values, name).sorted { (compare($0, $1) ?? 0) < 0 }
+            guard !numbers.isEmpty else { return .null }
+            if numbers.count % 2 == 1 { return numbers[numbers.count / 2].value }
+            return .double((numbers[numbers.count / 2 - 1].double + numbers[numbers.count / 2].double) / 2)
+        case .mode:
+            var counts: [(value: RecordValue, count: Int)] = []
+            for v in values {
+                if let k = counts.firstIndex(where: { equals($0.value, v, _TextOptions([])) }) { counts[k].count += 1 } else { counts.append((v, 1)) }
+            }
+            let most = counts.map(\.count).max() ?? 0
+            return .array(counts.filter { $0.count == most }.map(\.value))
+        case .stddev:   // the population's
+            let numbers = try numbers(values, name).map(\.double)
+            guard !numbers.isEmpty else { return .null }
+            let mean = numbers.reduce(0, +) / Double(numbers.count)
+            return .double((numbers.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(numbers.count)).squareRoot())
+        case .add, .subtract, .multiply, .divide, .modulus, .power, .sqrt, .log, .ln, .exp, .floor, .ceiling, .abs, .trunc,
+            .uppercase, .lowercase, .length, .random, .randomBelow, .randomn, .now,
+            .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift, .onesComplement, .noindex:
+            throw .invalidArgument(function: f.rawValue, reason: "is not a statistic")
+        }
+    }
+
+    /// `floor`, `ceiling`, `trunc`: integers stay as they are.
+    static func rounded(_ value: RecordValue, _ rule: FloatingPointRoundingRule, _ name: String) throws(Failure) -> RecordValue {
+        switch try numberArgument(value, name) {
+        case .int(let i): return .int(i)
+        case .double(let d): return .double(d.rounded(rule))
+        }
+    }
+
+    static func stringArgument(_ value: RecordValue, _ name: String) throws(Failure) -> String {
+        guard case .string(let s) = value else { throw .typeMismatch(operation: name, kinds: [value.kindName]) }
+        return s
     }
 
     static func numbers(_ values: [RecordValue], _ name: String) throws(Failure) -> [Number] {
@@ -466,6 +495,8 @@ final class _Regex: @unchecked Sendable {
     // NSRegularExpression is immutable after creation.
     let expression: NSRegularExpression
     let options: _TextOptions
+    /// The pattern as written, for errors.
+    let pattern: String
     /// Whether the pattern is wrapped as `(?:pattern)\z`, which makes ICU find
     /// a match of the whole string among all alternatives. A pattern whose end
     /// a wrapper could change (a `\Q` quote, a `(?x)` comment) is matched as
@@ -474,6 +505,7 @@ final class _Regex: @unchecked Sendable {
 
     init(_ pattern: String, _ o: _TextOptions) throws(PredicateEvaluationError) {
         options = _TextOptions(o.diacriticInsensitive ? [.diacriticInsensitive] : [])
+        self.pattern = pattern
         let source = options.folds ? _Text.foldedString(pattern, options) : pattern
         wrapped = !Self.endIsFragile(source)
         do {
@@ -499,10 +531,49 @@ final class _Regex: @unchecked Sendable {
         return false
     }
 
-    func matches(_ subject: String) -> Bool {
+    /// How many of ICU's progress reports one match may take before it is an
+    /// error: ICU reports progress every 10,000 steps of its matcher, so this
+    /// is 10 million steps (a few tenths of a second). A pattern that needs
+    /// more backtracks catastrophically; left alone, ICU either runs for
+    /// ever or gives up and reports "no match" (its own limit, ~42 million
+    /// steps in swift-corelibs-foundation's ICU), which would be a wrong answer.
+    static let progressReportLimit = 1_000
+
+    /// Whether the pattern matches the whole of `subject`.
+    ///
+    /// - Throws: ``PredicateEvaluationError/regularExpressionLimit(pattern:)``
+    ///   when the match takes more than ``progressReportLimit`` of ICU's
+    ///   progress reports (10 million steps), or ICU gives up on its own (its
+    ///   backtracking memory, 8 MB by default, runs out): a catastrophically
+    ///   backtracking pattern (`(a+)+b` on a long run of `a`s) is an error,
+    ///   never a silent "no match".
+    func matches(_ subject: String) throws(PredicateEvaluationError) -> Bool {
         let s = options.folds ? _Text.foldedString(subject, options) : subject
         let length = s.utf16.count
-        guard let match = expression.firstMatch(in: s, options: [.anchored], range: NSRange(location: 0, length: length)) else { return false }
-        return wrapped || match.range.length == length
+        var found: NSRange?
+        var gaveUp = false
+        var reports = 0
+        let limit = Self.progressReportLimit
+        expression.enumerateMatches(
+            in: s, options: [.anchored, .reportProgress, .reportCompletion], range: NSRange(location: 0, length: length)
+        ) { result, flags, stop in
+            if let result {
+                found = result.range
+                stop.pointee = true
+            } else if flags.contains(.internalError) {
+                gaveUp = true
+            } else if flags.contains(.progress) {
+                reports += 1
+                if reports >= limit {
+                    gaveUp = true
+                    stop.pointee = true
+                }
+            }
+        }
+        guard let match = found else {
+            if gaveUp { throw .regularExpressionLimit(pattern: pattern) }
+            return false
+        }
+        return wrapped || match.length == length
     }
 }

@@ -57,8 +57,8 @@ struct _HeightList {
     static let maxChunk = 256
 
     private(set) var chunks: [Chunk] = []
-    private var counts = _Fenwick<Int>([])
-    private var sums = _Fenwick<Double>([])
+    var counts = _Fenwick<Int>([])
+    var sums = _Fenwick<Double>([])
 
     /// `count` rows of one height.
     init(count: Int, height: Double) {

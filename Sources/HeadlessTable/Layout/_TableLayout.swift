@@ -17,7 +17,7 @@ struct _TableLayout {
     }
 
     private(set) var sections: [Section] = []
-    private var heights = _Fenwick<Double>([])
+    var heights = _Fenwick<Double>([])
 
     init(_ sections: [Section] = []) {
         self.sections = sections

@@ -62,7 +62,7 @@ public final class TextRenderer: TableRenderer {
     ///   or a `pointsPerLine` that is not a positive number.
     public init(width: Int = 60, style: Style = .box, pointsPerLine: Double = 44) throws(TextRendererError) {
         guard (1...Self.maximumWidth).contains(width) else { throw .widthOutOfRange(width) }
-        guard pointsPerLine.isFinite, pointsPerLine > 0 else { throw .pointsPerLineNotPositive(pointsPerLine) }
+        guard _Geometry.isValid(pointsPerLine, mustBePositive: true) else { throw .pointsPerLineNotPositive(pointsPerLine) }
         self.width = width
         self.style = style
         self.pointsPerLine = pointsPerLine

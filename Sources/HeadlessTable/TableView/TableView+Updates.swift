@@ -137,6 +137,7 @@ extension TableView {
         pendingAnimations = [:]
         guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
+        try checkHeightSettings()
         let counts = try Self.counts(of: dataSource, in: self)
         let mapping: BatchMapping
         do throws(BatchUpdateError) {

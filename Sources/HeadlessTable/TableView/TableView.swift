@@ -118,6 +118,25 @@ public final class TableView {
     /// A height as the layout takes it: finite and not negative.
     static func sanitized(_ height: Double) -> Double { height.isFinite && height > 0 ? height : 0 }
 
+    /// Checks the height settings (``rowHeight``, ``estimatedRowHeight``,
+    /// ``sectionHeaderHeight``, ``sectionFooterHeight``) before they are laid
+    /// out: each a finite number ≥ 0, or ``automaticDimension``.
+    func checkHeightSettings() throws(TableViewError) {
+        do throws(TableGeometryError) {
+            _ = try _Geometry.checkedSetting(rowHeight, "rowHeight", allowsAutomatic: true)
+            _ = try _Geometry.checkedSetting(estimatedRowHeight, "estimatedRowHeight", allowsAutomatic: true)
+            _ = try _Geometry.checkedSetting(sectionHeaderHeight, "sectionHeaderHeight", allowsAutomatic: true)
+            _ = try _Geometry.checkedSetting(sectionFooterHeight, "sectionFooterHeight", allowsAutomatic: true)
+        } catch {
+            throw .invalidGeometry(error)
+        }
+    }
+
+    /// `value`, or ``TableViewError/invalidGeometry(_:)`` naming `quantity`.
+    static func checkedGeometry(_ value: Double, _ quantity: String) throws(TableViewError) -> Double {
+        do throws(TableGeometryError) { return try _Geometry.checked(value, quantity) } catch { throw .invalidGeometry(error) }
+    }
+
     // MARK: Registering and dequeuing
 
     /// Registers a cell class for an identifier (nil unregisters).
@@ -178,6 +197,7 @@ public final class TableView {
     public func reloadData() throws {
         guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
+        try checkHeightSettings()
         let counts = try Self.counts(of: dataSource, in: self)
         defer { displayIfNeeded() }
         pendingUpdate = BatchUpdate()
@@ -264,11 +284,16 @@ public final class TableView {
     // MARK: The window
 
     /// Sets the viewport's height; the window changes with it.
+    ///
+    /// - Throws: ``TableViewError/invalidGeometry(_:)`` for a height that is
+    ///   NaN, infinite or negative (the table is left as it was), or what the
+    ///   data source throws making a cell.
     public func setViewportHeight(_ height: Double) throws {
         guard !isBusy else { throw TableViewError.busy }
+        let height = try Self.checkedGeometry(height, "the viewport height")
         defer { displayIfNeeded() }
         let (oldHeight, oldOffset) = (viewportHeight, contentOffset)
-        viewportHeight = Self.sanitized(height)
+        viewportHeight = height
         do {
             contentOffset = clampedOffset(contentOffset)
             try fillWindow(leaving: [])
@@ -282,12 +307,16 @@ public final class TableView {
     /// Rows leaving the window give back their cells; rows entering it get
     /// cells. If the data source fails to make a cell, nothing moves.
     ///
+    /// - Throws: ``TableViewError/invalidGeometry(_:)`` for an offset that is
+    ///   NaN, infinite or negative (nothing moves), or what the data source
+    ///   throws making a cell.
     /// - Complexity: O(*w* log *n*) for a window of *w* rows.
     public func setContentOffset(_ offset: Double) throws {
         guard !isBusy else { throw TableViewError.busy }
+        let offset = try Self.checkedGeometry(offset, "the content offset")
         defer { displayIfNeeded() }
         let old = contentOffset
-        contentOffset = clampedOffset(offset.isFinite ? offset : 0)
+        contentOffset = clampedOffset(offset)
         do {
             try fillWindow(leaving: [])
         } catch {
@@ -317,7 +346,7 @@ public final class TableView {
             else if row.y + row.height > contentOffset + viewportHeight { target = row.y + row.height - viewportHeight }
             else { return }
         }
-        try setContentOffset(target)
+        try setContentOffset(Swift.max(0, target))
     }
 
     /// Makes the window show the rows at the current offset — all or nothing.

@@ -32,6 +32,9 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Editing a row the data source says cannot be edited (or moved).
     case notEditable(TablePath)
     case notMovable(TablePath)
+    /// A geometry input that is NaN, infinite or negative (the viewport's
+    /// height, an offset, a row, estimated, header or footer height).
+    case invalidGeometry(TableGeometryError)
     /// A template that cannot be read, or is not an archive of its view type.
     case unreadableTemplate(String)
 
@@ -69,6 +72,8 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
             return "the row at \(path) cannot be edited (the data source's canEditRowAt says no)"
         case .notMovable(let path):
             return "the row at \(path) cannot be moved (the data source's canMoveRowAt says no)"
+        case .invalidGeometry(let error):
+            return error.description
         case .unreadableTemplate(let reason):
             return "unreadable template: \(reason)"
         }

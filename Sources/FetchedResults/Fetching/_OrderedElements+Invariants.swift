@@ -1,0 +1,37 @@
+import InternalTableUtilities
+
+// Invariant checks, swift-collections style: compiled in debug builds (or any
+// build with `-Xswiftc -DHEADLESS_TABLE_INTERNAL_CHECKS`), empty otherwise.
+// The mutating methods call them after every change.
+
+extension _OrderedElements {
+    /// Traps when the chunk list's parts disagree: a chunk's index against its
+    /// place, a chunk over `maxChunk`, the size tree against the chunks, the
+    /// count, records out of step with elements, a chunk's section runs, or
+    /// the identity index (when built) pointing elsewhere.
+    ///
+    /// - Complexity: O(*c* log *c*) for *c* chunks, plus O(`maxChunk`) for
+    ///   `touched`, in the builds that check; O(1) otherwise.
+    @inlinable
+    func _checkInvariants(touched: _Chunk<R>? = nil) {
+        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
+        precondition(tree.count == chunks.count, "one tree entry per chunk")
+        var total = 0
+        for (k, chunk) in chunks.enumerated() {
+            precondition(chunk.index == k, "chunk \(k) thinks it is at \(chunk.index)")
+            precondition(chunk.elements.count <= Self.maxChunk, "chunk \(k) holds \(chunk.elements.count) > \(Self.maxChunk)")
+            precondition(tree.prefix(k) == total, "the size tree disagrees at chunk \(k)")
+            precondition(!keepsRecords || chunk.records.count == chunk.elements.count, "chunk \(k): records out of step")
+            total += chunk.elements.count
+        }
+        precondition(total == count, "count \(count) but \(total) elements in chunks")
+        if let chunk = touched, chunk.index < chunks.count, chunks[chunk.index] === chunk {
+            let runs = _Chunk<R>.runs(of: chunk.elements)
+            precondition(runs.count == chunk.runs.count && zip(runs, chunk.runs).allSatisfy { $0 == $1 }, "chunk \(chunk.index): stale section runs")
+            if let members {
+                for element in chunk.elements { precondition(members[element.id] === chunk, "the identity index points elsewhere") }
+            }
+        }
+        #endif
+    }
+}

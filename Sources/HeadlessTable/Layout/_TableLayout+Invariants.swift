@@ -1,0 +1,44 @@
+import InternalTableUtilities
+
+// Invariant checks, swift-collections style: compiled in debug builds (or any
+// build with `-Xswiftc -DHEADLESS_TABLE_INTERNAL_CHECKS`), empty otherwise.
+
+extension _TableLayout {
+    /// Traps when the layout's parts disagree: the sections' tree against the
+    /// sections' heights, a header or footer that is not finite or is
+    /// negative, or a section's height list (`_HeightList._checkInvariants()`).
+    ///
+    /// - Complexity: O(*s* log *s* + the height lists' checks), in the builds
+    ///   that check; O(1) otherwise.
+    func _checkInvariants() {
+        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
+        precondition(heights.count == sections.count, "one tree entry per section")
+        var top = 0.0
+        for (s, section) in sections.enumerated() {
+            precondition(section.header.isFinite && section.header >= 0, "section \(s)'s header \(section.header)")
+            precondition(section.footer.isFinite && section.footer >= 0, "section \(s)'s footer \(section.footer)")
+            section.rows._checkInvariants()
+            precondition(_HeightList.close(heights.prefix(s), top), "the sections' tree disagrees at section \(s)")
+            top += section.height
+        }
+        precondition(_HeightList.close(contentHeight, top), "content height \(contentHeight) but the sections sum to \(top)")
+        #endif
+    }
+}
+
+extension TableView {
+    /// Checks the table's layout against itself and against the row counts it
+    /// keeps (debug builds, or `-DHEADLESS_TABLE_INTERNAL_CHECKS`); the
+    /// property tests call it after every change. Traps on a broken invariant.
+    package func _checkInvariants() {
+        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
+        layout._checkInvariants()
+        precondition(layout.sectionCount == rowCounts.count, "layout has \(layout.sectionCount) sections, counts \(rowCounts.count)")
+        for s in 0..<rowCounts.count {
+            precondition(layout.rowCount(in: s) == rowCounts[s], "section \(s): layout \(layout.rowCount(in: s)) rows, counts \(rowCounts[s])")
+        }
+        precondition(viewportHeight.isFinite && viewportHeight >= 0, "viewport height \(viewportHeight)")
+        precondition(contentOffset.isFinite && contentOffset >= 0, "content offset \(contentOffset)")
+        #endif
+    }
+}
