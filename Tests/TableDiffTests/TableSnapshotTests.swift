@@ -1,0 +1,356 @@
+import Testing
+import TableDiff
+import TableSnapshotTesting
+import TableTestSupport
+
+/// A snapshot written the naive way, with arrays and linear searches: what
+/// every `TableSnapshot` call must do, and which misuse it must refuse.
+private struct SnapshotModel: Equatable {
+    typealias Failure = TableSnapshotError<Int, Int>
+    var sections: [Int] = []
+    var items: [[Int]] = []
+    var reloaded: [Int] = []
+    var reconfigured: [Int] = []
+    var reloadedSections: [Int] = []
+
+    var all: [Int] { items.flatMap { $0 } }
+    func position(_ item: Int) -> (section: Int, row: Int)? {
+        for (s, rows) in items.enumerated() { if let r = rows.firstIndex(of: item) { return (s, r) } }
+        return nil
+    }
+    func duplicates(_ ids: [Int]) -> [Int] {
+        var seen: [Int] = []
+        var found: [Int] = []
+        for id in ids {
+            if all.contains(id) || seen.contains(id) { found.append(id) } else { seen.append(id) }
+        }
+        return found
+    }
+    func sectionDuplicates(_ ids: [Int]) -> [Int] {
+        var seen: [Int] = []
+        var found: [Int] = []
+        for id in ids {
+            if sections.contains(id) || seen.contains(id) { found.append(id) } else { seen.append(id) }
+        }
+        return found
+    }
+    mutating func forget(_ ids: [Int]) {
+        reloaded.removeAll { ids.contains($0) }
+        reconfigured.removeAll { ids.contains($0) }
+    }
+    static func mark(_ marks: inout [Int], _ ids: [Int]) {
+        for id in ids where !marks.contains(id) { marks.append(id) }
+    }
+}
+
+/// One random call, applied to the model (returning the error it must throw)
+/// and to the snapshot.
+private enum Call: CustomStringConvertible {
+    case appendSections([Int]), insertSections([Int], Int, after: Bool), deleteSections([Int])
+    case moveSection(Int, Int, after: Bool), reloadSections([Int])
+    case appendItems([Int], Int?), insertItems([Int], Int, after: Bool), deleteItems([Int])
+    case moveItem(Int, Int, after: Bool), reloadItems([Int]), reconfigureItems([Int]), deleteAllItems
+
+    var description: String {
+        switch self {
+        case .appendSections(let s): "appendSections(\(s))"
+        case .insertSections(let s, let t, let after): "insertSections(\(s), \(after ? "after" : "before"): \(t))"
+        case .deleteSections(let s): "deleteSections(\(s))"
+        case .moveSection(let s, let t, let after): "moveSection(\(s), \(after ? "after" : "before"): \(t))"
+        case .reloadSections(let s): "reloadSections(\(s))"
+        case .appendItems(let i, let s): "appendItems(\(i), toSection: \(s.map(String.init) ?? "nil"))"
+        case .insertItems(let i, let t, let after): "insertItems(\(i), \(after ? "after" : "before"): \(t))"
+        case .deleteItems(let i): "deleteItems(\(i))"
+        case .moveItem(let i, let t, let after): "moveItem(\(i), \(after ? "after" : "before"): \(t))"
+        case .reloadItems(let i): "reloadItems(\(i))"
+        case .reconfigureItems(let i): "reconfigureItems(\(i))"
+        case .deleteAllItems: "deleteAllItems()"
+        }
+    }
+
+    static func random(_ g: inout SeededGenerator) -> Call {
+        func sections(_ g: inout SeededGenerator) -> [Int] { (0..<g.int(0...3)).map { _ in g.int(0..<8) } }
+        func items(_ g: inout SeededGenerator) -> [Int] { (0..<g.int(0...5)).map { _ in g.int(0..<40) } }
+        switch g.int(0..<24) {
+        case 0..<2: return .appendSections(sections(&g))
+        case 2: return .insertSections(sections(&g), g.int(0..<8), after: g.chance(0.5))
+        case 3: return .deleteSections(sections(&g))
+        case 4: return .moveSection(g.int(0..<8), g.int(0..<8), after: g.chance(0.5))
+        case 5: return .reloadSections(sections(&g))
+        case 6..<12: return .appendItems(items(&g), g.chance(0.3) ? nil : g.int(0..<8))
+        case 12..<15: return .insertItems(items(&g), g.int(0..<40), after: g.chance(0.5))
+        case 15..<18: return .deleteItems(items(&g))
+        case 18..<21: return .moveItem(g.int(0..<40), g.int(0..<40), after: g.chance(0.5))
+        case 21: return .reloadItems(items(&g))
+        case 22: return .reconfigureItems(items(&g))
+        default: return g.chance(0.2) ? .deleteAllItems : .appendItems(items(&g), nil)
+        }
+    }
+
+    /// What the model says: the error, or nil and the model changed.
+    func apply(to m: inout SnapshotModel) -> SnapshotModel.Failure? {
+        switch self {
+        case .appendSections(let ids):
+            let dups = m.sectionDuplicates(ids)
+            if !dups.isEmpty { return .duplicateSections(dups) }
+            m.sections += ids
+            m.items += ids.map { _ in [] }
+        case .insertSections(let ids, let target, let after):
+            guard var at = m.sections.firstIndex(of: target) else { return .sectionNotFound([target]) }
+            let dups = m.sectionDuplicates(ids)
+            if !dups.isEmpty { return .duplicateSections(dups) }
+            if after { at += 1 }
+            m.sections.insert(contentsOf: ids, at: at)
+            m.items.insert(contentsOf: ids.map { _ in [] }, at: at)
+        case .deleteSections(let ids):
+            let missing = ids.filter { !m.sections.contains($0) }
+            if !missing.isEmpty { return .sectionNotFound(missing) }
+            for id in Set(ids) {
+                let at = m.sections.firstIndex(of: id)!
+                m.forget(m.items[at])
+                m.sections.remove(at: at)
+                m.items.remove(at: at)
+            }
+            m.reloadedSections.removeAll { ids.contains($0) }
+        case .moveSection(let id, let target, let after):
+            let missing = [id, target].filter { !m.sections.contains($0) }
+            if !missing.isEmpty { return .sectionNotFound(missing) }
+            if id == target { return .sectionMovedRelativeToItself(id) }
+            let from = m.sections.firstIndex(of: id)!
+            let rows = m.items.remove(at: from)
+            m.sections.remove(at: from)
+            var to = m.sections.firstIndex(of: target)!
+            if after { to += 1 }
+            m.sections.insert(id, at: to)
+            m.items.insert(rows, at: to)
+        case .reloadSections(let ids):
+            let missing = ids.filter { !m.sections.contains($0) }
+            if !missing.isEmpty { return .sectionNotFound(missing) }
+            SnapshotModel.mark(&m.reloadedSections, ids)
+        case .appendItems(let ids, let section):
+            let at: Int
+            if let section {
+                guard let found = m.sections.firstIndex(of: section) else { return .sectionNotFound([section]) }
+                at = found
+            } else {
+                guard !m.sections.isEmpty else { return .noSections }
+                at = m.sections.count - 1
+            }
+            let dups = m.duplicates(ids)
+            if !dups.isEmpty { return .duplicateItems(dups) }
+            m.items[at] += ids
+        case .insertItems(let ids, let target, let after):
+            guard let (s, r) = m.position(target) else { return .itemNotFound([target]) }
+            let dups = m.duplicates(ids)
+            if !dups.isEmpty { return .duplicateItems(dups) }
+            m.items[s].insert(contentsOf: ids, at: after ? r + 1 : r)
+        case .deleteItems(let ids):
+            let missing = ids.filter { m.position($0) == nil }
+            if !missing.isEmpty { return .itemNotFound(missing) }
+            for s in m.items.indices { m.items[s].removeAll { ids.contains($0) } }
+            m.forget(ids)
+        case .moveItem(let id, let target, let after):
+            let missing = [id, target].filter { m.position($0) == nil }
+            if !missing.isEmpty { return .itemNotFound(missing) }
+            if id == target { return .itemMovedRelativeToItself(id) }
+            let (s, r) = m.position(id)!
+            m.items[s].remove(at: r)
+            let (t, q) = m.position(target)!
+            m.items[t].insert(id, at: after ? q + 1 : q)
+        case .reloadItems(let ids), .reconfigureItems(let ids):
+            let missing = ids.filter { m.position($0) == nil }
+            if !missing.isEmpty { return .itemNotFound(missing) }
+            if case .reloadItems = self { SnapshotModel.mark(&m.reloaded, ids) } else { SnapshotModel.mark(&m.reconfigured, ids) }
+        case .deleteAllItems:
+            m = SnapshotModel()
+        }
+        return nil
+    }
+
+    func apply(to s: inout TableSnapshot<Int, Int>) throws(SnapshotModel.Failure) {
+        switch self {
+        case .appendSections(let ids): try s.appendSections(ids)
+        case .insertSections(let ids, let t, let after):
+            if after { try s.insertSections(ids, afterSection: t) } else { try s.insertSections(ids, beforeSection: t) }
+        case .deleteSections(let ids): try s.deleteSections(ids)
+        case .moveSection(let id, let t, let after):
+            if after { try s.moveSection(id, afterSection: t) } else { try s.moveSection(id, beforeSection: t) }
+        case .reloadSections(let ids): try s.reloadSections(ids)
+        case .appendItems(let ids, let section): try s.appendItems(ids, toSection: section)
+        case .insertItems(let ids, let t, let after):
+            if after { try s.insertItems(ids, afterItem: t) } else { try s.insertItems(ids, beforeItem: t) }
+        case .deleteItems(let ids): try s.deleteItems(ids)
+        case .moveItem(let id, let t, let after):
+            if after { try s.moveItem(id, afterItem: t) } else { try s.moveItem(id, beforeItem: t) }
+        case .reloadItems(let ids): try s.reloadItems(ids)
+        case .reconfigureItems(let ids): try s.reconfigureItems(ids)
+        case .deleteAllItems: s.deleteAllItems()
+        }
+    }
+}
+
+/// Every difference between a snapshot and the model, through every query.
+private func differences(_ s: TableSnapshot<Int, Int>, _ m: SnapshotModel) -> [String] {
+    var found: [String] = []
+    func check<T: Equatable>(_ what: String, _ got: T, _ expected: T) {
+        if got != expected { found.append("\(what): \(got), expected \(expected)") }
+    }
+    check("sectionIdentifiers", s.sectionIdentifiers, m.sections)
+    check("numberOfSections", s.numberOfSections, m.sections.count)
+    check("itemIdentifiers", s.itemIdentifiers, m.all)
+    check("numberOfItems", s.numberOfItems, m.all.count)
+    for (section, rows) in zip(m.sections, m.items) {
+        check("itemIdentifiers(inSection: \(section))", try? s.itemIdentifiers(inSection: section), rows)
+        check("numberOfItems(inSection: \(section))", try? s.numberOfItems(inSection: section), rows.count)
+    }
+    for section in 0..<8 {
+        check("indexOfSection(\(section))", s.indexOfSection(section), m.sections.firstIndex(of: section))
+    }
+    let all = m.all
+    for item in 0..<40 {
+        let place = m.position(item)
+        check("indexOfItem(\(item))", s.indexOfItem(item), all.firstIndex(of: item))
+        check("sectionIdentifier(containingItem: \(item))", s.sectionIdentifier(containingItem: item), place.map { m.sections[$0.section] })
+        check("indexPath(ofItem: \(item))", s.indexPath(ofItem: item), place.map { TablePath(row: $0.row, section: $0.section) })
+        if let place { check("itemIdentifier(at:)", s.itemIdentifier(at: TablePath(row: place.row, section: place.section)), item) }
+    }
+    check("reloadedItemIdentifiers", s.reloadedItemIdentifiers, m.reloaded)
+    check("reconfiguredItemIdentifiers", s.reconfiguredItemIdentifiers, m.reconfigured)
+    check("reloadedSectionIdentifiers", s.reloadedSectionIdentifiers, m.reloadedSections)
+    return found
+}
+
+@Suite struct TableSnapshotTests {
+    /// Random calls, misuse included: every call does what the naive model does,
+    /// every misuse throws the model's error and leaves the snapshot as it was.
+    @Test func randomCallsMatchTheModel() {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        var refusals = 0, calls = 0
+        for run in 0..<60 {
+            var snapshot = TableSnapshot<Int, Int>()
+            var model = SnapshotModel()
+            var history: [String] = []
+            for _ in 0..<250 {
+                let call = Call.random(&g)
+                history.append(call.description)
+                let before = snapshot
+                let expected = call.apply(to: &model)
+                calls += 1
+                do throws(SnapshotModel.Failure) {
+                    try call.apply(to: &snapshot)
+                    if let expected { Issue.record("seed \(seed) run \(run): \(call) should throw \(expected)\n\(history.joined(separator: "\n"))"); return }
+                } catch {
+                    refusals += 1
+                    if error != expected { Issue.record("seed \(seed) run \(run): \(call) threw \(error), expected \(String(describing: expected))"); return }
+                    if snapshot != before { Issue.record("seed \(seed) run \(run): \(call) threw but changed the snapshot"); return }
+                }
+                let problems = differences(snapshot, model)
+                if !problems.isEmpty {
+                    Issue.record("seed \(seed) run \(run) after \(history.joined(separator: "; ")):\n\(problems.prefix(5).joined(separator: "\n"))")
+                    return
+                }
+            }
+        }
+        // The generator does produce misuse (a test that never throws proves little).
+        #expect(refusals > calls / 10)
+    }
+
+    /// Random pairs of tables as snapshots (unique identifiers), some items
+    /// marked for reload: every staged change passes the UIKit oracle and the
+    /// changeset's promises, and the reloaded items are the changed rows.
+    @Test(arguments: [TableGenerator.Shape.flat, .sectioned, .shuffledSections, .empty, .unrelated])
+    func stagesReplayUnderUIKitRules(shape: TableGenerator.Shape) {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed &+ UInt64(shape.rawValue.count))
+        var failures = 0
+        for _ in 0..<1_500 {
+            let (generatedOld, generated) = TableGenerator.pair(shape, &g)
+            let old = generatedOld.map { TableSection(name: $0.name, rows: $0.rows.map { Item(id: $0.id) }) }
+            let oldIDs = Set(old.flatMap(\.rows).map(\.id))
+            // Content changes become reload marks (and only those).
+            let new = generated.map { section in
+                TableSection(name: section.name, rows: section.rows.map { Item(id: $0.id, content: oldIDs.contains($0.id) && g.chance(0.2) ? 1 : 0) })
+            }
+            let from = snapshot(old), to = snapshot(new, reloading: new.flatMap(\.rows).filter { $0.content == 1 }.map(\.id))
+            let stages = from.stages(to: to)
+            let changeset = TableChangeset<Item>(stages: stages.map { stage in
+                TableChangeset.Stage(update: stage.update, sections: zip(stage.sectionIdentifiers, stage.itemIdentifiers).map { name, ids in
+                    TableSection(name: name, rows: ids.map { Item(id: $0, content: content(of: $0, in: new)) })
+                })
+            })
+            let problems = UIKitOracle.problems(of: changeset, from: old, to: new)
+            if !problems.isEmpty {
+                failures += 1
+                if failures <= 3 { Issue.record("seed \(seed): \(describe(old)) → \(describe(new))\n\(problems.joined(separator: "\n"))") }
+            }
+        }
+        #expect(failures == 0, "seed \(seed)")
+    }
+
+    /// Reloaded sections come last, in a stage of their own, at their new
+    /// index; a section that is new is not reloaded.
+    @Test func reloadedSectionsGetAStageOfTheirOwn() throws {
+        var old = TableSnapshot<String, Int>()
+        try old.appendSections(["A", "B"])
+        try old.appendItems([1, 2], toSection: "A")
+        try old.appendItems([3], toSection: "B")
+        var new = old.withoutMarks
+        try new.moveSection("B", beforeSection: "A")
+        try new.insertSections(["C"], afterSection: "A")
+        try new.reloadSections(["A", "C"])
+        let stages = old.stages(to: new)
+        #expect(stages.count == 2)
+        #expect(stages.last?.update == { var u = BatchUpdate(); u.reloadSections([1]); return u }())
+        #expect(stages.last?.sectionIdentifiers == ["B", "A", "C"])
+        #expect(old.stages(to: old).isEmpty)
+    }
+
+    /// A duplicate anywhere in a call is refused whole: none of its items is added.
+    @Test func aRefusedAppendAddsNothing() throws {
+        var snapshot = TableSnapshot<String, String>()
+        try snapshot.appendSections(["S"])
+        try snapshot.appendItems(["a", "b"])
+        let before = snapshot
+        #expect(throws: TableSnapshotError<String, String>.duplicateItems(["x", "b"])) {
+            try snapshot.appendItems(["w", "x", "x", "b", "y"])
+        }
+        #expect(snapshot == before)
+        #expect(snapshot.indexOfItem("w") == nil && snapshot.indexOfItem("x") == nil && snapshot.indexOfItem("y") == nil)
+        #expect(throws: TableSnapshotError<String, String>.duplicateItems(["a"])) { try snapshot.insertItems(["a"], beforeItem: "a") }
+        #expect(snapshot.indexPath(ofItem: "a") == TablePath(row: 0, section: 0))
+    }
+
+    /// A million items from an array: one call, every lookup right.
+    @Test func aMillionItemsInOnePass() throws {
+        var snapshot = TableSnapshot<Int, Int>()
+        try snapshot.appendSections([0])
+        try snapshot.appendItems(Array(0..<1_000_000))
+        #expect(snapshot.numberOfItems == 1_000_000)
+        for item in stride(from: 0, to: 1_000_000, by: 9_973) { #expect(snapshot.indexOfItem(item) == item) }
+    }
+
+    /// The messages name the identifiers, in UIKit's words.
+    @Test func errorMessages() {
+        typealias E = TableSnapshotError<String, Int>
+        let errors: [E] = [
+            .duplicateItems([1, 2]), .duplicateSections(["A"]), .noSections, .itemNotFound(Array(1...12)),
+            .sectionNotFound(["Z"]), .itemMovedRelativeToItself(7), .sectionMovedRelativeToItself("A"),
+        ]
+        assertTextSnapshot(of: errors.map(\.description).joined(separator: "\n"))
+    }
+}
+
+private func snapshot(_ table: Table, reloading: [Int] = []) -> TableSnapshot<String, Int> {
+    var snapshot = TableSnapshot<String, Int>()
+    for section in table {
+        try! snapshot.appendSections([section.name])
+        try! snapshot.appendItems(section.rows.map(\.id), toSection: section.name)
+    }
+    try! snapshot.reloadItems(reloading)
+    return snapshot
+}
+
+private func content(of id: Int, in table: Table) -> Int {
+    table.lazy.flatMap(\.rows).first { $0.id == id }?.content ?? 0
+}
