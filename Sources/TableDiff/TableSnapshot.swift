@@ -119,6 +119,9 @@ extension TableSnapshot {
     @inlinable
     public var itemIdentifiers: [ItemIdentifierType] { _items.count == 1 ? _items[0] : Array(_items.joined()) }
 
+    /// The items of every section, in order (for the data sources of this package).
+    package var itemIdentifiersBySection: [[ItemIdentifierType]] { _items }
+
     /// The number of items in a section.
     ///
     /// - Throws: ``TableSnapshotError/sectionNotFound(_:)`` when the section is

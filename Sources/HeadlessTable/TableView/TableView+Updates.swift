@@ -108,13 +108,24 @@ extension TableView {
     ) throws {
         guard updateDepth == 0 else { throw TableViewError.applyInsideBatch }
         for stage in changeset.stages {
-            try performBatchUpdates {
-                try updateData(stage)
-                pendingUpdate.merge(stage.update)
-                if animation != .automatic {
-                    for change in stage.update.changes { pendingAnimations[change] = animation }
-                }
+            try performStage(stage.update, animation: animation) { try updateData(stage) }
+        }
+    }
+
+    /// Performs one prepared batch (a stage of a changeset or of a snapshot's
+    /// change) as one checked batch update: `updateData` makes the data source
+    /// report the data after it, every change shows with `animation`, and the
+    /// rows at `reconfiguring` (after the batch) are configured again in place.
+    func performStage(
+        _ update: BatchUpdate, animation: RowAnimation, reconfiguring: [TablePath] = [], updateData: () throws -> Void
+    ) throws {
+        try performBatchUpdates {
+            try updateData()
+            pendingUpdate.merge(update)
+            if animation != .automatic {
+                for change in update.changes { pendingAnimations[change] = animation }
             }
+            pendingReconfigure += reconfiguring
         }
     }
 
