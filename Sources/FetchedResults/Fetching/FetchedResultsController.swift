@@ -60,6 +60,10 @@ public final class FetchedResultsController<R: Record & Codable> {
         didSet { if deliversWholeChanges && !oldValue { keepAllRecords() } }
     }
 
+    /// How the objects that changed are marked in the snapshots delivered to a
+    /// ``FetchedResultsControllerSnapshotDelegate`` (default: reconfigured).
+    public var changedObjectsInSnapshots = ChangedObjectMarking.reconfigure
+
     /// Whether elements hold their records.
     @usableFromInline var keepsRecords: Bool { fetchRequest.fetchBatchSize <= 0 || deliversWholeChanges }
 
@@ -195,6 +199,30 @@ public final class FetchedResultsController<R: Record & Codable> {
                 guard let self else { return [] }
                 return (start..<min(start + count, self.ordered.count)).compactMap { self.record(at: $0) }
             })
+    }
+
+    /// The results as a snapshot: the sections by name, the objects by
+    /// identity, in order (empty before a successful `performFetch()`).
+    ///
+    /// - Throws: ``TableDiff/TableSnapshotError/duplicateSections(_:)`` when a
+    ///   change made the first sort key stop ordering the sections, so that a
+    ///   section name occurs twice (``lastError`` says so too).
+    /// - Complexity: O(*n* + *s*).
+    public func snapshot() throws(TableSnapshotError<String, R.ID>) -> TableSnapshot<String, R.ID> {
+        var snapshot = TableSnapshot<String, R.ID>()
+        guard compiled != nil else { return snapshot }
+        try snapshot.appendSections(sectionList.map(\.name))
+        let ids = ordered.identities
+        if sectionList.count == 1 {
+            try snapshot.appendItems(ids)
+        } else {
+            var start = 0
+            for section in sectionList {
+                try snapshot.appendItems(Array(ids[start..<start + section.count]), toSection: section.name)
+                start += section.count
+            }
+        }
+        return snapshot
     }
 
     /// The number of sections (0 before a fetch).
@@ -422,6 +450,10 @@ public final class FetchedResultsController<R: Record & Codable> {
         before: [TableSection<R>]
     ) {
         guard let delegate else { return }
+        if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
+            deliverSnapshot(to: receiver, changed: updates.map(\.0.id) + moves.map(\.0.id))
+            return
+        }
         delegate.controllerWillChangeContent(self)
         for (k, section) in deletedSections {
             delegate.controller(self, didChange: FetchedResultsSectionInfo(name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name), numberOfObjects: 0, load: { [] }), atSectionIndex: k, for: .delete)
@@ -445,6 +477,18 @@ public final class FetchedResultsController<R: Record & Codable> {
         if deliversWholeChanges {
             delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: tableSections))
         }
+    }
+
+    /// Hands a snapshot delegate the results, with the changed objects marked.
+    private func deliverSnapshot<D: FetchedResultsControllerSnapshotDelegate>(to receiver: D, changed: [R.ID]) {
+        guard let controller = self as? FetchedResultsController<D.Object>, let changed = changed as? [D.Object.ID] else { return }
+        guard var snapshot = try? controller.snapshot() else { return }   // sections out of order: lastError says so
+        let present = changed.filter { snapshot.indexOfItem($0) != nil }   // so marking cannot fail
+        switch changedObjectsInSnapshots {
+        case .reconfigure: try? snapshot.reconfigureItems(present)
+        case .reload: try? snapshot.reloadItems(present)
+        }
+        receiver.controller(controller, didChangeContentWith: snapshot)
     }
 
     /// Sections from the order: its runs of one section name. O(*c* + *s*).

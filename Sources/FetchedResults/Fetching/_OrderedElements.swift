@@ -103,6 +103,14 @@ struct _OrderedElements<R: Record> {
 
     // MARK: Reading
 
+    /// Every identity, in order. O(*n*).
+    var identities: [R.ID] {
+        var ids: [R.ID] = []
+        ids.reserveCapacity(count)
+        for chunk in chunks { for element in chunk.elements { ids.append(element.id) } }
+        return ids
+    }
+
     func element(at p: Int) -> _Element<R> {
         let (k, offset) = locate(p)
         return chunks[k].elements[offset]

@@ -76,6 +76,15 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// The section an index title jumps to (by default the title's position).
     public var sectionForSectionIndexTitleProvider: ((String, Int) -> Int)?
 
+    /// Called when applying a followed controller's change fails (see
+    /// `follow(_:animatingDifferences:)`); nil keeps the error in ``lastFollowError``.
+    public var followErrorHandler: ((any Error) -> Void)?
+    /// The error of the last followed change, when it failed and there is no
+    /// ``followErrorHandler``; cleared when a later change applies.
+    public private(set) var lastFollowError: (any Error)?
+    /// The controller this data source follows.
+    var following: (any _Following)?
+
     /// Creates the data source of `tableView`: sets itself as its data source
     /// and shows an empty table.
     ///
@@ -184,6 +193,15 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
         }
         current = target
         reported = (target.sectionIdentifiers, target.itemIdentifiersBySection)
+    }
+
+    /// A followed change applied, or failed.
+    func report(followError error: (any Error)?) {
+        if let error, let followErrorHandler {
+            followErrorHandler(error)
+        } else {
+            lastFollowError = error
+        }
     }
 
     /// Reports `snapshot` from now on.
