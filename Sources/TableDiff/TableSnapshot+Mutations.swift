@@ -296,7 +296,8 @@ extension TableSnapshot {
     mutating func _insertItems(_ identifiers: [ItemIdentifierType], at path: TablePath) throws(Failure) {
         guard !identifiers.isEmpty else { return }
         let slot = _slots[path.section]
-        _locations.reserveCapacity(_locations.count + identifiers.count)
+        let needed = _locations.count + identifiers.count
+        if _locations.capacity < needed { _locations.reserveCapacity(Swift.max(needed, 2 * _locations.capacity)) }   // geometric growth
         var duplicates: [ItemIdentifierType] = []
         for (offset, identifier) in identifiers.enumerated() {
             let location = _Location(slot: slot, row: Int32(truncatingIfNeeded: path.row + offset))

@@ -36,15 +36,15 @@ extension TableSnapshot {
     ///   every identifier is hashed once.
     @inlinable
     public func stages(to new: TableSnapshot) -> [Stage] {
-        let oldRows = _items.count == 1 ? _items[0].map(_Identity.init) : _items.joined().map(_Identity.init)
-        let newRows = new._items.count == 1 ? new._items[0].map(_Identity.init) : new._items.joined().map(_Identity.init)
-        var rows = _matchIdentities(old: oldRows, new: newRows)
+        let oldRows = _items.count == 1 ? _items[0] : Array(_items.joined())
+        let newRows = new._items.count == 1 ? new._items[0] : Array(new._items.joined())
+        var rows = _matchIdentities(oldRows, newRows)
         for item in new._reloadedItems.ordered {
             guard let j = new.indexOfItem(item), rows.newToOld[j] >= 0 else { continue }
             rows.changed[Int(rows.newToOld[j])] = true
             rows.hasChanges = true
         }
-        let sections = _matchIdentities(old: _sections.map(_Identity.init), new: new._sections.map(_Identity.init))
+        let sections = _matchIdentities(_sections, new._sections)
         let planned = _planStages(
             oldRowCounts: _items.map(\.count), newRowCounts: new._items.map(\.count), rows: rows, sections: sections)
 
@@ -59,7 +59,7 @@ extension TableSnapshot {
             items.reserveCapacity(layout.sections.count)
             for (ref, refs) in zip(layout.sections, layout.rows) {
                 if let refs {
-                    items.append(refs.map { element($0, oldRows, newRows).id })
+                    items.append(refs.map { element($0, oldRows, newRows) })
                 } else {
                     items.append(element(ref, _items, new._items))
                 }
@@ -79,9 +79,22 @@ extension TableSnapshot {
     }
 }
 
-/// An identifier as a diffable row whose content never changes: a snapshot's
-/// changes of content are its reload marks.
-@usableFromInline
+/// Pairs identifiers: as rows whose content never changes (a snapshot's changes
+/// of content are its reload marks), read in place — an identity is a struct
+/// of one stored identifier, so the identifiers' memory is read as identities.
+@inlinable
+func _matchIdentities<ID: Hashable>(_ old: [ID], _ new: [ID]) -> _Matching {
+    old.withUnsafeBufferPointer { old in
+        new.withUnsafeBufferPointer { new in
+            old.withMemoryRebound(to: _Identity<ID>.self) { old in
+                new.withMemoryRebound(to: _Identity<ID>.self) { new in _matchIdentities(old: old, new: new) }
+            }
+        }
+    }
+}
+
+/// An identifier as a diffable row whose content never changes.
+@frozen @usableFromInline
 struct _Identity<ID: Hashable>: TableDiffable {
     @usableFromInline let id: ID
 

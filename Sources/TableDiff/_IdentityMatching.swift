@@ -238,26 +238,31 @@ func _hash<ID: Hashable>(_ id: ID) -> UInt64 {
 ///   it does not continue a run of unchanged rows.
 @inlinable
 func _matchIdentities<Row: TableDiffable>(old: [Row], new: [Row]) -> _Matching {
+    old.withUnsafeBufferPointer { old in
+        new.withUnsafeBufferPointer { new in _matchIdentities(old: old, new: new) }
+    }
+}
+
+/// Pairs old and new elements by identity, as `_matchIdentities(old:new:)` for
+/// arrays, from elements in memory.
+@inlinable
+func _matchIdentities<Row: TableDiffable>(old: UnsafeBufferPointer<Row>, new: UnsafeBufferPointer<Row>) -> _Matching {
     precondition(old.count < Int(Int32.max) && new.count < Int(Int32.max), "HeadlessTable diffs at most 2^31 - 2 rows")
     var result = _Matching(oldCount: old.count, newCount: new.count)
     var changed = result.changed
     result.changed = _BitSet(count: 0)   // one owner, so that setting a bit does not copy the set
     var hasChanges = false, duplicates: [Int32] = []
-    old.withUnsafeBufferPointer { old in
-        new.withUnsafeBufferPointer { new in
-            result.oldToNew.withUnsafeMutableBufferPointer { oldToNew in
-                result.newToOld.withUnsafeMutableBufferPointer { newToOld in
-                    var matcher = _IdentityMatcher(old: old, new: new, oldToNew: oldToNew, newToOld: newToOld, changed: changed)
-                    changed = _BitSet(count: 0)   // the matcher's alone now
-                    defer { matcher.finish() }
-                    matcher.insertOldIdentities()
-                    matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
-                    matcher.pairNewElements()
-                    matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
-                    matcher.newTable._checkInvariants()
-                    (changed, hasChanges, duplicates) = (matcher.changed, matcher.hasChanges, matcher.duplicates)
-                }
-            }
+    result.oldToNew.withUnsafeMutableBufferPointer { oldToNew in
+        result.newToOld.withUnsafeMutableBufferPointer { newToOld in
+            var matcher = _IdentityMatcher(old: old, new: new, oldToNew: oldToNew, newToOld: newToOld, changed: changed)
+            changed = _BitSet(count: 0)   // the matcher's alone now
+            defer { matcher.finish() }
+            matcher.insertOldIdentities()
+            matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
+            matcher.pairNewElements()
+            matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
+            matcher.newTable._checkInvariants()
+            (changed, hasChanges, duplicates) = (matcher.changed, matcher.hasChanges, matcher.duplicates)
         }
     }
     result.changed = changed

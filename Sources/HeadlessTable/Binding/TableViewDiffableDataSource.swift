@@ -59,7 +59,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     public private(set) weak var tableView: TableView?
     let cellProvider: CellProvider
     /// The snapshot the table shows, without marks.
-    var current = Snapshot()
+    @usableFromInline var current = Snapshot()
     /// What the data source reports: the current snapshot, or during a change
     /// made of several batches, the table after the batch being performed.
     var reported: (sections: [SectionIdentifierType], items: [[ItemIdentifierType]]) = ([], [])
@@ -114,17 +114,21 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// - Complexity: O(*n* + *s* + *m* log *m*) for the diff (see
     ///   ``TableSnapshot/stages(to:)``), plus O(*k* log *n* + *w* log *n*) for
     ///   each batch of *k* changes with a window of *w* rows.
+    @inlinable
     public func apply(_ snapshot: Snapshot, animatingDifferences: Bool = true) throws {
-        try performApply(snapshot, animatingDifferences: animatingDifferences)
+        // The diff is inlined into the caller, so that it is specialized for the
+        // identifier types; performing its batches is not generic work.
+        try performApply(snapshot, stages: current.stages(to: snapshot), animatingDifferences: animatingDifferences)
     }
 
     /// Shows `snapshot`, as ``apply(_:animatingDifferences:)``, from async code:
     /// it runs in the caller's isolation (the main actor in an app) and returns
     /// when the table shows the snapshot.
+    @inlinable
     public func apply(
         _ snapshot: Snapshot, animatingDifferences: Bool = true, isolation: isolated (any Actor)? = #isolation
     ) async throws {
-        try performApply(snapshot, animatingDifferences: animatingDifferences)
+        try performApply(snapshot, stages: current.stages(to: snapshot), animatingDifferences: animatingDifferences)
     }
 
     /// Shows `snapshot` by reloading the table: no diff and no animation; every
@@ -163,10 +167,11 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
 
     // MARK: Applying
 
-    func performApply(_ snapshot: Snapshot, animatingDifferences: Bool) throws {
+    /// Performs the stages from the current snapshot to `snapshot`.
+    @usableFromInline
+    func performApply(_ snapshot: Snapshot, stages: [Snapshot.Stage], animatingDifferences: Bool) throws {
         guard let tableView else { return }
         let previous = current
-        let stages = previous.stages(to: snapshot)
         let target = snapshot.withoutMarks
         let reconfigure = snapshot.reconfiguredItemIdentifiers.compactMap { snapshot.indexPath(ofItem: $0) }
         let animation: TableView.RowAnimation = animatingDifferences ? defaultRowAnimation : .none

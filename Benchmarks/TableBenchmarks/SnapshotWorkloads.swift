@@ -1,0 +1,170 @@
+import Foundation
+import HeadlessTable
+
+/// Snapshots: building one of a million items, applying DifferenceKit's 1M
+/// workload through a diffable data source, and appending one item at a time.
+enum SnapshotWorkloads {
+    static var all: [Workload] { [build(), stages(), apply(), appendOneByOne()] }
+
+    struct Entry {
+        var id: UUID
+        var section: Int
+    }
+
+    /// A million fetched entries in 1,000 sections, in section order.
+    static func entries() -> [Entry] {
+        var g = SplitMix64(seed: 11)
+        return (0..<1_000_000).map { Entry(id: seededUUID(&g), section: $0 / 1_000) }
+    }
+
+    static func build() -> Workload {
+        Workload(
+            name: "snapshot/build-1M",
+            summary: "a snapshot of 1,000,000 entries (UUID ids) in 1,000 sections, against building the [TableSection] of their ids by hand, and hashing every id once",
+            targets: [Target(against: "hashFloor", atMost: 3)]
+        ) {
+            let entries = entries()
+            return Prepared(
+                subject: {
+                    var snapshot = TableSnapshot<Int, UUID>()
+                    var start = 0
+                    while start < entries.count {
+                        let section = entries[start].section
+                        var end = start
+                        while end < entries.count && entries[end].section == section { end += 1 }
+                        try? snapshot.appendSections([section])
+                        try? snapshot.appendItems(entries[start..<end].map(\.id))
+                        start = end
+                    }
+                    blackHole(snapshot)
+                },
+                baselines: [
+                    Baseline(name: "sectionsByHand", run: {
+                        var sections: [TableSection<UUID>] = []
+                        for entry in entries {
+                            if sections.last?.name != String(entry.section) { sections.append(TableSection(name: String(entry.section), rows: [])) }
+                            sections[sections.count - 1].rows.append(entry.id)
+                        }
+                        blackHole(sections)
+                    }),
+                    Baseline(name: "hashFloor", run: {
+                        var sum = 0
+                        for entry in entries { sum &+= entry.id.hashValue }
+                        blackHole(sum)
+                    }),
+                ],
+                maxSamples: 10)
+        }
+    }
+
+    /// A data source and a table with the rows of a snapshot, the window's cells made.
+    final class Screen {
+        let table = TableView(viewportHeight: 600)
+        let dataSource: TableViewDiffableDataSource<Int, UUID>
+
+        init() {
+            try? table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+            dataSource = try! TableViewDiffableDataSource(tableView: table) { table, indexPath, id in
+                let cell = try table.dequeueReusableCell(withIdentifier: "row", for: indexPath)
+                cell.text = id.uuidString
+                return cell
+            }
+        }
+    }
+
+    /// Rows of one section for a table by hand.
+    final class Rows: TableViewDataSource {
+        var rows: [UUID] = []
+        func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { rows.count }
+        func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
+            let cell = try tableView.dequeueReusableCell(withIdentifier: "row", for: indexPath)
+            cell.text = rows[indexPath.row].uuidString
+            return cell
+        }
+    }
+
+    static func snapshot(_ ids: [UUID]) -> TableSnapshot<Int, UUID> {
+        var snapshot = TableSnapshot<Int, UUID>()
+        try! snapshot.appendSections([0])
+        try! snapshot.appendItems(ids)
+        return snapshot
+    }
+
+    static func stages() -> Workload {
+        Workload(
+            name: "snapshot/stages-1M",
+            summary: "the staged batches between two snapshots of DifferenceKit's 1M workload, against TableChangeset of the same ids",
+            targets: [Target(against: "changeset", atMost: 1.2)]
+        ) {
+            var g = SplitMix64(seed: 7)
+            let (old, new) = DiffWorkloads.flatPair(count: 1_000_000, delete: 200_000..<300_000, insert: 300_000..<400_000, shuffle: 0..<20_000) { seededUUID(&g) }
+            let oldSnapshot = snapshot(old), newSnapshot = snapshot(new)
+            return Prepared(
+                subject: { blackHole(oldSnapshot.stages(to: newSnapshot)) },
+                baselines: [Baseline(name: "changeset", run: { blackHole(TableChangeset(from: old, to: new)) })],
+                maxSamples: 10)
+        }
+    }
+
+    static func apply() -> Workload {
+        Workload(
+            name: "snapshot/apply-1M",
+            summary: "apply DifferenceKit's 1M workload (delete 100k, insert 100k, shuffle 20k) and back through a diffable data source, against TableChangeset + TableView.apply by hand",
+            targets: [Target(against: "changesetByHand", atMost: 1.2)]
+        ) {
+            var g = SplitMix64(seed: 7)
+            let (old, new) = DiffWorkloads.flatPair(count: 1_000_000, delete: 200_000..<300_000, insert: 300_000..<400_000, shuffle: 0..<20_000) { seededUUID(&g) }
+            let oldSnapshot = snapshot(old), newSnapshot = snapshot(new)
+            let screen = Screen()
+            try! screen.dataSource.applySnapshotUsingReloadData(oldSnapshot)
+
+            let rows = Rows()
+            rows.rows = old
+            let table = TableView(viewportHeight: 600)
+            try? table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+            table.dataSource = rows
+            try? table.reloadData()
+            return Prepared(
+                subject: {
+                    try! screen.dataSource.apply(newSnapshot)
+                    try! screen.dataSource.apply(oldSnapshot)
+                },
+                baselines: [
+                    Baseline(name: "changesetByHand", run: {
+                        try! table.apply(TableChangeset(from: old, to: new)) { stage in rows.rows = stage.sections[0].rows }
+                        try! table.apply(TableChangeset(from: new, to: old)) { stage in rows.rows = stage.sections[0].rows }
+                    }, maxSamples: 10),
+                ],
+                counters: ["stages": oldSnapshot.stages(to: newSnapshot).count],
+                maxSamples: 10)
+        }
+    }
+
+    static func appendOneByOne() -> Workload {
+        Workload(
+            name: "snapshot/append-10k-one-by-one",
+            summary: "10,000 appendItems of one item each to a snapshot of 100,000 items in 100 sections, against one appendItems of 10,000",
+            targets: [Target(against: "oneAppend", atMost: 3)]
+        ) {
+            var base = TableSnapshot<Int, Int>()
+            for s in 0..<100 {
+                try! base.appendSections([s])
+                try! base.appendItems(Array(s * 1_000..<(s + 1) * 1_000))
+            }
+            let added = Array(1_000_000..<1_010_000)
+            return Prepared(
+                subject: {
+                    var snapshot = base
+                    for item in added { try! snapshot.appendItems([item]) }
+                    blackHole(snapshot)
+                },
+                baselines: [
+                    Baseline(name: "oneAppend", run: {
+                        var snapshot = base
+                        try! snapshot.appendItems(added)
+                        blackHole(snapshot)
+                    }),
+                ])
+        }
+    }
+}
