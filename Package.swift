@@ -44,6 +44,7 @@ let package = Package(
         .target(name: "PhotoDiary", dependencies: ["HeadlessTable"], path: "Examples/PhotoDiary/Diary"),
         .executableTarget(name: "photo-diary", dependencies: ["PhotoDiary"], path: "Examples/PhotoDiary/App"),
         .executableTarget(name: "to-do", dependencies: ["HeadlessTable"], path: "Examples/ToDo"),
+        .executableTarget(name: "groceries", dependencies: ["HeadlessTable"], path: "Examples/Groceries"),
         .executableTarget(name: "names", dependencies: ["HeadlessTable"], path: "Examples/Names", resources: [.copy("names.txt")]),
         .executableTarget(name: "contacts", dependencies: ["HeadlessTable"], path: "Examples/Contacts"),
         .target(name: "DirectoryStore", dependencies: ["FetchedResults"], path: "Examples/DirectoryStore/Persistence"),
@@ -76,7 +77,7 @@ let package = Package(
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["TableSnapshotTesting", "TableTestSupport", "headless-table", "photo-diary", "to-do", "names", "contacts", "DiffBasics", "directory-store", "DirectoryStore"],
+            dependencies: ["TableSnapshotTesting", "TableTestSupport", "headless-table", "photo-diary", "to-do", "groceries", "names", "contacts", "DiffBasics", "directory-store", "DirectoryStore"],
             exclude: ["__Snapshots__"]
         ),
     ],

@@ -27,6 +27,7 @@ enum SnapshotWorkloads {
             return Prepared(
                 subject: {
                     var snapshot = TableSnapshot<Int, UUID>()
+                    snapshot.reserveCapacity(entries.count)
                     var start = 0
                     while start < entries.count {
                         let section = entries[start].section

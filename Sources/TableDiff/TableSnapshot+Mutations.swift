@@ -180,6 +180,15 @@ extension TableSnapshot {
         _reconfiguredItems.remove(identifiers)
     }
 
+    /// Makes room for `count` items in all, so that appending up to that many
+    /// does not grow the snapshot's index on the way.
+    ///
+    /// - Complexity: O(*n*) for the *n* items already in the snapshot.
+    @inlinable
+    public mutating func reserveCapacity(_ count: Int) {
+        _locations.reserveCapacity(count)
+    }
+
     /// Deletes every section and item.
     @inlinable
     public mutating func deleteAllItems() { self = TableSnapshot() }

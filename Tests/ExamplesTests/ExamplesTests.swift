@@ -11,7 +11,7 @@ import TableTestSupport
         try BuiltExecutable.run(name, arguments)
     }
 
-    @Test(arguments: ["photo-diary", "to-do", "names", "contacts", "diff-basics", "directory-store"])
+    @Test(arguments: ["photo-diary", "to-do", "groceries", "names", "contacts", "diff-basics", "directory-store"])
     func output(of name: String) throws {
         let result = try Self.run(name)
         #expect(result.status == 0 && result.err == "", "\(result.err)")

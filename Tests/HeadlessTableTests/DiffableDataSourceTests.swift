@@ -380,4 +380,33 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         try context.save()
         #expect(receiver.snapshots.last?.reloadedItemIdentifiers == [0])
     }
+
+    /// The README's snapshot step, as written there.
+    @Test func theReadmeStep() throws {
+        let groceries = [1: "Apples", 2: "Bread", 3: "Milk"].mapValues { (name: $0, _: 0) }
+        let table = TableView(viewportHeight: 600)
+        try table.register(TableViewCell.self, forCellReuseIdentifier: "grocery")
+        let recorder = UpdateRecorder()
+        table.renderer = recorder
+        let dataSource = try TableViewDiffableDataSource<String, Int>(tableView: table) { table, indexPath, id in
+            let cell = try table.dequeueReusableCell(withIdentifier: "grocery", for: indexPath)
+            cell.text = groceries[id]?.name
+            return cell
+        }
+        var snapshot = TableSnapshot<String, Int>()
+        try snapshot.appendSections(["To buy", "In the basket"])
+        try snapshot.appendItems([1, 2, 3], toSection: "To buy")
+        try dataSource.apply(snapshot)
+        #expect(recorder.updates.count == 1 && recorder.updates[0].batch.insertedSections == [0, 1])
+        let third = table.cellForRow(at: TablePath(row: 2, section: 0))
+
+        try snapshot.moveItem(2, beforeItem: 1)
+        try snapshot.reconfigureItems([3])
+        try dataSource.apply(snapshot)
+        #expect(recorder.updates.count == 2 && recorder.updates[1].batch.movedRows.count == 1)
+        #expect(table.visibleCells.map(\.text) == ["Bread", "Apples", "Milk"])
+        #expect(table.cellForRow(at: TablePath(row: 2, section: 0)) === third)
+        #expect(throws: TableSnapshotError<String, Int>.duplicateItems([1])) { try snapshot.appendItems([1]) }
+        #expect("\(TableSnapshotError<String, Int>.duplicateItems([1]))" == "Supplied item identifiers are not unique. Duplicate identifiers: 1")
+    }
 }

@@ -204,7 +204,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// The results as a snapshot: the sections by name, the objects by
     /// identity, in order (empty before a successful `performFetch()`).
     ///
-    /// - Throws: ``TableDiff/TableSnapshotError/duplicateSections(_:)`` when a
+    /// - Throws: `TableSnapshotError/duplicateSections(_:)` when a
     ///   change made the first sort key stop ordering the sections, so that a
     ///   section name occurs twice (``lastError`` says so too).
     /// - Complexity: O(*n* + *s*).

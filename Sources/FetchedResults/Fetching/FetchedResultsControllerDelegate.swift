@@ -107,7 +107,7 @@ extension FetchedResultsChange where R: TableDiffable {
 ///
 /// Adopt this protocol instead of implementing the per-object methods: a
 /// controller whose delegate adopts it hands over, after every change, a
-/// ``TableDiff/TableSnapshot`` of its results — sections by name, objects by
+/// `TableSnapshot` of its results — sections by name, objects by
 /// identity — and does not call the per-object and per-section methods (as
 /// Core Data does when the snapshot method is implemented).
 ///
@@ -119,7 +119,7 @@ extension FetchedResultsChange where R: TableDiffable {
 ///
 /// - Complexity: building the snapshot is O(*n*) for *n* results, and applying
 ///   it diffs it whole (O(*n*)): a snapshot per change suits tables of up to some
-///   hundred thousand rows. ``FetchedResultsTableBinding`` applies a change in
+///   hundred thousand rows. `FetchedResultsTableBinding` applies a change in
 ///   O(*k* log *n*) for *k* changed objects, for the largest tables.
 public protocol FetchedResultsControllerSnapshotDelegate<Object>: FetchedResultsControllerDelegate {
     /// The controller's results changed; `snapshot` is what they are now.
@@ -128,8 +128,8 @@ public protocol FetchedResultsControllerSnapshotDelegate<Object>: FetchedResults
 
 /// How a controller marks the objects that changed in the snapshots it delivers.
 public enum ChangedObjectMarking: Hashable, Sendable {
-    /// ``TableDiff/TableSnapshot/reconfigureItems(_:)``: the cell is configured again in place.
+    /// `TableSnapshot/reconfigureItems(_:)`: the cell is configured again in place.
     case reconfigure
-    /// ``TableDiff/TableSnapshot/reloadItems(_:)``: the row gets a new cell.
+    /// `TableSnapshot/reloadItems(_:)`: the row gets a new cell.
     case reload
 }

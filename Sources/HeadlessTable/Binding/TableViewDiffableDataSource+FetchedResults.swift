@@ -11,10 +11,10 @@ extension TableViewDiffableDataSource where SectionIdentifierType == String {
     /// ```
     ///
     /// The data source becomes the controller's delegate (a
-    /// ``FetchedResultsControllerSnapshotDelegate``; it replaces any delegate the
+    /// `FetchedResultsControllerSnapshotDelegate`; it replaces any delegate the
     /// controller had), fetches if the controller has not, and applies the
     /// controller's snapshot now and after every change, the changed objects
-    /// reconfigured (or reloaded: ``FetchedResultsController/changedObjectsInSnapshots``).
+    /// reconfigured (or reloaded: `FetchedResultsController/changedObjectsInSnapshots`).
     /// The controller is kept alive by the data source until ``stopFollowing()``.
     ///
     /// An apply that fails after a change (the cell provider threw) leaves the
@@ -24,7 +24,7 @@ extension TableViewDiffableDataSource where SectionIdentifierType == String {
     ///
     /// - Throws: what `performFetch()` throws, or the first apply.
     /// - Complexity: per change, O(*n*) to build the snapshot and diff it (see
-    ///   ``FetchedResultsControllerSnapshotDelegate``).
+    ///   `FetchedResultsControllerSnapshotDelegate`).
     public func follow<R: Record & Codable>(_ controller: FetchedResultsController<R>, animatingDifferences: Bool = true) throws
     where ItemIdentifierType == R.ID {
         if controller.sections == nil { try controller.performFetch() }

@@ -4,7 +4,7 @@ import Foundation
 /// `UITableViewDiffableDataSource`.
 ///
 /// Give it the table and a cell provider; it becomes the table's data source.
-/// Describe what the table shows as a ``TableSnapshot`` and ``apply(_:animatingDifferences:)``
+/// Describe what the table shows as a `TableSnapshot` and ``apply(_:animatingDifferences:)``
 /// it: the data source diffs it with what the table shows and performs the
 /// difference as checked batch updates.
 ///
@@ -25,10 +25,10 @@ import Foundation
 ///
 /// **What applying does.** Items and sections are paired by identifier: a
 /// paired item is never deleted and inserted again, it stays or moves, across
-/// sections too; items marked by ``TableSnapshot/reloadItems(_:)`` get new cells;
-/// items marked by ``TableSnapshot/reconfigureItems(_:)`` keep their cells, which
+/// sections too; items marked by `TableSnapshot/reloadItems(_:)` get new cells;
+/// items marked by `TableSnapshot/reconfigureItems(_:)` keep their cells, which
 /// the cell provider configures again in place (its dequeue hands back the
-/// row's own cell); sections marked by ``TableSnapshot/reloadSections(_:)`` are
+/// row's own cell); sections marked by `TableSnapshot/reloadSections(_:)` are
 /// reloaded. Each batch is checked with UIKit's rules before it changes the
 /// table, and reaches the table's renderer like any other batch, with
 /// ``defaultRowAnimation`` (or `.none` when not animating).
@@ -112,7 +112,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     ///   table, ``TableViewError/busy`` from inside a cell provider, or what the
     ///   cell provider throws; the table and the data source are then as they were.
     /// - Complexity: O(*n* + *s* + *m* log *m*) for the diff (see
-    ///   ``TableSnapshot/stages(to:)``), plus O(*k* log *n* + *w* log *n*) for
+    ///   `TableSnapshot/stages(to:)`), plus O(*k* log *n* + *w* log *n*) for
     ///   each batch of *k* changes with a window of *w* rows.
     @inlinable
     public func apply(_ snapshot: Snapshot, animatingDifferences: Bool = true) throws {
@@ -270,8 +270,8 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// The user moved a row: the data source's snapshot follows the table.
     /// Overrides must call `super` to keep the snapshot right.
     ///
-    /// - Throws: ``TableSnapshotError/itemNotFound(_:)`` when no item is at
-    ///   `sourceIndexPath`, or a ``TableSnapshotError/sectionNotFound(_:)`` when
+    /// - Throws: `TableSnapshotError/itemNotFound(_:)` when no item is at
+    ///   `sourceIndexPath`, or a `TableSnapshotError/sectionNotFound(_:)` when
     ///   the destination's section does not exist; the snapshot is then unchanged.
     /// - Complexity: O(*r* + *s*) for the rows after the two places.
     open func tableView(_ tableView: TableView, moveRowAt sourceIndexPath: TablePath, to destinationIndexPath: TablePath) throws {
