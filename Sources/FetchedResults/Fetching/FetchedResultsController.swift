@@ -228,6 +228,14 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// The number of sections (0 before a fetch).
     public var numberOfSections: Int { compiled == nil ? 0 : sectionList.count }
 
+    /// The name of a section (nil for a section that does not exist): what
+    /// `sections?[section].name` says, without building the sections.
+    ///
+    /// A table's header titles come from here, once per section shown.
+    public func name(ofSection section: Int) -> String? {
+        sectionList.indices.contains(section) ? sectionList[section].name : nil
+    }
+
     /// The number of objects in a section (0 for a section that does not exist).
     public func numberOfObjects(inSection section: Int) -> Int {
         sectionList.indices.contains(section) ? sectionList[section].count : 0
@@ -248,6 +256,17 @@ public final class FetchedResultsController<R: Record & Codable> {
             throw .noObject(at: indexPath, sectionCount: sectionList.count, rowCount: count)
         }
         return record
+    }
+
+    /// The identity of the object at an index path, without reading the
+    /// object; nil for a path outside the results.
+    ///
+    /// - Complexity: O(log *n*).
+    public func objectID(at indexPath: TablePath) -> R.ID? {
+        guard compiled != nil, sectionStarts.indices.contains(indexPath.section + 1), indexPath.row >= 0,
+            indexPath.row < numberOfObjects(inSection: indexPath.section)
+        else { return nil }
+        return ordered.element(at: sectionStarts[indexPath.section] + indexPath.row).id
     }
 
     /// The index path of an object (by identity), or nil when it is not in the results.

@@ -119,8 +119,9 @@ extension FetchedResultsChange where R: TableDiffable {
 ///
 /// - Complexity: building the snapshot is O(*n*) for *n* results, and applying
 ///   it diffs it whole (O(*n*)): a snapshot per change suits tables of up to some
-///   hundred thousand rows. `FetchedResultsTableBinding` applies a change in
-///   O(*k* log *n*) for *k* changed objects, for the largest tables.
+///   hundred thousand rows. A diffable data source that follows the controller
+///   (`follow(_:)` in HeadlessTable), or `FetchedResultsTableBinding`, applies a
+///   change in O(*k* log *n*) for *k* changed objects, whatever the size.
 public protocol FetchedResultsControllerSnapshotDelegate<Object>: FetchedResultsControllerDelegate {
     /// The controller's results changed; `snapshot` is what they are now.
     func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith snapshot: TableSnapshot<String, Object.ID>)

@@ -1,78 +1,177 @@
 import Foundation
 
 extension TableViewDiffableDataSource where SectionIdentifierType == String {
-    /// Shows a fetched results controller's results and follows its changes:
-    /// the one line that drives a diffable data source from Core Data's
-    /// controller.
+    /// Shows a fetched results controller's results and follows its changes,
+    /// at the cost of each change: the one line that drives a diffable data
+    /// source from Core Data's controller.
     ///
     /// ```swift
     /// let dataSource = try TableViewDiffableDataSource<String, Note.ID>(tableView: table) { table, indexPath, id in … }
     /// try dataSource.follow(controller)
     /// ```
     ///
-    /// The data source becomes the controller's delegate (a
-    /// `FetchedResultsControllerSnapshotDelegate`; it replaces any delegate the
-    /// controller had), fetches if the controller has not, and applies the
-    /// controller's snapshot now and after every change, the changed objects
-    /// reconfigured (or reloaded: `FetchedResultsController/changedObjectsInSnapshots`).
-    /// The controller is kept alive by the data source until ``stopFollowing()``.
+    /// The data source becomes the controller's delegate (it replaces any
+    /// delegate the controller had), fetches if the controller has not, and
+    /// shows its results: sections by name, rows by object identity. After
+    /// every change it performs one checked batch built from the controller's
+    /// own report of what changed — no snapshot is built and nothing is diffed,
+    /// so a save of *k* objects costs O(*k* log *n* + *s*) plus the window, as
+    /// with `FetchedResultsTableBinding`. The objects that changed are
+    /// reconfigured in place; with ``FetchedResultsController/changedObjectsInSnapshots``
+    /// `.reload`, a change made only of edits reloads them instead (a row that
+    /// also moves is reconfigured: UIKit cannot reload and move one row in one
+    /// batch).
     ///
-    /// An apply that fails after a change (the cell provider threw) leaves the
-    /// table as it was; the error goes to ``followErrorHandler``, or when there
-    /// is none is kept in ``lastFollowError``. The next change applies the whole
-    /// difference again.
+    /// While it follows, ``snapshot()`` is built from the controller's results
+    /// when asked (O(*n*)), and applying snapshots or moving rows by hand throws
+    /// ``TableViewDiffableDataSourceError/following``. ``stopFollowing()`` ends it.
     ///
-    /// - Throws: what `performFetch()` throws, or the first apply.
-    /// - Complexity: per change, O(*n*) to build the snapshot and diff it (see
-    ///   `FetchedResultsControllerSnapshotDelegate`).
+    /// A change that the table refuses or that the cell provider fails on
+    /// reloads the table from the controller; the error goes to
+    /// ``followErrorHandler``, or when there is none is kept in
+    /// ``lastFollowError`` until a later change applies.
+    ///
+    /// - Throws: what `performFetch()` throws, or the table's reload.
     public func follow<R: Record & Codable>(_ controller: FetchedResultsController<R>, animatingDifferences: Bool = true) throws
     where ItemIdentifierType == R.ID {
+        stopFollowing()
         if controller.sections == nil { try controller.performFetch() }
-        let follower = _SnapshotFollower(dataSource: self, controller: controller, animatingDifferences: animatingDifferences)
+        let follower = _ControllerFollower(controller: controller, animatingDifferences: animatingDifferences)
+        follower.dataSource = self
         controller.delegate = follower
-        following = follower
-        try apply(controller.snapshot(), animatingDifferences: false)
+        live = follower
+        try tableView?.reloadData()
     }
 }
 
 extension TableViewDiffableDataSource {
     /// Stops following the controller given to `follow(_:animatingDifferences:)`:
-    /// the controller loses its delegate, and the table keeps what it shows.
+    /// the controller loses its delegate, and the data source keeps what the
+    /// table shows as its snapshot (built now, O(*n*)).
     public func stopFollowing() {
-        following?.stop()
-        following = nil
+        guard let live else { return }
+        show(live.snapshot())
+        live.stop()
+        self.live = nil
     }
 }
 
-/// Something a data source follows, kept alive by it.
-protocol _Following: AnyObject {
-    func stop()
+/// Where a following data source's rows come from.
+class _LiveSource<SectionIdentifierType: Hashable & Sendable, ItemIdentifierType: Hashable & Sendable> {
+    var numberOfSections: Int { 0 }
+    func numberOfRows(inSection section: Int) -> Int { 0 }
+    func item(at indexPath: TablePath) -> ItemIdentifierType? { nil }
+    func section(at index: Int) -> SectionIdentifierType? { nil }
+    func indexPath(of item: ItemIdentifierType) -> TablePath? { nil }
+    func index(of section: SectionIdentifierType) -> Int? { nil }
+    func snapshot() -> TableSnapshot<SectionIdentifierType, ItemIdentifierType> { TableSnapshot() }
+    func stop() {}
 }
 
-/// The controller's delegate on behalf of a data source that follows it.
-final class _SnapshotFollower<R: Record & Codable>: FetchedResultsControllerSnapshotDelegate, _Following {
+/// A fetched results controller's results as a data source's rows, and its
+/// delegate: each change it reports becomes one checked batch.
+final class _ControllerFollower<R: Record & Codable>: _LiveSource<String, R.ID>, FetchedResultsControllerDelegate {
     typealias Object = R
     weak var dataSource: TableViewDiffableDataSource<String, R.ID>?
     let controller: FetchedResultsController<R>
     let animatingDifferences: Bool
+    var pending = BatchUpdate()
+    /// The rows (after the change) of the objects that changed, and whether
+    /// any of them also moved.
+    var changedRows: [TablePath] = []
+    var changedRowsMove = false
 
-    init(dataSource: TableViewDiffableDataSource<String, R.ID>, controller: FetchedResultsController<R>, animatingDifferences: Bool) {
-        self.dataSource = dataSource
+    init(controller: FetchedResultsController<R>, animatingDifferences: Bool) {
         self.controller = controller
         self.animatingDifferences = animatingDifferences
     }
 
-    func controller(_ controller: FetchedResultsController<R>, didChangeContentWith snapshot: TableSnapshot<String, R.ID>) {
-        guard let dataSource else { return }
-        do {
-            try dataSource.apply(snapshot, animatingDifferences: animatingDifferences)
-            dataSource.report(followError: nil)
-        } catch {
-            dataSource.report(followError: error)
+    // MARK: The rows
+
+    override var numberOfSections: Int { controller.numberOfSections }
+    override func numberOfRows(inSection section: Int) -> Int { controller.numberOfObjects(inSection: section) }
+    override func item(at indexPath: TablePath) -> R.ID? { controller.objectID(at: indexPath) }
+    override func section(at index: Int) -> String? { controller.name(ofSection: index) }
+    override func indexPath(of item: R.ID) -> TablePath? { controller.indexPath(forObjectWithID: item) }
+    override func index(of section: String) -> Int? { (0..<controller.numberOfSections).first { controller.name(ofSection: $0) == section } }
+    override func snapshot() -> TableSnapshot<String, R.ID> {
+        // Section names are unique unless a change broke the sections' order
+        // (the controller reports it in its `lastError`); a snapshot cannot
+        // hold a name twice, so it is then empty.
+        (try? controller.snapshot()) ?? TableSnapshot()
+    }
+    override func stop() {
+        if controller.delegate === self { controller.delegate = nil }
+    }
+
+    // MARK: The controller's changes
+
+    func controllerWillChangeContent(_ controller: FetchedResultsController<R>) {
+        pending = BatchUpdate()
+        changedRows = []
+        changedRowsMove = false
+    }
+
+    func controller(_ controller: FetchedResultsController<R>, didChange section: FetchedResultsSectionInfo<R>, atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
+        switch type {
+        case .insert: pending.insertSections([sectionIndex])
+        case .delete: pending.deleteSections([sectionIndex])
+        default: break
         }
     }
 
-    func stop() {
-        if controller.delegate === self { controller.delegate = nil }
+    func controller(_ controller: FetchedResultsController<R>, didChange object: R, at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
+        switch (type, indexPath, newIndexPath) {
+        case (.insert, _, let new?):
+            pending.insertRows(at: [new])
+        case (.delete, let old?, _):
+            pending.deleteRows(at: [old])
+        case (.update, let old?, _), (.move, let old?, _):
+            // A changed object is pinned to its place after the change by a
+            // move (UIKit places unmoved rows by filling in order, which other
+            // changes can make another row's place), and configured again there.
+            let new = type == .move ? newIndexPath ?? old : old
+            if pending.deletedSections.contains(old.section) || pending.insertedSections.contains(new.section) {
+                pending.deleteRows(at: [old])     // in or out of a section that comes or goes: UIKit needs a delete and an insert
+                pending.insertRows(at: [new])
+            } else {
+                pending.moveRow(at: old, to: new)
+                changedRows.append(new)
+                if old != new { changedRowsMove = true }
+            }
+        default:
+            break
+        }
+    }
+
+    func controllerDidChangeContent(_ controller: FetchedResultsController<R>) {
+        guard let dataSource else { return }
+        var update = pending, reconfigure = changedRows
+        if controller.changedObjectsInSnapshots == .reload, !changedRowsMove, update.changeCount == update.movedRows.count {
+            // Only edits, nothing around them: UIKit's reloads give new cells.
+            update = BatchUpdate()
+            update.reloadRows(at: changedRows)
+            reconfigure = []
+        }
+        dataSource.performFollowedChange(update, reconfiguring: reconfigure, animatingDifferences: animatingDifferences)
+    }
+}
+
+extension TableViewDiffableDataSource {
+    /// Performs a followed controller's change as one checked batch; on
+    /// failure the table reloads from the controller, and the error is reported.
+    func performFollowedChange(_ update: BatchUpdate, reconfiguring: [TablePath], animatingDifferences: Bool) {
+        guard let tableView else { return }
+        do {
+            try tableView.performStage(update, animation: animatingDifferences ? defaultRowAnimation : .none, reconfiguring: reconfiguring) {}
+            report(followError: nil)
+        } catch {
+            do {
+                try tableView.reloadData()
+                report(followError: error)
+            } catch let reload {
+                report(followError: TableViewDiffableDataSourceError.restoreFailed(original: error, restoring: reload))
+            }
+        }
     }
 }

@@ -82,8 +82,8 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// The error of the last followed change, when it failed and there is no
     /// ``followErrorHandler``; cleared when a later change applies.
     public private(set) var lastFollowError: (any Error)?
-    /// The controller this data source follows.
-    var following: (any _Following)?
+    /// What the data source follows, when it does: the rows come from it.
+    var live: _LiveSource<SectionIdentifierType, ItemIdentifierType>?
 
     /// Creates the data source of `tableView`: sets itself as its data source
     /// and shows an empty table.
@@ -100,7 +100,10 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     // MARK: Snapshots
 
     /// A copy of the snapshot the table shows (without reload or reconfigure marks).
-    public func snapshot() -> Snapshot { current }
+    ///
+    /// - Complexity: O(1); O(*n*) while following a fetched results controller
+    ///   (the snapshot is built from its results).
+    public func snapshot() -> Snapshot { live?.snapshot() ?? current }
 
     /// Shows `snapshot`, performing the difference from the current one as
     /// checked batch updates (see ``TableViewDiffableDataSource``).
@@ -109,8 +112,10 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// animation, as iOS 15 and later do (not a reload).
     ///
     /// - Throws: ``TableViewError/applyInsideBatch`` inside a batch of the
-    ///   table, ``TableViewError/busy`` from inside a cell provider, or what the
-    ///   cell provider throws; the table and the data source are then as they were.
+    ///   table, ``TableViewError/busy`` from inside a cell provider,
+    ///   ``TableViewDiffableDataSourceError/following`` while following a
+    ///   fetched results controller, or what the cell provider throws; the
+    ///   table and the data source are then as they were.
     /// - Complexity: O(*n* + *s* + *m* log *m*) for the diff (see
     ///   `TableSnapshot/stages(to:)`), plus O(*k* log *n* + *w* log *n*) for
     ///   each batch of *k* changes with a window of *w* rows.
@@ -139,6 +144,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// - Complexity: O(*n*) for the snapshot, plus the table's reload.
     public func applySnapshotUsingReloadData(_ snapshot: Snapshot) throws {
         guard let tableView else { return }
+        guard live == nil else { throw TableViewDiffableDataSourceError.following }
         let previous = current
         show(snapshot.withoutMarks)
         do {
@@ -150,20 +156,26 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
 
     /// The item of a row, or nil when there is no such row.
     public func itemIdentifier(for indexPath: TablePath) -> ItemIdentifierType? {
+        if let live { return live.item(at: indexPath) }
         guard reported.items.indices.contains(indexPath.section), reported.items[indexPath.section].indices.contains(indexPath.row) else { return nil }
         return reported.items[indexPath.section][indexPath.row]
     }
 
     /// The row of an item, or nil when the table does not show it.
-    public func indexPath(for itemIdentifier: ItemIdentifierType) -> TablePath? { current.indexPath(ofItem: itemIdentifier) }
+    public func indexPath(for itemIdentifier: ItemIdentifierType) -> TablePath? {
+        live.map { $0.indexPath(of: itemIdentifier) } ?? current.indexPath(ofItem: itemIdentifier)
+    }
 
     /// The section at an index, or nil when there is none.
     public func sectionIdentifier(for index: Int) -> SectionIdentifierType? {
-        reported.sections.indices.contains(index) ? reported.sections[index] : nil
+        if let live { return live.section(at: index) }
+        return reported.sections.indices.contains(index) ? reported.sections[index] : nil
     }
 
     /// The index of a section, or nil when the table does not show it.
-    public func index(for sectionIdentifier: SectionIdentifierType) -> Int? { current.indexOfSection(sectionIdentifier) }
+    public func index(for sectionIdentifier: SectionIdentifierType) -> Int? {
+        live.map { $0.index(of: sectionIdentifier) } ?? current.indexOfSection(sectionIdentifier)
+    }
 
     // MARK: Applying
 
@@ -171,6 +183,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     @usableFromInline
     func performApply(_ snapshot: Snapshot, stages: [Snapshot.Stage], animatingDifferences: Bool) throws {
         guard let tableView else { return }
+        guard live == nil else { throw TableViewDiffableDataSourceError.following }
         let previous = current
         let target = snapshot.withoutMarks
         let reconfigure = snapshot.reconfiguredItemIdentifiers.compactMap { snapshot.indexPath(ofItem: $0) }
@@ -229,10 +242,11 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
 
     // MARK: Data source
 
-    open func numberOfSections(in tableView: TableView) -> Int { reported.sections.count }
+    open func numberOfSections(in tableView: TableView) -> Int { live?.numberOfSections ?? reported.sections.count }
 
     open func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int {
-        reported.items.indices.contains(section) ? reported.items[section].count : 0
+        if let live { return live.numberOfRows(inSection: section) }
+        return reported.items.indices.contains(section) ? reported.items[section].count : 0
     }
 
     open func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
@@ -270,11 +284,13 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// The user moved a row: the data source's snapshot follows the table.
     /// Overrides must call `super` to keep the snapshot right.
     ///
-    /// - Throws: `TableSnapshotError/itemNotFound(_:)` when no item is at
+    /// - Throws: ``TableViewDiffableDataSourceError/following`` while
+    ///   following a fetched results controller (change its objects instead); `TableSnapshotError/itemNotFound(_:)` when no item is at
     ///   `sourceIndexPath`, or a `TableSnapshotError/sectionNotFound(_:)` when
     ///   the destination's section does not exist; the snapshot is then unchanged.
     /// - Complexity: O(*r* + *s*) for the rows after the two places.
     open func tableView(_ tableView: TableView, moveRowAt sourceIndexPath: TablePath, to destinationIndexPath: TablePath) throws {
+        guard live == nil else { throw TableViewDiffableDataSourceError.following }
         var moved = current
         guard let item = moved.itemIdentifier(at: sourceIndexPath) else { throw Snapshot.Failure.itemNotFound([]) }
         guard let section = sectionIdentifier(for: destinationIndexPath.section) else { throw Snapshot.Failure.sectionNotFound([]) }
@@ -289,8 +305,12 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     }
 }
 
-/// An apply failed, and putting the previous snapshot back failed too.
+/// Why a diffable data source refused a call, or could not put the table back.
 public enum TableViewDiffableDataSourceError: Error, CustomStringConvertible {
+    /// A snapshot was applied, or a row moved by the user, while the data
+    /// source follows a fetched results controller: its rows are the
+    /// controller's (call `stopFollowing()` first, or change the objects).
+    case following
     /// The apply failed with `original`; reloading the previous snapshot then
     /// failed with `restoring`. The data source reports the previous snapshot;
     /// the table's next reload shows it.
@@ -298,6 +318,8 @@ public enum TableViewDiffableDataSourceError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .following:
+            "the data source follows a fetched results controller, whose results are its rows: call stopFollowing() before applying snapshots, or change the controller's objects"
         case let .restoreFailed(original, restoring):
             "applying the snapshot failed (\(original)), and reloading the previous one failed too (\(restoring))"
         }
