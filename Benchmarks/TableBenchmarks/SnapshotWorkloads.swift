@@ -4,7 +4,7 @@ import HeadlessTable
 /// Snapshots: building one of a million items, applying DifferenceKit's 1M
 /// workload through a diffable data source, and appending one item at a time.
 enum SnapshotWorkloads {
-    static var all: [Workload] { [build(), stages(), apply(), appendOneByOne()] }
+    static var all: [Workload] { [build(), stages(), apply(), appendOneByOne(), followSave()] }
 
     struct Entry {
         var id: UUID
@@ -166,6 +166,90 @@ enum SnapshotWorkloads {
                         blackHole(snapshot)
                     }),
                 ])
+        }
+    }
+
+    /// A snapshot delegate that applies every snapshot to a data source.
+    final class WholeSnapshots: FetchedResultsControllerSnapshotDelegate {
+        typealias Object = FetchWorkloads.Person
+        let dataSource: TableViewDiffableDataSource<String, Int>
+        init(_ dataSource: TableViewDiffableDataSource<String, Int>) { self.dataSource = dataSource }
+        func controller(_ controller: FetchedResultsController<FetchWorkloads.Person>, didChangeContentWith snapshot: TableSnapshot<String, Int>) {
+            try? dataSource.apply(snapshot)
+        }
+    }
+
+    static func followSave() -> Workload {
+        Workload(
+            name: "snapshot/follow-save-1-into-1M",
+            summary: "a save of 1 changed record (an edit, a move, or out of the results) into a controller over 1,000,000 records (~460k results, 100 sections) followed by a diffable data source on a table, against the same with FetchedResultsTableBinding, and with a snapshot delegate applying whole snapshots",
+            targets: [Target(against: "binding", atMost: 2)]
+        ) {
+            typealias Person = FetchWorkloads.Person
+            let everyone = FetchWorkloads.people(1_000_000)
+            let followed = FetchWorkloads.store(everyone)
+            let store = followed.store
+            let writer = ObjectContext(store: store)
+            func table() -> TableView {
+                let table = TableView(viewportHeight: 600)
+                try? table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+                return table
+            }
+            func controller(_ context: ObjectContext<Person>) -> FetchedResultsController<Person> {
+                let controller = FetchedResultsController(fetchRequest: FetchWorkloads.request, context: context, sectionNameKeyPath: "city")
+                try? controller.performFetch()
+                _ = controller.indexPath(forObjectWithID: 0)   // the identity index, built once
+                return controller
+            }
+            let cell: TableViewDiffableDataSource<String, Int>.CellProvider = { table, indexPath, id in
+                let cell = try table.dequeueReusableCell(withIdentifier: "row", for: indexPath)
+                cell.text = "\(id)"
+                return cell
+            }
+            // The subject: a data source following a controller.
+            let followingTable = table()
+            let following = try! TableViewDiffableDataSource<String, Int>(tableView: followingTable, cellProvider: cell)
+            let followedController = controller(followed)
+            try! following.follow(followedController)
+            // Baselines: the binding, and whole snapshots applied.
+            let bound = ObjectContext(store: store)
+            let bindingTable = table()
+            let binding = try! bindingTable.bind(to: controller(bound)) { table, indexPath, person in try cell(table, indexPath, person.id)! }
+            let wholes = ObjectContext(store: store)
+            let wholeTable = table()
+            let wholeDataSource = try! TableViewDiffableDataSource<String, Int>(tableView: wholeTable, cellProvider: cell)
+            let wholeController = controller(wholes)
+            try! wholeDataSource.apply(wholeController.snapshot())
+            let receiver = WholeSnapshots(wholeDataSource)
+            wholeController.delegate = receiver
+
+            // Every save changes a record in the results: an edit, a move
+            // within its section, or (a third of the time) an age that takes it
+            // out of the results.
+            let shown = followedController.fetchedObjects?.map(\.id) ?? []
+            var g = SplitMix64(seed: 99)
+            var round = 0
+            func save(into context: ObjectContext<Person>) {
+                round += 1
+                let id = shown[Int(g.next() % UInt64(shown.count))]
+                guard var person = writer.object(withID: id) else { return }
+                switch round % 3 {
+                case 0: person.notes = "edited \(round)"
+                case 1: person.lastName = FetchWorkloads.names[Int(g.next() % 20)] + "\(g.next() % 1000)"
+                default: person.age = person.age < 40 ? 70 : 30
+                }
+                try? writer.update(person)
+                if let saved = try? writer.save() { context.mergeChanges(fromContextDidSave: saved) }
+            }
+            return Prepared(
+                // (Each closure holds its table, data source and controller: a
+                // table holds its data source weakly, a controller its delegate.)
+                subject: { save(into: followed); blackHole((followingTable, following, followedController)) },
+                baselines: [
+                    Baseline(name: "binding", run: { save(into: bound); blackHole((bindingTable, binding)) }),
+                    Baseline(name: "wholeSnapshots", run: { save(into: wholes); blackHole((wholeTable, wholeDataSource, wholeController, receiver)) }, maxSamples: 5),
+                ],
+                counters: ["results": followedController.fetchedObjects?.count ?? 0])
         }
     }
 }
