@@ -48,7 +48,7 @@ extension TableViewDiffableDataSource {
     /// Stops following the controller given to `follow(_:animatingDifferences:)`:
     /// the controller loses its delegate, and the data source keeps what the
     /// table shows as its snapshot (built now, O(*n*)).
-    public func stopFollowing() {
+    public final func stopFollowing() {
         guard let live else { return }
         show(live.snapshot())
         live.stop()

@@ -103,7 +103,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     ///
     /// - Complexity: O(1); O(*n*) while following a fetched results controller
     ///   (the snapshot is built from its results).
-    public func snapshot() -> Snapshot { live?.snapshot() ?? current }
+    public final func snapshot() -> Snapshot { live?.snapshot() ?? current }
 
     /// Shows `snapshot`, performing the difference from the current one as
     /// checked batch updates (see ``TableViewDiffableDataSource``).
@@ -120,7 +120,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     ///   `TableSnapshot/stages(to:)`), plus O(*k* log *n* + *w* log *n*) for
     ///   each batch of *k* changes with a window of *w* rows.
     @inlinable
-    public func apply(_ snapshot: Snapshot, animatingDifferences: Bool = true) throws {
+    public final func apply(_ snapshot: Snapshot, animatingDifferences: Bool = true) throws {
         // The diff is inlined into the caller, so that it is specialized for the
         // identifier types; performing its batches is not generic work.
         try performApply(snapshot, stages: current.stages(to: snapshot), animatingDifferences: animatingDifferences)
@@ -130,7 +130,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// it runs in the caller's isolation (the main actor in an app) and returns
     /// when the table shows the snapshot.
     @inlinable
-    public func apply(
+    public final func apply(
         _ snapshot: Snapshot, animatingDifferences: Bool = true, isolation: isolated (any Actor)? = #isolation
     ) async throws {
         try performApply(snapshot, stages: current.stages(to: snapshot), animatingDifferences: animatingDifferences)
@@ -142,7 +142,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// - Throws: what the table's reload throws; the data source then reports
     ///   the previous snapshot again and the table is reloaded with it.
     /// - Complexity: O(*n*) for the snapshot, plus the table's reload.
-    public func applySnapshotUsingReloadData(_ snapshot: Snapshot) throws {
+    public final func applySnapshotUsingReloadData(_ snapshot: Snapshot) throws {
         guard let tableView else { return }
         guard live == nil else { throw TableViewDiffableDataSourceError.following }
         let previous = current
@@ -155,25 +155,25 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     }
 
     /// The item of a row, or nil when there is no such row.
-    public func itemIdentifier(for indexPath: TablePath) -> ItemIdentifierType? {
+    public final func itemIdentifier(for indexPath: TablePath) -> ItemIdentifierType? {
         if let live { return live.item(at: indexPath) }
         guard reported.items.indices.contains(indexPath.section), reported.items[indexPath.section].indices.contains(indexPath.row) else { return nil }
         return reported.items[indexPath.section][indexPath.row]
     }
 
     /// The row of an item, or nil when the table does not show it.
-    public func indexPath(for itemIdentifier: ItemIdentifierType) -> TablePath? {
+    public final func indexPath(for itemIdentifier: ItemIdentifierType) -> TablePath? {
         live.map { $0.indexPath(of: itemIdentifier) } ?? current.indexPath(ofItem: itemIdentifier)
     }
 
     /// The section at an index, or nil when there is none.
-    public func sectionIdentifier(for index: Int) -> SectionIdentifierType? {
+    public final func sectionIdentifier(for index: Int) -> SectionIdentifierType? {
         if let live { return live.section(at: index) }
         return reported.sections.indices.contains(index) ? reported.sections[index] : nil
     }
 
     /// The index of a section, or nil when the table does not show it.
-    public func index(for sectionIdentifier: SectionIdentifierType) -> Int? {
+    public final func index(for sectionIdentifier: SectionIdentifierType) -> Int? {
         live.map { $0.index(of: sectionIdentifier) } ?? current.indexOfSection(sectionIdentifier)
     }
 
