@@ -103,24 +103,21 @@ extension TableChangeset {
             oldRowCounts: old.map(\.rows.count), newRowCounts: new.map(\.rows.count),
             rows: rowMatching, sections: sectionMatching)
 
-        func element<T>(_ ref: Int32, _ old: [T], _ new: [T]) -> T {
-            ref >= 0 ? old[Int(ref)] : new[_Ref.newIndex(ref)]
-        }
         stages = planned.map { stage in
             guard let layout = stage.layout else { return Stage(update: stage.update, sections: new) }
             var sections: [TableSection<Row>] = []
             sections.reserveCapacity(layout.sections.count)
             for (ref, rows) in zip(layout.sections, layout.rows) {
                 if let rows {
-                    sections.append(TableSection(name: element(ref, oldNames, newNames), rows: rows.map { element($0, oldRows, newRows) }))
+                    sections.append(TableSection(name: _Ref.element(ref, old: oldNames, new: newNames), rows: rows.map { _Ref.element($0, old: oldRows, new: newRows) }))
                 } else {
-                    sections.append(element(ref, old, new))   // the section as it is, its rows shared
+                    sections.append(_Ref.element(ref, old: old, new: new))   // the section as it is, its rows shared
                 }
             }
             return Stage(update: stage.update, sections: sections)
         }
-        duplicateIdentifiers = rowMatching.duplicates.map { element($0, oldRows, newRows).diffIdentifier }
-        duplicateSectionNames = sectionMatching.duplicates.map { element($0, oldNames, newNames) }
+        duplicateIdentifiers = rowMatching.duplicates.map { _Ref.element($0, old: oldRows, new: newRows).diffIdentifier }
+        duplicateSectionNames = sectionMatching.duplicates.map { _Ref.element($0, old: oldNames, new: newNames) }
     }
 
     /// Computes the changeset from the old to the new rows of a table with one

@@ -48,9 +48,6 @@ extension TableSnapshot {
         let planned = _planStages(
             oldRowCounts: _items.map(\.count), newRowCounts: new._items.map(\.count), rows: rows, sections: sections)
 
-        func element<T>(_ ref: Int32, _ old: [T], _ new: [T]) -> T {
-            ref >= 0 ? old[Int(ref)] : new[_Ref.newIndex(ref)]
-        }
         var stages = planned.map { stage in
             guard let layout = stage.layout else {
                 return Stage(update: stage.update, sectionIdentifiers: new._sections, itemIdentifiers: new._items)
@@ -59,12 +56,12 @@ extension TableSnapshot {
             items.reserveCapacity(layout.sections.count)
             for (ref, refs) in zip(layout.sections, layout.rows) {
                 if let refs {
-                    items.append(refs.map { element($0, oldRows, newRows) })
+                    items.append(refs.map { _Ref.element($0, old: oldRows, new: newRows) })
                 } else {
-                    items.append(element(ref, _items, new._items))
+                    items.append(_Ref.element(ref, old: _items, new: new._items))
                 }
             }
-            return Stage(update: stage.update, sectionIdentifiers: layout.sections.map { element($0, _sections, new._sections) }, itemIdentifiers: items)
+            return Stage(update: stage.update, sectionIdentifiers: layout.sections.map { _Ref.element($0, old: _sections, new: new._sections) }, itemIdentifiers: items)
         }
         let reloadedSections = new._reloadedSections.ordered.compactMap { section -> Int? in
             guard _sectionPositions[section] != nil else { return nil }

@@ -28,6 +28,9 @@ enum _Ref {
     static func new(_ j: Int32) -> Int32 { -(j + 1) }
     @inlinable @inline(__always)
     static func newIndex(_ ref: Int32) -> Int { Int(-(ref + 1)) }
+    /// The element a reference names: an old one, or a new one.
+    @inlinable @inline(__always)
+    static func element<T>(_ ref: Int32, old: [T], new: [T]) -> T { ref >= 0 ? old[Int(ref)] : new[newIndex(ref)] }
 }
 
 /// A table state within a changeset, by reference into the old and new tables.

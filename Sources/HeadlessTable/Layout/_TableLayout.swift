@@ -4,9 +4,9 @@ import InternalTableUtilities
 /// its rows and its footer, with a Fenwick tree over the sections' heights.
 ///
 /// The section at an offset, and a row's place, cost O(log *s*) plus the
-/// section's own `_HeightList` lookup; a row's height changing, or a row
-/// inserted or removed, costs the same plus one tree update. Inserting or
-/// removing a section rebuilds the sections' tree, O(*s*).
+/// section's own `_HeightList` lookup; a row's height changing costs the same
+/// plus one tree update. A batch update makes a new layout from the old one's
+/// sections (`TableView.updatedLayout`), rebuilding the sections' tree, O(*s*).
 struct _TableLayout {
     struct Section {
         var header: Double
@@ -107,30 +107,5 @@ struct _TableLayout {
         guard old != height else { return }
         sections[path.section].rows.setHeight(height, at: path.row)
         heights.add(height - old, at: path.section)
-    }
-
-    mutating func insertRow(height: Double, at path: TablePath) {
-        sections[path.section].rows.insert(height, at: path.row)
-        heights.add(height, at: path.section)
-    }
-
-    @discardableResult
-    mutating func removeRow(at path: TablePath) -> Double {
-        let height = sections[path.section].rows.remove(at: path.row)
-        heights.add(-height, at: path.section)
-        return height
-    }
-
-    mutating func setHeaderAndFooter(_ header: Double, _ footer: Double, ofSection s: Int) {
-        let delta = header + footer - sections[s].header - sections[s].footer
-        sections[s].header = header
-        sections[s].footer = footer
-        if delta != 0 { heights.add(delta, at: s) }
-    }
-
-    /// Replaces the whole list of sections (inserted, deleted and moved ones).
-    mutating func replaceSections(_ new: [Section]) {
-        sections = new
-        rebuild()
     }
 }
