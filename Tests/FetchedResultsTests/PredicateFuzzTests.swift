@@ -123,4 +123,34 @@ import TableTestSupport
         }
         #expect(ok)
     }
+
+    /// On a thread of 64 KiB of stack, deep nesting of every kind is a nesting
+    /// error (or parses), never an overflow: the stack is checked from the
+    /// first level.
+    @Test func deepNestingOnASmallStack() async {
+        let formats = [
+            "x == " + String(repeating: "sqrt(", count: 12) + "16" + String(repeating: ")", count: 12),
+            String(repeating: "(", count: 10_000) + "a > 1" + String(repeating: ")", count: 10_000),
+            String(repeating: "NOT ", count: 10_000) + "a > 1",
+            "x == " + String(repeating: "-", count: 10_000) + "1",
+            "x IN " + String(repeating: "{", count: 10_000) + "1" + String(repeating: "}", count: 10_000),
+        ]
+        let outcomes = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+            let thread = Thread {
+                continuation.resume(returning: formats.map { format in
+                    do {
+                        _ = try FormatPredicate(format: format)
+                        return "parsed"
+                    } catch {
+                        return "\(error)".contains("levels of nesting") ? "too deep" : "\(error)"
+                    }
+                })
+            }
+            thread.stackSize = 64 * 1024
+            thread.start()
+        }
+        // The 12-level chain may fit (release) or not (debug); the others are too deep.
+        #expect(["parsed", "too deep"].contains(outcomes[0]), "\(outcomes[0])")
+        #expect(Array(outcomes.dropFirst()) == ["too deep", "too deep", "too deep", "too deep"])
+    }
 }

@@ -1,8 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// A recursive-descent parser for the format language (the grammar in Predicates.md):
@@ -13,9 +15,11 @@ import Darwin
 ///
 /// Every path consumes a token or fails, and `(` is resolved once per
 /// parenthesis (no backtracking), so parsing is linear. Nesting is limited to
-/// ``maxDepth`` levels, and to what the thread's stack can hold; the functions
-/// on the recursive path keep their frames small (messages are built in
-/// separate functions), which matters in debug builds.
+/// ``maxDepth`` levels, and to what the thread's stack can hold: every level
+/// checks the stack first, so that a thread of any stack size (64 KiB, say)
+/// gets a nesting error instead of an overflow. The functions on the
+/// recursive path keep their frames small (messages are built in separate
+/// functions), which matters in debug builds.
 struct _PredicateParser {
     /// The deepest nesting of parentheses, braces, NOT, unary minus and calls.
     static let maxDepth = 100
@@ -94,15 +98,17 @@ struct _PredicateParser {
     mutating func enter() throws(PredicateSyntaxError) {
         depth += 1
         if depth > Self.maxDepth { throw nestingError() }
-        // Past a modest depth, check the stack (its bounds are read once, then).
-        if depth > 16 {
-            if stackFloor == 0 {
-                // Leave 128 KiB of the stack for the caller and for evaluating;
-                // without the stack's bounds, allow 256 KiB from the start.
-                stackFloor = Self.stackBottom().map { $0 &+ 128 * 1024 } ?? (stackStart &- 256 * 1024)
-            }
-            if Self.stackAddress() < stackFloor { throw nestingError() }
-        }
+        // Every level checks the stack (its bounds are read once, at the first).
+        if stackFloor == 0 { stackFloor = Self.stackFloor(start: stackStart) }
+        if Self.stackAddress() < stackFloor { throw nestingError() }
+    }
+
+    /// The lowest stack address nesting may reach: half of what is left below
+    /// `start`, at most 128 KiB, stays for the caller and for evaluating;
+    /// without the stack's bounds, 32 KiB below `start` may be used.
+    static func stackFloor(start: UInt) -> UInt {
+        guard let bottom = stackBottom(), bottom < start else { return start &- 32 * 1024 }
+        return bottom + min(128 * 1024, (start - bottom) / 2)
     }
 
     @inline(never)
@@ -121,8 +127,11 @@ struct _PredicateParser {
 
     /// The lowest address of this thread's stack, when the platform says.
     static func stackBottom() -> UInt? {
-        #if canImport(Glibc)
-        // pthread_getattr_np is a GNU extension the Glibc module leaves out.
+        #if canImport(Darwin)
+        let top = UInt(bitPattern: pthread_get_stackaddr_np(pthread_self()))
+        return top - UInt(pthread_get_stacksize_np(pthread_self()))
+        #elseif canImport(Glibc) || canImport(Musl)
+        // pthread_getattr_np is an extension (glibc's and musl's) the C modules leave out.
         typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np") else { return nil }
         var attributes = pthread_attr_t()
@@ -132,9 +141,6 @@ struct _PredicateParser {
         var size = 0
         guard pthread_attr_getstack(&attributes, &address, &size) == 0, let address else { return nil }
         return UInt(bitPattern: address)
-        #elseif canImport(Darwin)
-        let top = UInt(bitPattern: pthread_get_stackaddr_np(pthread_self()))
-        return top - UInt(pthread_get_stacksize_np(pthread_self()))
         #else
         return nil
         #endif
