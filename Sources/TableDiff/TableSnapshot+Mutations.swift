@@ -52,7 +52,7 @@ extension TableSnapshot {
         guard missing.isEmpty else { throw .sectionNotFound(missing) }
         let doomed = Set(identifiers.map { _sectionPositions[$0]! })
         for position in doomed {
-            for item in _items[position] { _locations[item] = nil }
+            for item in _items[position] { _locations.remove(item) }
             _reloadedItems.remove(_items[position])
             _reconfiguredItems.remove(_items[position])
             _slotPositions[Int(_slots[position])] = -1
@@ -161,7 +161,7 @@ extension TableSnapshot {
             if let path = indexPath(ofItem: identifier) { rowsBySection[path.section, default: []].append(path.row) } else { missing.append(identifier) }
         }
         guard missing.isEmpty else { throw .itemNotFound(missing) }
-        for identifier in identifiers { _locations[identifier] = nil }
+        for identifier in identifiers { _locations.remove(identifier) }
         for (position, rows) in rowsBySection {
             let doomed = Set(rows)
             let first = doomed.min()!
@@ -186,7 +186,7 @@ extension TableSnapshot {
     /// - Complexity: O(*n*) for the *n* items already in the snapshot.
     @inlinable
     public mutating func reserveCapacity(_ count: Int) {
-        _locations.reserveCapacity(count)
+        _locations.reserve(Swift.max(0, count - _locations.count))
     }
 
     /// Deletes every section and item.
@@ -305,28 +305,9 @@ extension TableSnapshot {
     mutating func _insertItems(_ identifiers: [ItemIdentifierType], at path: TablePath) throws(Failure) {
         guard !identifiers.isEmpty else { return }
         let slot = _slots[path.section]
-        let needed = _locations.count + identifiers.count
-        if _locations.capacity < needed { _locations.reserveCapacity(Swift.max(needed, 2 * _locations.capacity)) }   // geometric growth
-        var duplicates: [ItemIdentifierType] = []
-        for (offset, identifier) in identifiers.enumerated() {
-            let location = _Location(slot: slot, row: Int32(truncatingIfNeeded: path.row + offset))
-            if let existing = _locations.updateValue(location, forKey: identifier) {
-                _locations[identifier] = existing   // in the snapshot, or given earlier in this call
-                duplicates.append(identifier)
-            }
-        }
-        guard duplicates.isEmpty else {
-            // Undo: remove what this call added — every entry in this section
-            // that does not name an item the section already holds there.
-            let items = _items[path.section]
-            for identifier in identifiers {
-                guard let location = _locations[identifier], location.slot == slot else { continue }
-                let row = Int(location.row)
-                if row < items.count && items[row] == identifier { continue }
-                _locations[identifier] = nil
-            }
-            throw .duplicateItems(duplicates)
-        }
+        let row = path.row
+        let duplicates = _locations.insert(contentsOf: identifiers) { _Location(slot: slot, row: Int32(truncatingIfNeeded: row + $0)) }
+        guard duplicates.isEmpty else { throw .duplicateItems(duplicates) }
         if path.row == _items[path.section].count {
             _items[path.section].append(contentsOf: identifiers)
         } else {
@@ -347,7 +328,7 @@ extension TableSnapshot {
         var to = indexPath(ofItem: target)!
         if after { to.row += 1 }
         _items[to.section].insert(identifier, at: to.row)
-        _locations[identifier] = _Location(slot: _slots[to.section], row: Int32(to.row))
+        _locations.setValue(_Location(slot: _slots[to.section], row: Int32(to.row)), of: identifier)
         _reindexRows(section: to.section, from: to.row + 1)
         _recountStarts(from: min(from.section, to.section))
     }
@@ -357,7 +338,9 @@ extension TableSnapshot {
     mutating func _reindexRows(section position: Int, from row: Int) {
         let items = _items[position]
         guard row < items.count else { return }
-        for r in row..<items.count { _locations[items[r]]!.row = Int32(r) }
+        for r in row..<items.count {
+            if let entry = _locations.entry(of: items[r]) { _locations.values[entry].row = Int32(r) }
+        }
     }
 
     /// Recomputes the flat starts of the sections from `position` on.

@@ -59,7 +59,7 @@ public struct TableSnapshot<SectionIdentifierType: Hashable & Sendable, ItemIden
     /// The flat index of the first item of each section, and the item count last.
     @usableFromInline var _starts: [Int] = [0]
     /// Where every item is.
-    @usableFromInline var _locations: [ItemIdentifierType: _Location] = [:]
+    @usableFromInline var _locations = _SnapshotIndex<ItemIdentifierType, _Location>()
     @usableFromInline var _reloadedItems = _Marks<ItemIdentifierType>()
     @usableFromInline var _reconfiguredItems = _Marks<ItemIdentifierType>()
     @usableFromInline var _reloadedSections = _Marks<SectionIdentifierType>()

@@ -76,6 +76,9 @@ import TableTestSupport
         }
         let inode = { (try? FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber]) as? NSNumber }
         let firstFile = inode()
+        // Held open so that the replaced file's inode cannot be handed to its successor.
+        let firstHandle = try FileHandle(forReadingFrom: url)
+        defer { try? firstHandle.close() }
         await withTaskGroup(of: Void.self) { group in
             for (worker, store) in stores.enumerated() {
                 group.addTask {

@@ -38,8 +38,12 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     public let minimumJournalBytes: Int
 
     private let state = _Lock(_JournalState())
-    /// Whether a compaction is running.
-    private let compacting = _Lock(false)
+    /// Held for the whole of a compaction: one at a time, and an explicit
+    /// ``compact()`` waits for one running in the background, then runs.
+    private let compactionGate = _Lock(())
+    /// Whether a background compaction is queued or running (so that saves
+    /// meanwhile do not queue more).
+    private let backgroundCompactionQueued = _Lock(false)
 
     /// The persistence for the file at `fileURL` (read by ``load()``).
     public init(fileURL: URL, compactionRatio: Double = 0.5, minimumJournalBytes: Int = 1 << 20) {
@@ -379,16 +383,18 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     /// Folds the journal into a new snapshot: written next to the file,
     /// completed with the saves appended meanwhile, renamed over it.
     ///
+    /// When it returns, every save this store made before the call is in the
+    /// new snapshot; a compaction already running (in the background) is
+    /// waited for first.
+    ///
     /// - Complexity: O(*n*); the file's lock is held only to copy the saves
     ///   made meanwhile and rename.
     public func compact() throws(StoreError) {
-        let started = compacting.withLock { running -> Bool in
-            if running { return false }
-            running = true
-            return true
-        }
-        guard started else { return }
-        defer { compacting.withLock { $0 = false } }
+        try compactionGate.withLock { _ throws(StoreError) in try foldJournalIntoSnapshot() }
+    }
+
+    /// The compaction itself (the caller holds `compactionGate`).
+    private func foldJournalIntoSnapshot() throws(StoreError) {
         let captured = state.withLock { state in
             state.readOnlyReason == nil ? state.file.map { ($0, state.end, state.path) } : nil
         }
@@ -457,18 +463,32 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
 
     /// Starts a compaction in the background when the journal outgrew the snapshot.
     private func compactInBackgroundIfNeeded() {
-        let due = state.withLock { state in
-            state.readOnlyReason == nil && state.journalBytes > max(minimumJournalBytes, Int(Double(state.snapshotBytes) * compactionRatio))
-                && state.journalBytes >= state.nextCompactionAttempt
+        guard compactionIsDue() else { return }
+        let queued = backgroundCompactionQueued.withLock { queued -> Bool in
+            if queued { return false }
+            queued = true
+            return true
         }
-        guard due, !compacting.withLock({ $0 }) else { return }
+        guard queued else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
+            defer { backgroundCompactionQueued.withLock { $0 = false } }
             do {
-                try compact()
+                // Still due once it is this one's turn (an explicit compaction may have run meanwhile)?
+                try compactionGate.withLock { _ throws(StoreError) in
+                    if compactionIsDue() { try foldJournalIntoSnapshot() }
+                }
             } catch {
                 // Try again once the journal has grown by another step.
                 state.withLock { $0.nextCompactionAttempt = $0.journalBytes + max(minimumJournalBytes, 1 << 16) }
             }
+        }
+    }
+
+    /// Whether the journal outgrew the snapshot (and a failed attempt's step).
+    private func compactionIsDue() -> Bool {
+        state.withLock { state in
+            state.readOnlyReason == nil && state.journalBytes > max(minimumJournalBytes, Int(Double(state.snapshotBytes) * compactionRatio))
+                && state.journalBytes >= state.nextCompactionAttempt
         }
     }
 }

@@ -17,7 +17,7 @@ extension TableViewDiffableDataSource where SectionIdentifierType == String {
     /// own report of what changed — no snapshot is built and nothing is diffed,
     /// so a save of *k* objects costs O(*k* log *n* + *s*) plus the window, as
     /// with `FetchedResultsTableBinding`. The objects that changed are
-    /// reconfigured in place; with ``FetchedResultsController/changedObjectsInSnapshots``
+    /// reconfigured in place; with `FetchedResultsController.changedObjectsInSnapshots`
     /// `.reload`, a change made only of edits reloads them instead (a row that
     /// also moves is reconfigured: UIKit cannot reload and move one row in one
     /// batch).
