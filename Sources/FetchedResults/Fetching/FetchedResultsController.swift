@@ -42,9 +42,49 @@ public final class FetchedResultsController<R: Record & Codable> {
     public let cacheName: String?
 
     /// Told about changes. Setting a delegate starts change tracking; clearing it
-    /// stops it.
+    /// (with no observers left) stops it.
+    ///
+    /// There is one delegate, as in Core Data; code that follows the controller
+    /// beside the app's delegate (a table binding, a diffable data source)
+    /// adds itself with ``addObserver(_:)`` instead.
     public weak var delegate: (any FetchedResultsControllerDelegate<R>)? {
-        didSet { observation = delegate == nil ? nil : context.addObserver { [weak self] in self?.contextDidChange($0) } }
+        didSet { updateTracking() }
+    }
+
+    /// Receivers told about every change after the delegate, in the order they
+    /// were added; held weakly.
+    private var observers: [_WeakDelegate<R>] = []
+
+    /// Adds a receiver of changes beside the ``delegate``: it is told every
+    /// change, with the same calls, after the delegate and the observers added
+    /// before it. Held weakly; adding one twice adds it once. Change tracking
+    /// runs while there is a delegate or an observer.
+    public func addObserver(_ observer: any FetchedResultsControllerDelegate<R>) {
+        observers.removeAll { $0.receiver == nil }
+        guard !observers.contains(where: { $0.receiver === observer }) else { return }
+        observers.append(_WeakDelegate(receiver: observer))
+        updateTracking()
+    }
+
+    /// Removes an observer added with ``addObserver(_:)`` (nothing happens for
+    /// one that is not there).
+    public func removeObserver(_ observer: any FetchedResultsControllerDelegate<R>) {
+        observers.removeAll { $0.receiver == nil || $0.receiver === observer }
+        updateTracking()
+    }
+
+    /// The delegate, then the observers still alive.
+    private var receivers: [any FetchedResultsControllerDelegate<R>] {
+        (delegate.map { [$0] } ?? []) + observers.compactMap(\.receiver)
+    }
+
+    private func updateTracking() {
+        let tracking = delegate != nil || observers.contains { $0.receiver != nil }
+        if !tracking {
+            observation = nil
+        } else if observation == nil {
+            observation = context.addObserver { [weak self] in self?.contextDidChange($0) }
+        }
     }
 
     /// The error the last change ran into, if any: a change after which the first
@@ -352,7 +392,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// chunks and *s* sections. A request with an offset or a limit refetches
     /// (its window moves with every change): O(*n* log *n*).
     private func contextDidChange(_ contextChange: _ContextChange<R>) {
-        guard let compiled, delegate != nil else { return }
+        guard let compiled, !receivers.isEmpty else { return }
         let ids = contextChange.ids
         let before = deliversWholeChanges ? tableSections : []
         let oldSections = sectionList
@@ -400,8 +440,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         let insertedSections = sectionList.enumerated().filter { !oldNames.contains($0.element.name) }
 
         // 4. Object changes, with Core Data's index paths.
-        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = []
-        var moves: [(R, TablePath, TablePath)] = [], updates: [(R, TablePath)] = []
+        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = [], kept: [_Kept<R>] = []
         for change in changes {
             guard let record = change.record else { continue }
             switch (change.old, change.new) {
@@ -412,11 +451,12 @@ public final class FetchedResultsController<R: Record & Codable> {
             case let (old?, new?):
                 guard let position = ordered.position(of: new.id) else { continue }
                 let newPath = path(ofPosition: position)
-                if newPath == old.path { updates.append((record, old.path)) } else { moves.append((record, old.path, newPath)) }
+                kept.append(_Kept(record: record, old: old.path, new: newPath, sameSection: oldSections[old.path.section].name == sectionList[newPath.section].name))
             default:
                 break
             }
         }
+        let (updates, moves) = Self.updatesAndMoves(kept, deletes: deletes, inserts: inserts)
 
         report(
             deletedSections: deletedSections, insertedSections: insertedSections,
@@ -440,12 +480,11 @@ public final class FetchedResultsController<R: Record & Codable> {
         var newPaths: [R.ID: TablePath] = [:]
         for position in 0..<ordered.count { newPaths[ordered.element(at: position).id] = path(ofPosition: position) }
         let changedRecords = Dictionary(changes.compactMap { c in c.record.map { ($0.id, $0) } }, uniquingKeysWith: { a, _ in a })
-        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = []
-        var moves: [(R, TablePath, TablePath)] = [], updates: [(R, TablePath)] = []
+        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = [], kept: [_Kept<R>] = []
         for (id, old) in oldPaths {
             if let newPath = newPaths[id] {
                 guard let record = changedRecords[id] else { continue }   // unchanged: not reported
-                if newPath == old.path { updates.append((record, old.path)) } else { moves.append((record, old.path, newPath)) }
+                kept.append(_Kept(record: record, old: old.path, new: newPath, sameSection: oldSections[old.path.section].name == sectionList[newPath.section].name))
             } else if let record = changedRecords[id] ?? old.record ?? context.object(withID: id) {
                 deletes.append((record, old.path))
             }
@@ -454,25 +493,43 @@ public final class FetchedResultsController<R: Record & Codable> {
             if let record = changedRecords[id] ?? context.object(withID: id) { inserts.append((record, newPath)) }
         }
         let oldNames = Set(oldSections.map(\.name)), newNames = Set(sectionList.map(\.name))
-        if deletes.isEmpty && inserts.isEmpty && moves.isEmpty && updates.isEmpty && oldNames == newNames { return }
+        if deletes.isEmpty && inserts.isEmpty && kept.isEmpty && oldNames == newNames { return }
+        let (updates, moves) = Self.updatesAndMoves(kept, deletes: deletes, inserts: inserts)
         report(
             deletedSections: oldSections.enumerated().filter { !newNames.contains($0.element.name) },
             insertedSections: sectionList.enumerated().filter { !oldNames.contains($0.element.name) },
             deletes: deletes, updates: updates, moves: moves, inserts: inserts, before: before)
     }
 
-    /// Tells the delegate, in Core Data's order.
+    /// Tells the delegate and the observers, in Core Data's order.
     private func report(
         deletedSections: [(offset: Int, element: (name: String, count: Int))],
         insertedSections: [(offset: Int, element: (name: String, count: Int))],
         deletes: [(R, TablePath)], updates: [(R, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)],
         before: [TableSection<R>]
     ) {
-        guard let delegate else { return }
-        if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
-            deliverSnapshot(to: receiver, changed: updates.map(\.0.id) + moves.map(\.0.id))
-            return
+        let after = deliversWholeChanges ? tableSections : []
+        for delegate in receivers {
+            if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
+                deliverSnapshot(to: receiver, changed: updates.map(\.0.id) + moves.map(\.0.id))
+                continue
+            }
+            tell(
+                delegate, deletedSections: deletedSections, insertedSections: insertedSections,
+                deletes: deletes, updates: updates, moves: moves, inserts: inserts)
+            if deliversWholeChanges {
+                delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: after))
+            }
         }
+    }
+
+    /// Tells one receiver a change, in Core Data's order.
+    private func tell(
+        _ delegate: any FetchedResultsControllerDelegate<R>,
+        deletedSections: [(offset: Int, element: (name: String, count: Int))],
+        insertedSections: [(offset: Int, element: (name: String, count: Int))],
+        deletes: [(R, TablePath)], updates: [(R, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)]
+    ) {
         delegate.controllerWillChangeContent(self)
         for (k, section) in deletedSections {
             delegate.controller(self, didChange: FetchedResultsSectionInfo(name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name), numberOfObjects: 0, load: { [] }), atSectionIndex: k, for: .delete)
@@ -493,9 +550,6 @@ public final class FetchedResultsController<R: Record & Codable> {
             delegate.controller(self, didChange: record, at: nil, for: .insert, newIndexPath: path)
         }
         delegate.controllerDidChangeContent(self)
-        if deliversWholeChanges {
-            delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: tableSections))
-        }
     }
 
     /// Hands a snapshot delegate the results, with the changed objects marked.
@@ -531,6 +585,11 @@ public final class FetchedResultsController<R: Record & Codable> {
         }
         recomputeStarts()
     }
+}
+
+/// A receiver of changes, held weakly.
+struct _WeakDelegate<R: Record & Codable> {
+    weak var receiver: (any FetchedResultsControllerDelegate<R>)?
 }
 
 /// What one identity was and is, in a change.

@@ -74,7 +74,7 @@ public final class TableSearch<R: Record & Codable> {
     /// Ends the search: the results table empties; the main table, kept up to
     /// date all along, is the table again.
     public func cancel() {
-        resultsBinding?.controller.delegate = nil
+        if let resultsBinding { resultsBinding.controller.removeObserver(resultsBinding) }
         resultsBinding = nil
         text = nil
         resultsTable.searchFieldText = nil
