@@ -48,6 +48,7 @@ extension TableView {
             case .insertRow: insertRows
             case .deleteRow: deleteRows
             case .reloadRow: reloadRows
+            case .reconfigureRow: .automatic
             case .insertSection: insertSections
             case .deleteSection: deleteSections
             case .reloadSection: reloadSections
@@ -118,7 +119,7 @@ extension TableView {
     /// Hands the renderer an applied batch, from the frame it last displayed.
     func display(_ update: TableUpdate, from old: TableFrame?) {
         guard let renderer else { return }
-        guard !update.batch.isEmpty else { return displayIfNeeded() }
+        guard !update.changes.isEmpty else { return displayIfNeeded() }
         let frame = currentFrame
         lastDisplayedFrame = frame
         renderer.display(update, from: old ?? frame, to: frame)

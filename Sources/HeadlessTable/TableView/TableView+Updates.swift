@@ -86,7 +86,8 @@ extension TableView {
             pendingReconfigure += paths
         } else {
             for path in paths { try check(path) }
-            defer { displayIfNeeded() }
+            let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
+            defer { display(TableUpdate(batch: BatchUpdate(), reconfiguredRows: paths), from: before) }
             try reconfigure(paths)
         }
     }
@@ -210,7 +211,7 @@ extension TableView {
             staleViews = []
             throw error
         }
-        defer { display(TableUpdate(batch: update, animations: animations), from: before) }
+        defer { display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before) }
         try self.reconfigure(reconfigure)
     }
 
