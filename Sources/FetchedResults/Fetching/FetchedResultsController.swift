@@ -48,7 +48,10 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// beside the app's delegate (a table binding, a diffable data source)
     /// adds itself with ``addObserver(_:)`` instead.
     public weak var delegate: (any FetchedResultsControllerDelegate<R>)? {
-        didSet { updateTracking() }
+        didSet {
+            cachedIndexTitles = nil   // the delegate may give other titles
+            updateTracking()
+        }
     }
 
     /// Receivers told about every change after the delegate, in the order they
@@ -117,6 +120,10 @@ public final class FetchedResultsController<R: Record & Codable> {
     @usableFromInline var ordered = _OrderedElements<R>()
     @usableFromInline var sectionList: [(name: String, count: Int)] = []
     @usableFromInline var sectionStarts: [Int] = [0]
+    /// Whether a change made the first sort key stop ordering the sections (a name in two runs).
+    @usableFromInline var sectionsRepeatNames = false
+    /// The section index titles, kept until the sections or the delegate change.
+    @usableFromInline var cachedIndexTitles: [String]?
     private var observation: _ObservationToken?
     /// Records read on demand, by batch (batch size only); cleared on every change.
     @usableFromInline var batchCache: [Int: [R]] = [:]
@@ -182,6 +189,8 @@ public final class FetchedResultsController<R: Record & Codable> {
         }
         self.compiled = compiled
         _lastError = nil
+        sectionsRepeatNames = false
+        cachedIndexTitles = nil
         ordered = _OrderedElements(consume fetched)
         sectionList = sections
         recomputeStarts()
@@ -359,13 +368,18 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     /// The titles of the section index: each section's title, in order, a title
     /// equal to the one before it skipped.
+    ///
+    /// - Complexity: O(*s*) after a change that inserted or deleted sections;
+    ///   O(1) otherwise (kept).
     public var sectionIndexTitles: [String] {
+        if let cachedIndexTitles { return cachedIndexTitles }
         var titles: [String] = []
         for section in sectionList {
             if let title = sectionIndexTitle(forSectionName: section.name), !title.isEmpty, title != titles.last {
                 titles.append(title)
             }
         }
+        cachedIndexTitles = titles
         return titles
     }
 
@@ -435,9 +449,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         rebuildSections()
 
         // 3. Sections deleted and inserted, by name.
-        let oldNames = Set(oldSections.map(\.name)), newNames = Set(sectionList.map(\.name))
-        let deletedSections = oldSections.enumerated().filter { !newNames.contains($0.element.name) }
-        let insertedSections = sectionList.enumerated().filter { !oldNames.contains($0.element.name) }
+        let (deletedSections, insertedSections) = sectionsDeletedAndInserted(from: oldSections, by: changes)
 
         // 4. Object changes, with Core Data's index paths.
         var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = [], kept: [_Kept<R>] = []
@@ -565,25 +577,64 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     /// Sections from the order: its runs of one section name. O(*c* + *s*).
-    ///
-    /// A name in two runs means the first sort key stopped ordering the
-    /// sections after a change; ``lastError`` says so (and the runs stay
-    /// separate sections, as the objects are ordered).
     private func rebuildSections() {
-        if sectionNameKeyPath == nil {
-            sectionList = [("", ordered.count)]
-        } else {
-            sectionList = ordered.sectionRuns
-            var seen = Set<String>(), offset = 0
-            for section in sectionList {
-                if !seen.insert(section.name).inserted {
-                    _lastError = .sectionsOutOfOrder(index: offset, sectionName: section.name)
-                    break
-                }
-                offset += section.count
+        sectionList = sectionNameKeyPath == nil ? [("", ordered.count)] : ordered.sectionRuns
+        recomputeStarts()
+    }
+
+    /// The sections a change deleted (old indexes) and inserted (new ones).
+    ///
+    /// Only the sections of the changed objects can come or go: a section is
+    /// gone when its objects before, less those that left it, plus those
+    /// that came, are none — and new when the same holds the other way.
+    /// That is O(*k* log *n*) without looking at the other sections. When the
+    /// count of sections does not add up, or a new section's name is also
+    /// another section's, the first sort key stopped ordering the sections
+    /// (a name in two runs): the sections are compared by name, O(*s*), and
+    /// ``lastError`` says so (the runs stay separate sections, as the objects
+    /// are ordered).
+    private func sectionsDeletedAndInserted(
+        from oldSections: [(name: String, count: Int)], by changes: [_Change<R>]
+    ) -> (deleted: [(offset: Int, element: (name: String, count: Int))], inserted: [(offset: Int, element: (name: String, count: Int))]) {
+        guard sectionNameKeyPath != nil else { return ([], []) }
+        var delta: [String: Int] = [:], oldIndex: [String: Int] = [:], newIndex: [String: Int] = [:]
+        for change in changes {
+            if let old = change.old {
+                let name = oldSections[old.path.section].name
+                delta[name, default: 0] -= 1
+                oldIndex[name] = old.path.section
+            }
+            if let new = change.new, let position = ordered.position(of: new.id) {
+                let section = path(ofPosition: position).section, name = sectionList[section].name
+                delta[name, default: 0] += 1
+                newIndex[name] = section
             }
         }
-        recomputeStarts()
+        let deleted = oldIndex.filter { oldSections[$0.value].count + delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
+        let inserted = newIndex.filter { sectionList[$0.value].count - delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
+        let consistent = !sectionsRepeatNames && sectionList.count == oldSections.count - deleted.count + inserted.count
+            && inserted.allSatisfy { t in !sectionList.indices.contains { $0 != t && sectionList[$0].name == sectionList[t].name } }
+        if consistent {
+            if !deleted.isEmpty || !inserted.isEmpty { cachedIndexTitles = nil }
+            return (deleted.map { ($0, oldSections[$0]) }, inserted.map { ($0, sectionList[$0]) })
+        }
+        // By name, over all sections.
+        cachedIndexTitles = nil
+        var seen = Set<String>(), offset = 0
+        sectionsRepeatNames = false
+        for section in sectionList {
+            if !seen.insert(section.name).inserted {
+                _lastError = .sectionsOutOfOrder(index: offset, sectionName: section.name)
+                sectionsRepeatNames = true
+                break
+            }
+            offset += section.count
+        }
+        let oldNames = Set(oldSections.map(\.name)), newNames = seen.union(sectionList.map(\.name))
+        return (
+            oldSections.enumerated().filter { !newNames.contains($0.element.name) },
+            sectionList.enumerated().filter { !oldNames.contains($0.element.name) }
+        )
     }
 }
 
