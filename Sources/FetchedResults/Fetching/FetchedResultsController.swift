@@ -37,6 +37,16 @@ public final class FetchedResultsController<R: Record & Codable> {
     public let context: ObjectContext<R>
     /// The key path whose value names an object's section; nil for one section.
     public let sectionNameKeyPath: String?
+    /// When set, an object's section is this collation's section of its
+    /// ``sectionNameKeyPath`` value, named by its title (`A`, `Ö`, `#`): a
+    /// contacts-style index. With `SortKey(sectionNameKeyPath, collation:)`
+    /// (the same collation) as the first sort key, the sections are always in
+    /// order, in the collation's order. See <doc:CollationAndSectionIndex>.
+    public let sectionCollation: TableIndexCollation?
+    /// With a ``sectionCollation``: whether ``sectionIndexTitles`` lists every
+    /// title of the collation (UIKit's contacts index, `A` to `#`), rather than
+    /// only the titles of the sections there are. Default: false.
+    public var showsEveryCollationIndexTitle = false
     /// A name under which the results are kept in the store for a later
     /// controller with the same request (see ``deleteCache(withName:in:)``).
     public let cacheName: String?
@@ -129,10 +139,34 @@ public final class FetchedResultsController<R: Record & Codable> {
     @usableFromInline var batchCache: [Int: [R]] = [:]
     @usableFromInline var batchCacheOrder: [Int] = []
 
+    /// A controller of a request's results in a context, in sections by a key
+    /// path's value (one section without), its results kept under a cache
+    /// name; call ``performFetch()`` to fetch.
     public init(fetchRequest: FetchRequest<R>, context: ObjectContext<R>, sectionNameKeyPath: String? = nil, cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
         self.context = context
         self.sectionNameKeyPath = sectionNameKeyPath
+        self.sectionCollation = nil
+        self.cacheName = cacheName
+    }
+
+    /// A controller whose sections are a collation's sections of a key path's
+    /// value (see ``sectionCollation``):
+    ///
+    /// ```swift
+    /// let german = TableIndexCollation(localeIdentifier: "de")
+    /// let controller = FetchedResultsController(
+    ///     fetchRequest: FetchRequest<Person>(sortKeys: [SortKey("name", collation: german)]),
+    ///     context: context, sectionNameKeyPath: "name", sectionCollation: german)
+    /// ```
+    public init(
+        fetchRequest: FetchRequest<R>, context: ObjectContext<R>, sectionNameKeyPath: String?, sectionCollation: TableIndexCollation?,
+        cacheName: String? = nil
+    ) {
+        self.fetchRequest = fetchRequest
+        self.context = context
+        self.sectionNameKeyPath = sectionNameKeyPath
+        self.sectionCollation = sectionCollation
         self.cacheName = cacheName
     }
 
@@ -148,7 +182,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     @inlinable
     public func performFetch() throws(FetchError) {
         guard !fetchRequest.sortKeys.isEmpty else { throw .noSortKeys }
-        let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath)
+        let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
         let fingerprint = cacheFingerprint
         let keepRecords = keepsRecords
         var fetched: _Fetched<R>
@@ -208,7 +242,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         } else {
             predicate = "all"
         }
-        return "\(R.self)|\(predicate)|\(fetchRequest.sortKeys)|\(sectionNameKeyPath ?? "")|\(fetchRequest.fetchOffset)|\(fetchRequest.fetchLimit ?? -1)"
+        return "\(R.self)|\(predicate)|\(fetchRequest.sortKeys)|\(sectionNameKeyPath ?? "")\(sectionCollation.map { "@" + $0.tableIdentifier } ?? "")|\(fetchRequest.fetchOffset)|\(fetchRequest.fetchLimit ?? -1)"
     }
 
     /// Deletes the results kept under a cache name (every cache for nil).
@@ -360,18 +394,27 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     // MARK: Section index
 
-    /// The index title of a section name: the delegate's, or the capitalized first letter.
+    /// The index title of a section name: the delegate's, or the capitalized
+    /// first letter — with a ``sectionCollation``, the name itself (a title of
+    /// the collation).
     public func sectionIndexTitle(forSectionName sectionName: String) -> String? {
         if let title = delegate?.controller(self, sectionIndexTitleForSectionName: sectionName) { return title }
+        if sectionCollation != nil { return sectionName }
         return sectionName.first.map { String($0).uppercased() }
     }
 
     /// The titles of the section index: each section's title, in order, a title
-    /// equal to the one before it skipped.
+    /// equal to the one before it skipped. With a ``sectionCollation`` and
+    /// ``showsEveryCollationIndexTitle``, every title of the collation, in the
+    /// sections' order (reversed when the first sort key is descending).
     ///
     /// - Complexity: O(*s*) after a change that inserted or deleted sections;
     ///   O(1) otherwise (kept).
     public var sectionIndexTitles: [String] {
+        if let sectionCollation, showsEveryCollationIndexTitle {
+            let titles = sectionCollation.sectionIndexTitles
+            return fetchRequest.sortKeys.first?.ascending == false ? titles.reversed() : titles
+        }
         if let cachedIndexTitles { return cachedIndexTitles }
         var titles: [String] = []
         for section in sectionList {
@@ -385,9 +428,16 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     /// The section a section index title jumps to: the first section with that
     /// title. `index` is the title's position in ``sectionIndexTitles``; nil when
-    /// no section has the title.
+    /// no section has the title — except with every title of a
+    /// ``sectionCollation`` shown, where a title without a section jumps to
+    /// the next section in the index's order (the last section when none follows).
     public func section(forSectionIndexTitle title: String, at index: Int) -> Int? {
-        sectionList.firstIndex { sectionIndexTitle(forSectionName: $0.name) == title }
+        if let found = sectionList.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) { return found }
+        guard sectionCollation != nil, showsEveryCollationIndexTitle, !sectionList.isEmpty else { return nil }
+        let titles = sectionIndexTitles
+        guard let position = titles.firstIndex(of: title) else { return nil }
+        let place = Dictionary(titles.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        return sectionList.firstIndex { (place[$0.name] ?? Int.max) > position } ?? sectionList.count - 1
     }
 
     // MARK: Sections as table sections

@@ -62,7 +62,9 @@ public final class TableSearch<R: Record & Codable> {
         let search = try makePredicate(text)
         request.predicate = request.predicate.map { $0.and(search) } ?? search
         let controller = FetchedResultsController(
-            fetchRequest: request, context: base.controller.context, sectionNameKeyPath: base.controller.sectionNameKeyPath)
+            fetchRequest: request, context: base.controller.context, sectionNameKeyPath: base.controller.sectionNameKeyPath,
+            sectionCollation: base.controller.sectionCollation)
+        controller.showsEveryCollationIndexTitle = base.controller.showsEveryCollationIndexTitle
         try controller.performFetch()
         let binding = try FetchedResultsTableBinding(controller: controller, tableView: resultsTable, cell: base.cellProvider)
         binding.onDelete = { [weak base] object in try base?.onDelete?(object) }
