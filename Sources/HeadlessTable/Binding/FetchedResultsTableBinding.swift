@@ -39,7 +39,7 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     public var onDelete: ((R) throws -> Void)?
     /// The last change that could not be applied as a batch update (the table
     /// reloaded instead) — never expected; kept to be looked at.
-    public private(set) var lastError: (any Error)?
+    public internal(set) var lastError: (any Error)?
 
     var pending = BatchUpdate()
     var pendingReconfigure: [TablePath] = []
