@@ -42,11 +42,22 @@ extension FetchedResultsController {
         let keepRecords = ordered.keepsRecords
         var found: [_Element<R>?] = [], records: [R?] = []
         found.reserveCapacity(ordered.count)
+        if keepRecords { records.reserveCapacity(ordered.count) }
+        let matches = narrowed.matches
         for chunk in ordered.chunks {
-            for (k, element) in chunk.elements.enumerated() {
-                guard let record = chunk.records.indices.contains(k) ? chunk.records[k] : context.object(withID: element.id) else { continue }
-                if let matches = narrowed.matches, try !matches(record) { continue }
-                found.append(element)
+            // Each chunk's arrays once, not through the class at every element.
+            let elements = chunk.elements, kept = chunk.records
+            let hasRecords = kept.count == elements.count
+            for k in elements.indices {
+                let record: R
+                if hasRecords {
+                    record = kept[k]
+                } else {
+                    guard let read = context.object(withID: elements[k].id) else { continue }
+                    record = read
+                }
+                if let matches, try !matches(record) { continue }
+                found.append(elements[k])
                 if keepRecords { records.append(record) }
             }
         }
