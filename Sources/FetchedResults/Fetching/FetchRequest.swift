@@ -158,6 +158,10 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
     case notFetched
     /// No object at an index path.
     case noObject(at: TablePath, sectionCount: Int, rowCount: Int?)
+    /// The fetch request of a controller with a cache name changed, and the
+    /// store still holds that cache for another request (Core Data's words):
+    /// delete the cache first.
+    case cacheMismatch(cacheName: String)
 
     public var description: String {
         switch self {
@@ -178,6 +182,12 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
                 return "no object at index path \(path): section \(path.section) has \(rowCount) objects"
             }
             return "no object at index path \(path): there are \(sectionCount) sections"
+        case .cacheMismatch(let name):
+            return "FATAL ERROR: The persistent cache of section information does not match the current configuration. "
+                + "You have illegally mutated the NSFetchedResultsController's fetch request, its predicate, or its sort descriptor "
+                + "without either disabling caching or using +deleteCacheWithName: (cache '\(name)'): call "
+                + "FetchedResultsController.deleteCache(withName: \"\(name)\", in: store) before fetching with the changed request, "
+                + "or give the controller no cache name"
         }
     }
 }

@@ -31,8 +31,21 @@ import TableDiff
 /// keeps the identities and sort values of every match, and reads the records
 /// from the store a batch at a time as they are accessed.
 public final class FetchedResultsController<R: Record & Codable> {
-    /// The request, as given.
-    public let fetchRequest: FetchRequest<R>
+    /// The request: as given, or as last set. Setting it changes nothing until
+    /// the next ``performFetch()``, which fetches with it (the results, and the
+    /// changes reported, are the last fetch's until then) — as with Core Data.
+    /// A controller with a ``cacheName`` must delete its cache
+    /// (``deleteCache(withName:in:)``) before fetching with a changed request:
+    /// otherwise `performFetch()` fails with ``FetchError/cacheMismatch(cacheName:)``.
+    public var fetchRequest: FetchRequest<R> {
+        didSet { requestChangedSinceFetch = true }
+    }
+    /// Whether ``fetchRequest`` was set since the last successful fetch (the
+    /// cache check of `performFetch()`).
+    @usableFromInline var requestChangedSinceFetch = false
+    /// Counts successful fetches (a search knows by it that the results it
+    /// filtered came from the same request).
+    @usableFromInline package internal(set) var fetchGeneration = 0
     /// The context whose records the controller shows.
     public let context: ObjectContext<R>
     /// The key path whose value names an object's section; nil for one section.
@@ -176,7 +189,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     ///
     /// - Throws: ``FetchError/noSortKeys``, ``FetchError/unknownKey(_:)``,
     ///   ``FetchError/sectionsOutOfOrder(index:sectionName:)``,
-    ///   ``FetchError/predicateFailed(_:)``; the previous results stay.
+    ///   ``FetchError/predicateFailed(_:)``, ``FetchError/cacheMismatch(cacheName:)``
+    ///   (the request changed and the cache was not deleted); the previous results stay.
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches; O(1)
     ///   from a valid cache.
     @inlinable
@@ -185,6 +199,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
         let fingerprint = cacheFingerprint
         let keepRecords = keepsRecords
+        if requestChangedSinceFetch, let cacheName, _cacheDiffers(cacheName, fingerprint) { throw .cacheMismatch(cacheName: cacheName) }
         var fetched: _Fetched<R>
         if let cacheName, let fingerprint, !context.hasChanges,
             let cached = context.store.state.withLock({ (state: inout _StoreState<R>) -> _Fetched<R>? in
@@ -225,6 +240,8 @@ public final class FetchedResultsController<R: Record & Codable> {
         _lastError = nil
         sectionsRepeatNames = false
         cachedIndexTitles = nil
+        requestChangedSinceFetch = false
+        fetchGeneration &+= 1
         ordered = _OrderedElements(consume fetched)
         sectionList = sections
         recomputeStarts()
@@ -480,7 +497,7 @@ public final class FetchedResultsController<R: Record & Codable> {
             if change.old != nil || change.new != nil { changes.append(change) }
         }
         // With an offset or a limit, any change may move the window.
-        if fetchRequest.fetchOffset > 0 || fetchRequest.fetchLimit != nil {
+        if compiled.request.fetchOffset > 0 || compiled.request.fetchLimit != nil {
             refetchAndReport(changes, before: before)
             return
         }

@@ -39,6 +39,10 @@ extension Record where Self: Encodable {
 public struct RecordKey<Root>: @unchecked Sendable {
     // Key paths are immutable values; the closure only reads through one.
     @usableFromInline let read: (Root) -> RecordValue
+    /// Whether the value is always a string or nil (a `String` or `String?`
+    /// property): what proves a search narrowing (see
+    /// ``FormatPredicate/provablyNarrows(_:for:)``).
+    @usableFromInline let isText: Bool
 
     /// Reads the value at a key path.
     ///
@@ -47,13 +51,16 @@ public struct RecordKey<Root>: @unchecked Sendable {
     @inlinable
     public init<Value: RecordValueConvertible>(_ keyPath: KeyPath<Root, Value>) {
         read = { $0[keyPath: keyPath].recordValue }
+        isText = Value.self == String.self || Value.self == String?.self
     }
 
     /// Reads a value computed from the record.
     @inlinable
     public init(_ read: @escaping @Sendable (Root) -> RecordValue) {
         self.read = read
+        isText = false
     }
+
 }
 
 /// Why a key path cannot be read from a record type.
@@ -92,6 +99,12 @@ public struct RecordKeys<Root>: Sendable {
     public var declaredKeys: [String]? {
         if case .table(let table) = storage { return table.keys.sorted() }
         return nil
+    }
+
+    /// Whether a key (not a path) is declared as a `String` or `String?` property.
+    func isTextKey(_ key: String) -> Bool {
+        if case .table(let table) = storage { return table[key]?.isText ?? false }
+        return false
     }
 
     /// The value of one key (not a path), or nil when there is no such key.

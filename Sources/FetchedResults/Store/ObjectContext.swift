@@ -142,6 +142,13 @@ public final class ObjectContext<R: Record & Codable> {
         return updated[id] ?? saved
     }
 
+    /// Whether the fetched results controllers following this context show what
+    /// a fetch would show now: no change waits to be processed, and every save
+    /// in the store was made or merged here. (Narrowing a search relies on it.)
+    package var controllersAreCurrent: Bool {
+        unprocessed.isEmpty && discarded.isEmpty && store.state.withLock { seen.contains($0.version) && seen.through >= $0.version }
+    }
+
     /// Whether the context has changes not yet saved.
     @inlinable
     public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }

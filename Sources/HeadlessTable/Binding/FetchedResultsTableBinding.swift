@@ -131,15 +131,34 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
         guard let tableView else { return }
         let (update, reconfigure) = change.batch(reloadingEdits: true)
         change = _ReportedChange()
+        perform(update, reconfiguring: reconfigure, on: tableView)
+    }
+
+    /// Performs a batch; when the table refuses it or a cell cannot be made,
+    /// reloads, and records and reports the failure. Whether it applied.
+    @discardableResult
+    func perform(_ update: BatchUpdate, reconfiguring: [TablePath], on tableView: TableView) -> Bool {
         do {
-            try tableView.performBatchUpdates(update, reconfiguring: reconfigure, animations: rowAnimations)
+            try tableView.performBatchUpdates(update, reconfiguring: reconfiguring, animations: rowAnimations)
             lastError = nil
+            return true
         } catch {
-            var failure = Failure(error: error, reloadError: nil, date: Date())
-            do { try tableView.reloadData() } catch { failure.reloadError = error }
-            lastError = failure
-            onError?(failure)
+            reload(tableView, after: error)
+            return false
         }
+    }
+
+    /// Reloads the table (after a failed batch, or when a change is not one
+    /// batch); a failure is recorded and reported.
+    func reload(_ tableView: TableView, after error: (any Error)?) {
+        var failure = error.map { Failure(error: $0, reloadError: nil, date: Date()) }
+        do {
+            try tableView.reloadData()
+        } catch {
+            failure = Failure(error: failure?.error ?? error, reloadError: failure == nil ? nil : error, date: Date())
+        }
+        lastError = failure
+        if let failure { onError?(failure) }
     }
 }
 

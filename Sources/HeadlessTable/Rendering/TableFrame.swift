@@ -24,11 +24,18 @@ public struct TableFrame: Hashable, Sendable {
     public var searchText: String?
     /// Whether rows show their editing controls.
     public var isEditing: Bool
+    /// The scope buttons under the search field; nil (or empty) for none.
+    public var searchScopeTitles: [String]?
+    /// The scope button selected, an index into ``searchScopeTitles``.
+    public var selectedSearchScopeIndex: Int
 
     public init(
         contentOffset: Double = 0, viewportHeight: Double, contentHeight: Double, numberOfSections: Int = 1,
-        elements: [Element], sectionIndexTitles: [String]? = nil, searchText: String? = nil, isEditing: Bool = false
+        elements: [Element], sectionIndexTitles: [String]? = nil, searchText: String? = nil, isEditing: Bool = false,
+        searchScopeTitles: [String]? = nil, selectedSearchScopeIndex: Int = 0
     ) {
+        self.searchScopeTitles = searchScopeTitles
+        self.selectedSearchScopeIndex = selectedSearchScopeIndex
         self.contentOffset = contentOffset
         self.viewportHeight = viewportHeight
         self.contentHeight = contentHeight

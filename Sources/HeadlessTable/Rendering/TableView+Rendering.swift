@@ -91,7 +91,8 @@ extension TableView {
         return TableFrame(
             contentOffset: contentOffset, viewportHeight: viewportHeight, contentHeight: contentHeight,
             numberOfSections: numberOfSections, elements: elements, sectionIndexTitles: indexTitles,
-            searchText: searchFieldText, isEditing: isEditing)
+            searchText: searchFieldText, isEditing: isEditing,
+            searchScopeTitles: searchScopeTitles, selectedSearchScopeIndex: selectedSearchScopeIndex)
     }
 
     func frameCell(_ cell: TableViewCell, at path: TablePath) -> TableFrame.Cell {

@@ -18,7 +18,7 @@
 ///
 /// A frame is as many lines as the viewport holds (its height divided by
 /// ``pointsPerLine``, rounded), under a search field line when the table has
-/// one. Each element takes the lines its place in the content rounds to (at
+/// one (and a scope line, `Scope: [All] Mail Contacts`, when it has scopes). Each element takes the lines its place in the content rounds to (at
 /// least one, pushing the next down when rounding would lose it):
 /// section headers as a rule with the title, footers indented, rows as their
 /// cell's lines — a selection mark in the left column, the editing control,
@@ -84,7 +84,7 @@ public final class TextRenderer: TableRenderer {
     // MARK: Text
 
     /// The frame as text: one line per line of the viewport (and the search
-    /// field's line on top), each `width` columns and a newline.
+    /// field's and scope buttons' lines on top), each `width` columns and a newline.
     ///
     /// - Complexity: O(*lines* × *width* + elements).
     public func text(for frame: TableFrame) -> String {
@@ -177,6 +177,11 @@ public final class TextRenderer: TableRenderer {
         result.reserveCapacity(count + 1)
         if let search = frame.searchText {
             result.append(TerminalText.fitting("Search: " + search, into: width, ellipsis: marks.ellipsis))
+        }
+        if let scopes = frame.searchScopeTitles, !scopes.isEmpty {
+            // The selected button in brackets: `Scope: [All] Mail Contacts`.
+            let buttons = scopes.enumerated().map { k, title in k == frame.selectedSearchScopeIndex ? "[\(title)]" : title }
+            result.append(TerminalText.fitting("Scope: " + buttons.joined(separator: " "), into: width, ellipsis: marks.ellipsis))
         }
         for line in 0..<count {
             result.append(body[line] + index[line] + scroll[line])

@@ -78,6 +78,16 @@ public final class TableView {
     public var searchFieldText: String? {
         didSet { displayIfNeeded() }
     }
+    /// The titles of the scope buttons under the search field (as a search
+    /// bar's `scopeButtonTitles`); nil or empty for none. A ``TableSearch``
+    /// with scopes sets them while a search is on.
+    public var searchScopeTitles: [String]? {
+        didSet { displayIfNeeded() }
+    }
+    /// The scope button selected, an index into ``searchScopeTitles``.
+    public var selectedSearchScopeIndex = 0 {
+        didSet { displayIfNeeded() }
+    }
     /// The frame the renderer last displayed.
     var lastDisplayedFrame: TableFrame?
 

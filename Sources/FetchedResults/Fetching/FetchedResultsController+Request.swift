@@ -1,0 +1,77 @@
+import Foundation
+import TableDiff
+
+extension FetchedResultsController {
+    /// The request of the last successful fetch (nil before one): what the
+    /// results show, whatever ``fetchRequest`` was set to since.
+    package var fetchedRequest: FetchRequest<R>? { compiled?.request }
+
+    /// Whether the store holds a cache named `name` made for a request other
+    /// than the one `fingerprint` identifies (nil: a request that cannot be
+    /// identified, which no cache matches).
+    @usableFromInline
+    func _cacheDiffers(_ name: String, _ fingerprint: String?) -> Bool {
+        context.store.state.withLock { state in
+            guard let cache = state.fetchCaches[name] else { return false }
+            guard let fingerprint else { return true }
+            return cache.fingerprint != "\(fingerprint)|true" && cache.fingerprint != "\(fingerprint)|false"
+        }
+    }
+}
+
+extension FetchedResultsController {
+    /// Fetches with `request` by filtering the current results instead of the
+    /// store — for a request whose predicate matches only records the current
+    /// one matches (the caller proves it: `TableSearch` does, for a narrowed
+    /// search text). Returns false, changing nothing, when the results cannot
+    /// be filtered: not fetched, a cache name, another order, an offset or a
+    /// limit, another batch size, or a context whose controllers are not
+    /// current (see `ObjectContext.controllersAreCurrent`). The caller then
+    /// fetches as usual.
+    ///
+    /// - Throws: ``FetchError`` from compiling or evaluating the predicate;
+    ///   the results and the request stay as they were.
+    /// - Complexity: O(*m*) predicate evaluations for *m* current results.
+    package func performFetch(narrowingTo request: FetchRequest<R>) throws(FetchError) -> Bool {
+        guard let current = compiled, cacheName == nil, !requestChangedSinceFetch, context.controllersAreCurrent,
+            request.sortKeys == current.request.sortKeys, !request.sortKeys.isEmpty,
+            request.fetchOffset == 0, request.fetchLimit == nil, current.request.fetchOffset == 0, current.request.fetchLimit == nil,
+            request.fetchBatchSize == current.request.fetchBatchSize
+        else { return false }
+        let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath)
+        let keepRecords = ordered.keepsRecords
+        var found: [_Element<R>?] = [], records: [R?] = []
+        found.reserveCapacity(ordered.count)
+        if keepRecords { records.reserveCapacity(ordered.count) }
+        let matches = narrowed.matches
+        for chunk in ordered.chunks {
+            // Each chunk's arrays once, not through the class at every element.
+            let elements = chunk.elements, kept = chunk.records
+            let hasRecords = kept.count == elements.count
+            for k in elements.indices {
+                let record: R
+                if hasRecords {
+                    record = kept[k]
+                } else {
+                    guard let read = context.object(withID: elements[k].id) else { continue }
+                    record = read
+                }
+                if let matches, try !matches(record) { continue }
+                found.append(elements[k])
+                if keepRecords { records.append(record) }
+            }
+        }
+        let order = (0..<Int32(found.count)).map { $0 }
+        fetchRequest = request
+        requestChangedSinceFetch = false
+        fetchGeneration &+= 1
+        compiled = narrowed
+        _lastError = nil
+        ordered = _OrderedElements(_Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...]))
+        sectionList = sectionNameKeyPath == nil ? [("", ordered.count)] : ordered.sectionRuns
+        recomputeStarts()
+        batchCache.removeAll()
+        batchCacheOrder.removeAll()
+        return true
+    }
+}
