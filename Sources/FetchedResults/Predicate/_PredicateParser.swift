@@ -35,8 +35,9 @@ struct _PredicateParser {
     let arguments: [RecordValue]
     var nextArgument = 0
     var depth = 0
-    /// Below this stack address, nesting deeper is refused (0: not known yet).
-    var stackFloor: UInt = 0
+    /// Below this stack address, nesting deeper is refused (nil: not known
+    /// yet; 0: the stack cannot be measured, and only the depth limits).
+    var stackFloor: UInt?
     /// The stack address where parsing started.
     var stackStart: UInt = 0
 
@@ -99,15 +100,20 @@ struct _PredicateParser {
         depth += 1
         if depth > Self.maxDepth { throw nestingError() }
         // Every level checks the stack (its bounds are read once, at the first).
-        if stackFloor == 0 { stackFloor = Self.stackFloor(start: stackStart) }
-        if Self.stackAddress() < stackFloor { throw nestingError() }
+        let floor = stackFloor ?? Self.stackFloor(start: stackStart)
+        stackFloor = floor
+        if Self.stackAddress() < floor { throw nestingError() }
     }
 
     /// The lowest stack address nesting may reach: half of what is left below
     /// `start`, at most 128 KiB, stays for the caller and for evaluating;
-    /// without the stack's bounds, 32 KiB below `start` may be used.
+    /// without the stack's bounds, 32 KiB below `start` may be used. 0 when
+    /// `start` is not on the thread's stack: a local's address is elsewhere
+    /// (the address sanitizer keeps locals on a "fake stack" on the heap), so
+    /// only the depth limits nesting.
     static func stackFloor(start: UInt) -> UInt {
-        guard let bottom = stackBottom(), bottom < start else { return start &- 32 * 1024 }
+        guard let (bottom, top) = stackBounds() else { return start > 32 * 1024 ? start - 32 * 1024 : 0 }
+        guard bottom < start, start <= top else { return 0 }
         return bottom + min(128 * 1024, (start - bottom) / 2)
     }
 
@@ -125,11 +131,12 @@ struct _PredicateParser {
         return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
     }
 
-    /// The lowest address of this thread's stack, when the platform says.
-    static func stackBottom() -> UInt? {
+    /// The lowest and highest addresses of this thread's stack, when the platform says.
+    static func stackBounds() -> (bottom: UInt, top: UInt)? {
         #if canImport(Darwin)
+        // pthread_get_stackaddr_np is the stack's top (it grows down).
         let top = UInt(bitPattern: pthread_get_stackaddr_np(pthread_self()))
-        return top - UInt(pthread_get_stacksize_np(pthread_self()))
+        return (top - UInt(pthread_get_stacksize_np(pthread_self())), top)
         #elseif canImport(Glibc) || canImport(Musl)
         // pthread_getattr_np is an extension (glibc's and musl's) the C modules leave out.
         typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
@@ -139,8 +146,9 @@ struct _PredicateParser {
         defer { pthread_attr_destroy(&attributes) }
         var address: UnsafeMutableRawPointer? = nil
         var size = 0
+        // pthread_attr_getstack's address is the stack's lowest.
         guard pthread_attr_getstack(&attributes, &address, &size) == 0, let address else { return nil }
-        return UInt(bitPattern: address)
+        return (UInt(bitPattern: address), UInt(bitPattern: address) + UInt(size))
         #else
         return nil
         #endif

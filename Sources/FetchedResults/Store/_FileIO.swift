@@ -14,6 +14,8 @@
 // - Descriptors are opened close-on-exec: a store's lock must not leak into a
 //   child process (which would keep it after the store closed).
 
+import Foundation
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -224,16 +226,9 @@ enum _FileSystem {
 
     /// The names in a folder.
     static func names(in folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        // (Not readdir's `entry.pointee`: copying a whole `dirent` reads past the
+        // end of an entry shorter than the struct, as the address sanitizer shows.)
+        (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     }
 
     /// Whether a process with this identifier is gone.
