@@ -6,7 +6,7 @@ import HeadlessTable
 /// memory with a batch size.
 enum FetchWorkloads {
     static var all: [Workload] {
-        [fetch(100_000), fetch(1_000_000), save(1), save(100), save(10_000), batchMemory(batchSize: 50), batchMemory(batchSize: 0)]
+        [fetch(100_000), fetch(1_000_000), collationFetch(1_000_000), save(1), save(100), save(10_000), batchMemory(batchSize: 50), batchMemory(batchSize: 0)]
     }
 
     struct Person: Record, Codable, TableDiffable, Equatable {
@@ -81,6 +81,60 @@ enum FetchWorkloads {
                 baselines: [Baseline(name: "handWritten", run: { blackHole(handWritten(everyone)) })],
                 counters: ["records": count, "matches": controller.fetchedObjects?.count ?? 0, "sections": controller.numberOfSections],
                 maxSamples: 10)
+        }
+    }
+
+    struct Name: Record, Codable, Equatable {
+        var id: Int
+        var name: String
+
+        static let recordKeys: RecordKeys<Name> = ["name": RecordKey(\.name)]
+    }
+
+    /// First names as a contacts list holds them: mostly plain Latin, a fifth
+    /// with diacritics, some Cyrillic, Greek and CJK, a few in lowercase.
+    static let firstNames = [
+        "Anna", "Abel", "Adam", "Björn", "Carla", "David", "Emma", "Felix", "Greta", "Hugo", "Ida", "Jonas", "Karl", "Lena",
+        "Marta", "Nils", "Olga", "Paul", "Quentin", "Rosa", "Sven", "Tom", "Ulla", "Vera", "Walter", "Xaver", "Yvonne", "Zoe",
+        "Ägidius", "Änne", "Åsa", "Émile", "Élodie", "Íñigo", "Jürgen", "Łukasz", "Ömer", "Øystein", "Šárka", "Ümit", "Þóra", "Çağla",
+        "Алексей", "Борис", "Ёлкин", "Юрий", "Γιώργος", "Ελένη", "王芳", "佐藤", "anna", "émile",
+    ]
+
+    static func names(_ count: Int, seed: UInt64 = 33) -> [Name] {
+        var g = SplitMix64(seed: seed)
+        return (0..<count).map { id in
+            Name(id: id, name: firstNames[Int(g.next() % UInt64(firstNames.count))] + " " + names[Int(g.next() % 20)] + "\(g.next() % 1000)")
+        }
+    }
+
+    /// A fetch sorted and sectioned by the German collation (a contacts list's
+    /// index) against the same fetch sorted by `.localizedStandard` (which can
+    /// not be sectioned by first letter: umlauts break the order) and by `.plain`.
+    static func collationFetch(_ count: Int) -> Workload {
+        Workload(
+            name: "fetch/collation-1M",
+            summary: "performFetch of \(count) names sorted and sectioned by the German index (TableIndexCollation), against the same names sorted by .localizedStandard and by .plain, one section",
+            targets: [Target(against: "localizedStandardSort", atMost: 1.5)]
+        ) {
+            let context = ObjectContext(store: ObjectStore<Name>())
+            for name in names(count) { try? context.insert(name) }
+            _ = try? context.save()
+            let german = TableIndexCollation(localeIdentifier: "de")
+            let collated = FetchedResultsController(
+                fetchRequest: FetchRequest<Name>(sortKeys: [SortKey("name", collation: german)]), context: context,
+                sectionNameKeyPath: "name", sectionCollation: german)
+            let standard = FetchedResultsController(
+                fetchRequest: FetchRequest<Name>(sortKeys: [SortKey("name", comparison: .localizedStandard)]), context: context)
+            let plain = FetchedResultsController(fetchRequest: FetchRequest<Name>(sortKeys: [SortKey("name")]), context: context)
+            try? collated.performFetch()
+            return Prepared(
+                subject: { try? collated.performFetch(); blackHole(collated.numberOfSections) },
+                baselines: [
+                    Baseline(name: "localizedStandardSort", run: { try? standard.performFetch(); blackHole(standard.numberOfSections) }, maxSamples: 5),
+                    Baseline(name: "plainSort", run: { try? plain.performFetch(); blackHole(plain.numberOfSections) }, maxSamples: 5),
+                ],
+                counters: ["records": count, "sections": collated.numberOfSections],
+                maxSamples: 5)
         }
     }
 

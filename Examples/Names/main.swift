@@ -1,6 +1,7 @@
-// Names: a few thousand names in sections by first letter, with the A–Z
-// index at the side; a tap on an index title jumps to its section, and a
-// search filters while typing and gives the full table back when cancelled.
+// Names: a few thousand names, in the sections of the German index (A–Z and
+// #: umlauts filed under their letters, other scripts under #) with the index
+// at the side; a tap on an index title jumps to its section, and a search
+// filters while typing and gives the full table back when cancelled.
 //
 //     swift run names
 
@@ -11,13 +12,10 @@ struct Person: Record, Codable, Equatable {
     var id: Int
     var name: String
 
-    static let recordKeys: RecordKeys<Person> = [
-        "name": RecordKey(\.name),
-        "initial": RecordKey { .string(String($0.name.prefix(1)).uppercased()) },
-    ]
+    static let recordKeys: RecordKeys<Person> = ["name": RecordKey(\.name)]
 }
 
-/// The names shipped with the example (generated, public domain).
+/// The names shipped with the example (generated, public domain; and real-world names in several scripts).
 func loadNames() throws -> [String] {
     guard let url = Bundle.module.url(forResource: "names", withExtension: "txt") else { throw CocoaError(.fileNoSuchFile) }
     return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
@@ -28,8 +26,11 @@ let context = ObjectContext(store: store)
 for (k, name) in try loadNames().enumerated() { try context.insert(Person(id: k, name: name)) }
 _ = try context.save()
 
+// UILocalizedIndexedCollation's counterpart: German sorting and sections.
+let german = TableIndexCollation(localeIdentifier: "de")
 let controller = FetchedResultsController(
-    fetchRequest: FetchRequest(sortKeys: [SortKey("name")]), context: context, sectionNameKeyPath: "initial")
+    fetchRequest: FetchRequest(sortKeys: [SortKey("name", collation: german)]), context: context,
+    sectionNameKeyPath: "name", sectionCollation: german)
 try controller.performFetch()
 let table = TableView(viewportHeight: 12 * 44)
 table.sectionHeaderHeight = 44
@@ -47,12 +48,15 @@ let renderer = try TextRenderer(width: 32, pointsPerLine: 44)
     print("\n== \(step) (\(rows) names in \(table.numberOfSections) section\(table.numberOfSections == 1 ? "" : "s"))\n" + renderer.text(for: table.currentFrame), terminator: "")
 }
 
-show("The names, by first letter, with the index", table)
+show("The names in the German index's sections, with the index", table)
 let titles = table.sectionIndexTitles ?? []
-if let m = titles.firstIndex(of: "M") { try table.tapSectionIndexTitle(at: m) }
-show("A tap on \"M\" in the index", table)
+print("\nThe index: \(titles.joined(separator: " "))")
+for title in ["M", "O", "#"] {
+    if let k = titles.firstIndex(of: title) { try table.tapSectionIndexTitle(at: k) }
+    show("A tap on \"\(title)\" in the index", table)
+}
 
-for text in ["j", "jo", "jos"] {
+for text in ["j", "jo", "jos", "öz"] {
     try search.update(text: text)
     show("Typing \"\(text)\" in the search field", search.resultsTable)
 }

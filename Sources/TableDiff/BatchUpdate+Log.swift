@@ -8,10 +8,15 @@ public enum BatchChange: Hashable, Sendable {
     case insertRow(TablePath)
     case moveRow(Move<TablePath>)
     case reloadRow(TablePath)
+    /// A row configured again in place (its path after the batch): an edit
+    /// that keeps the row's cell — not part of a ``BatchUpdate``, but of what a
+    /// table applied with it.
+    case reconfigureRow(TablePath)
 
     /// The change as one line of a batch log: `- delete {0, 3}`, `+ insert {1, 0}`,
-    /// `→ move {0, 2} to {1, 4}`, `↻ reload {0, 1}`, and `section N` in place of a
-    /// path for sections. With `ascii`, moves use `>` and reloads `~`.
+    /// `→ move {0, 2} to {1, 4}`, `↻ reload {0, 1}`, `↺ reconfigure {0, 2}`, and
+    /// `section N` in place of a path for sections. With `ascii`, moves use `>`,
+    /// reloads `~` and reconfigurations `*`.
     public func logLine(ascii: Bool = false) -> String {
         let moveMark = ascii ? ">" : "→"
         let reloadMark = ascii ? "~" : "↻"
@@ -24,6 +29,7 @@ public enum BatchChange: Hashable, Sendable {
         case .insertRow(let p): return "+ insert \(p)"
         case .moveRow(let m): return "\(moveMark) move \(m.from) to \(m.to)"
         case .reloadRow(let p): return "\(reloadMark) reload \(p)"
+        case .reconfigureRow(let p): return "\(ascii ? "*" : "↺") reconfigure \(p)"
         }
     }
 }

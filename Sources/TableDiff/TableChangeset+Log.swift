@@ -44,7 +44,7 @@ extension TableChangeset {
                 case .insertSection(let t): note = section(after, t)
                 case .moveSection(let m): note = section(before, m.from)
                 case .deleteRow(let p), .reloadRow(let p): note = row(before, p)
-                case .insertRow(let p): note = row(after, p)
+                case .insertRow(let p), .reconfigureRow(let p): note = row(after, p)
                 case .moveRow(let m): note = row(before, m.from)
                 }
                 return (change.logLine(ascii: ascii), note)

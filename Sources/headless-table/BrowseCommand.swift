@@ -2,8 +2,8 @@ import Foundation
 import HeadlessTable
 import InternalTableUtilities
 
-/// `headless-table browse DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…] [--section-key KEY]
-/// [--text KEY] [--detail KEY]`
+/// `headless-table browse DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…]
+/// [--section-key KEY | --index KEY [--locale L]] [--text KEY] [--detail KEY]`
 ///
 /// An interactive table of DATA's objects in the terminal, on the text
 /// renderer: ↑/↓ (or k/j) move the selection, PgUp/PgDn a page, Home/End to
@@ -48,7 +48,7 @@ final class Browser: TableRenderer {
         try Query.load(file, into: context)
         let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
-        let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: query.sectionKey)
+        let controller = query.controller(request, in: context)
         do {
             try controller.performFetch()
         } catch {

@@ -32,17 +32,18 @@ enum HeadlessTableCommand {
 
         commands:
           demo [--store PATH]               the photo diary's story on the embedded store (a temporary file, or PATH)
-          browse DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…] [--section-key KEY] [--text KEY] [--detail KEY]
+          browse DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…] [--section-key KEY | --index KEY [--locale L]]
+                [--text KEY] [--detail KEY]
                                             DATA's objects as an interactive table in the terminal: ↑↓ PgUp PgDn
                                             Home End move, / searches, Esc cancels, d deletes, q quits
           diff OLD NEW [--id KEY] [--format text|json] [--render [--width W] [--height H] [--ascii]]
                                             the batch updates from one fetch result (JSON file) to another;
                                             --render draws each stage: the table before, the batch, after
           query DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]… [--sort KEY[,-KEY]…]
-                [--section-key KEY] [--limit N] [--offset N] [--format text|json]
+                [--section-key KEY | --index KEY [--locale L]] [--limit N] [--offset N] [--format text|json]
                                             the objects of DATA (a JSON array) that a predicate matches,
                                             sorted and sectioned as a fetched results controller would
-          render DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…] [--section-key KEY]
+          render DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…] [--section-key KEY | --index KEY [--locale L]]
                 [--text KEY] [--detail KEY] [--width W] [--height H] [--offset Y | --row S,R]
                 [--ascii] [--index] [--search TEXT]
                                             DATA's objects drawn as a table's window shows them (a line per
@@ -51,6 +52,10 @@ enum HeadlessTableCommand {
                                             scrolls a table (DATA's objects, or N rows) top to bottom and prints what
                                             reuse did: frames, cells created and reused, most cells alive, time per frame
           help                              this text
+
+        --index KEY [--locale L] sections by the locale's index of KEY, as a contacts list: A…Z and #
+        (German files Ä Ö Ü under A O U, Swedish ends with Å Ä Ö, Russian and Greek have their
+        alphabets; en without --locale), empty sections left out, rows sorted by it within each.
 
         A fetch result is a JSON file: {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]},
         or a plain array of objects (one section named ""). Rows are identified by "id"
@@ -121,6 +126,23 @@ struct ArgumentList {
             guard index + 1 < remaining.count else { throw CommandError.usage("\(name) needs a value") }
             value = remaining[index + 1]
             remaining.removeSubrange(index...(index + 1))
+        }
+        return value
+    }
+
+    /// The value of `--name VALUE` where a value follows (one not starting
+    /// with `--`; the last one wins); a bare `--name` stays.
+    mutating func optionWithValue(_ name: String) throws -> String? {
+        var value: String?
+        var from = 0
+        while let index = remaining[from...].firstIndex(of: name) {
+            guard index + 1 < remaining.count, !remaining[index + 1].hasPrefix("--") else {
+                from = index + 1
+                continue
+            }
+            value = remaining[index + 1]
+            remaining.removeSubrange(index...(index + 1))
+            from = index
         }
         return value
     }

@@ -2,7 +2,7 @@ import Foundation
 import HeadlessTable
 
 /// `headless-table query DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]…
-/// [--sort KEY[,-KEY]…] [--section-key KEY] [--limit N] [--offset N] [--format text|json]`
+/// [--sort KEY[,-KEY]…] [--section-key KEY | --index KEY [--locale L]] [--limit N] [--offset N] [--format text|json]`
 ///
 /// The objects of DATA (a JSON array of objects with an `id`) that match the
 /// predicate, sorted and sectioned by a fetched results controller on an
@@ -15,7 +15,7 @@ enum QueryCommand {
         try arguments.finish()
         try query.compile()
         let sections = try query.sections(of: path)
-        let (predicate, sectionKey) = (query.predicate, query.sectionKey)
+        let (predicate, sectionKey, sectionLabel) = (query.predicate, query.sectionKey, query.sectionLabel)
         switch format {
         case .json:
             let list = sections.map { section in
@@ -26,7 +26,7 @@ enum QueryCommand {
         case .text:
             let total = sections.reduce(0) { $0 + $1.objects.count }
             var lines = ["\(total) object\(total == 1 ? "" : "s")\(predicate.map { " where \($0)" } ?? "")"
-                + (sectionKey == nil ? "" : ", \(sections.count) section\(sections.count == 1 ? "" : "s") by \(sectionKey ?? "")")]
+                + (sectionKey == nil ? "" : ", \(sections.count) section\(sections.count == 1 ? "" : "s") by \(sectionLabel)")]
             for section in sections {
                 if sectionKey != nil { lines.append("\(section.name.isEmpty ? "(no \(sectionKey ?? ""))" : section.name) (\(section.objects.count))") }
                 lines += section.objects.map { "  " + JSON.string(.record($0.fields)) }
@@ -37,15 +37,19 @@ enum QueryCommand {
 }
 
 /// The fetch a command's options describe — `--where FORMAT`, `--arg JSON`…,
-/// `--var NAME=JSON`…, `--sort KEY[,-KEY]…`, `--section-key KEY`, and with
-/// limits `--limit N` and `--offset N` — run over the objects of a JSON file
-/// in an in-memory store.
+/// `--var NAME=JSON`…, `--sort KEY[,-KEY]…`, `--section-key KEY` or `--index
+/// KEY [--locale L]`, and with limits `--limit N` and `--offset N` — run over
+/// the objects of a JSON file in an in-memory store.
 struct Query {
     typealias Section = (name: String, indexTitle: String?, objects: [DynamicObject])
 
     var predicate: FormatPredicate?
+    /// The sort keys of the fetch (after ``compile()``, with `--index`'s collation first).
     var sortKeys: [SortKey] = []
+    /// The section key path (after ``compile()``, `--index`'s key).
     var sectionKey: String?
+    /// `--index KEY [--locale L]`: sections by the locale's index of KEY.
+    var index: IndexOption?
     var limit: Int?
     var offset = 0
 
@@ -56,13 +60,17 @@ struct Query {
     var sortTexts: [String] = []
 
     /// Takes the options from the command line (``compile()`` then checks them).
-    static func parse(_ arguments: inout ArgumentList, limits: Bool) throws -> Query {
+    static func parse(_ arguments: inout ArgumentList, limits: Bool, bareIndexIsAFlag: Bool = false) throws -> Query {
         var query = Query()
         query.predicateText = try arguments.option("--where")
         query.argumentTexts = try arguments.options("--arg")
         query.variableTexts = try arguments.options("--var")
         query.sortTexts = try arguments.options("--sort")
         query.sectionKey = try arguments.option("--section-key")
+        query.index = try IndexOption.parse(&arguments, bareIndexIsAFlag: bareIndexIsAFlag)
+        if query.index != nil && query.sectionKey != nil {
+            throw CommandError.usage("--index KEY makes the sections (KEY's index titles): give it or --section-key, not both")
+        }
         if limits {
             query.limit = try ArgumentList.wholeNumber(try arguments.option("--limit"), "--limit", minimum: 0)
             query.offset = try ArgumentList.wholeNumber(try arguments.option("--offset"), "--offset", minimum: 0) ?? 0
@@ -104,6 +112,18 @@ struct Query {
         if let empty = sortKeys.first(where: { $0.keyPath.isEmpty }) {
             throw CommandError.usage("--sort takes key paths separated by commas, - before a descending one; '\(empty)' is empty")
         }
+        if let index {
+            sortKeys = index.sortKeys(then: sortKeys)
+            sectionKey = index.key
+        }
+    }
+
+    /// How the text output names what the sections are by: `city`, or `name's index (de)`.
+    var sectionLabel: String { index?.label ?? sectionKey ?? "" }
+
+    /// A fetched results controller of `request` in `context`, sectioned as the options say.
+    func controller(_ request: FetchRequest<DynamicObject>, in context: ObjectContext<DynamicObject>) -> FetchedResultsController<DynamicObject> {
+        FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectionKey, sectionCollation: index?.collation)
     }
 
     /// The sections of the objects in `path` that match (and match `also`),
@@ -121,7 +141,7 @@ struct Query {
                 // No order asked for: the data's order (a controller needs sort keys).
                 return [("", nil, try context.fetch(request))]
             }
-            let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectionKey)
+            let controller = controller(request, in: context)
             try controller.performFetch()
             return (controller.sections ?? []).map { ($0.name, $0.indexTitle, $0.objects) }
         } catch {

@@ -2,24 +2,25 @@ import Foundation
 import HeadlessTable
 
 /// `headless-table render DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]… [--sort KEY[,-KEY]…]
-/// [--section-key KEY] [--text KEY] [--detail KEY] [--width W] [--height H] [--offset Y | --row S,R]
+/// [--section-key KEY | --index KEY [--locale L]] [--text KEY] [--detail KEY] [--width W] [--height H] [--offset Y | --row S,R]
 /// [--ascii] [--index] [--search TEXT]`
 ///
 /// The objects of DATA, fetched as `query` fetches them, drawn by the text
 /// renderer as a table's window shows them: a line per row and per section
-/// header.
+/// header. A bare `--index` shows the sections' index titles beside the table
+/// (with `--section-key`); `--index KEY` sections by KEY's index and shows it.
 enum RenderCommand {
     static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
-        var query = try Query.parse(&arguments, limits: false)
+        var query = try Query.parse(&arguments, limits: false, bareIndexIsAFlag: true)
         let look = try Look.parse(&arguments)
         let offset = try ArgumentList.wholeNumber(try arguments.option("--offset"), "--offset", minimum: 0)
         let row = try arguments.option("--row").map(path)
-        let index = arguments.flag("--index")
+        let index = arguments.flag("--index") || query.index != nil
         let search = try arguments.option("--search")
         let file = try arguments.positional("DATA (a JSON array of objects)")
         try arguments.finish()
         if offset != nil && row != nil { throw CommandError.usage("--offset and --row go one at a time") }
-        if index && query.sectionKey == nil { throw CommandError.usage("--index shows the sections' index titles: give --section-key too") }
+        if index && query.sectionKey == nil && query.index == nil { throw CommandError.usage("--index shows the sections' index titles: give --section-key too") }
         try query.compile()
 
         // A search keeps the objects whose text contains the search text.

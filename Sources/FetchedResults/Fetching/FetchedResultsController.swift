@@ -50,14 +50,67 @@ public final class FetchedResultsController<R: Record & Codable> {
     public let context: ObjectContext<R>
     /// The key path whose value names an object's section; nil for one section.
     public let sectionNameKeyPath: String?
+    /// When set, an object's section is this collation's section of its
+    /// ``sectionNameKeyPath`` value, named by its title (`A`, `Ö`, `#`): a
+    /// contacts-style index. With `SortKey(sectionNameKeyPath, collation:)`
+    /// (the same collation) as the first sort key, the sections are always in
+    /// order, in the collation's order. See <doc:CollationAndSectionIndex>.
+    public let sectionCollation: TableIndexCollation?
+    /// With a ``sectionCollation``: whether ``sectionIndexTitles`` lists every
+    /// title of the collation (UIKit's contacts index, `A` to `#`), rather than
+    /// only the titles of the sections there are. Default: false.
+    public var showsEveryCollationIndexTitle = false
     /// A name under which the results are kept in the store for a later
     /// controller with the same request (see ``deleteCache(withName:in:)``).
     public let cacheName: String?
 
     /// Told about changes. Setting a delegate starts change tracking; clearing it
-    /// stops it.
+    /// (with no observers left) stops it.
+    ///
+    /// There is one delegate, as in Core Data; code that follows the controller
+    /// beside the app's delegate (a table binding, a diffable data source)
+    /// adds itself with ``addObserver(_:)`` instead.
     public weak var delegate: (any FetchedResultsControllerDelegate<R>)? {
-        didSet { observation = delegate == nil ? nil : context.addObserver { [weak self] in self?.contextDidChange($0) } }
+        didSet {
+            cachedIndexTitles = nil   // the delegate may give other titles
+            updateTracking()
+        }
+    }
+
+    /// Receivers told about every change after the delegate, in the order they
+    /// were added; held weakly.
+    private var observers: [_WeakDelegate<R>] = []
+
+    /// Adds a receiver of changes beside the ``delegate``: it is told every
+    /// change, with the same calls, after the delegate and the observers added
+    /// before it. Held weakly; adding one twice adds it once. Change tracking
+    /// runs while there is a delegate or an observer.
+    public func addObserver(_ observer: any FetchedResultsControllerDelegate<R>) {
+        observers.removeAll { $0.receiver == nil }
+        guard !observers.contains(where: { $0.receiver === observer }) else { return }
+        observers.append(_WeakDelegate(receiver: observer))
+        updateTracking()
+    }
+
+    /// Removes an observer added with ``addObserver(_:)`` (nothing happens for
+    /// one that is not there).
+    public func removeObserver(_ observer: any FetchedResultsControllerDelegate<R>) {
+        observers.removeAll { $0.receiver == nil || $0.receiver === observer }
+        updateTracking()
+    }
+
+    /// The delegate, then the observers still alive.
+    private var receivers: [any FetchedResultsControllerDelegate<R>] {
+        (delegate.map { [$0] } ?? []) + observers.compactMap(\.receiver)
+    }
+
+    private func updateTracking() {
+        let tracking = delegate != nil || observers.contains { $0.receiver != nil }
+        if !tracking {
+            observation = nil
+        } else if observation == nil {
+            observation = context.addObserver { [weak self] in self?.contextDidChange($0) }
+        }
     }
 
     /// The error the last change ran into, if any: a change after which the first
@@ -90,15 +143,43 @@ public final class FetchedResultsController<R: Record & Codable> {
     @usableFromInline var ordered = _OrderedElements<R>()
     @usableFromInline var sectionList: [(name: String, count: Int)] = []
     @usableFromInline var sectionStarts: [Int] = [0]
+    /// Whether a change made the first sort key stop ordering the sections (a name in two runs).
+    @usableFromInline var sectionsRepeatNames = false
+    /// The section index titles, kept until the sections or the delegate change.
+    @usableFromInline var cachedIndexTitles: [String]?
     private var observation: _ObservationToken?
     /// Records read on demand, by batch (batch size only); cleared on every change.
     @usableFromInline var batchCache: [Int: [R]] = [:]
     @usableFromInline var batchCacheOrder: [Int] = []
 
+    /// A controller of a request's results in a context, in sections by a key
+    /// path's value (one section without), its results kept under a cache
+    /// name; call ``performFetch()`` to fetch.
     public init(fetchRequest: FetchRequest<R>, context: ObjectContext<R>, sectionNameKeyPath: String? = nil, cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
         self.context = context
         self.sectionNameKeyPath = sectionNameKeyPath
+        self.sectionCollation = nil
+        self.cacheName = cacheName
+    }
+
+    /// A controller whose sections are a collation's sections of a key path's
+    /// value (see ``sectionCollation``):
+    ///
+    /// ```swift
+    /// let german = TableIndexCollation(localeIdentifier: "de")
+    /// let controller = FetchedResultsController(
+    ///     fetchRequest: FetchRequest<Person>(sortKeys: [SortKey("name", collation: german)]),
+    ///     context: context, sectionNameKeyPath: "name", sectionCollation: german)
+    /// ```
+    public init(
+        fetchRequest: FetchRequest<R>, context: ObjectContext<R>, sectionNameKeyPath: String?, sectionCollation: TableIndexCollation?,
+        cacheName: String? = nil
+    ) {
+        self.fetchRequest = fetchRequest
+        self.context = context
+        self.sectionNameKeyPath = sectionNameKeyPath
+        self.sectionCollation = sectionCollation
         self.cacheName = cacheName
     }
 
@@ -115,7 +196,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     @inlinable
     public func performFetch() throws(FetchError) {
         guard !fetchRequest.sortKeys.isEmpty else { throw .noSortKeys }
-        let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath)
+        let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
         let fingerprint = cacheFingerprint
         let keepRecords = keepsRecords
         if requestChangedSinceFetch, let cacheName, _cacheDiffers(cacheName, fingerprint) { throw .cacheMismatch(cacheName: cacheName) }
@@ -157,6 +238,8 @@ public final class FetchedResultsController<R: Record & Codable> {
         }
         self.compiled = compiled
         _lastError = nil
+        sectionsRepeatNames = false
+        cachedIndexTitles = nil
         requestChangedSinceFetch = false
         fetchGeneration &+= 1
         ordered = _OrderedElements(consume fetched)
@@ -176,7 +259,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         } else {
             predicate = "all"
         }
-        return "\(R.self)|\(predicate)|\(fetchRequest.sortKeys)|\(sectionNameKeyPath ?? "")|\(fetchRequest.fetchOffset)|\(fetchRequest.fetchLimit ?? -1)"
+        return "\(R.self)|\(predicate)|\(fetchRequest.sortKeys)|\(sectionNameKeyPath ?? "")\(sectionCollation.map { "@" + $0.tableIdentifier } ?? "")|\(fetchRequest.fetchOffset)|\(fetchRequest.fetchLimit ?? -1)"
     }
 
     /// Deletes the results kept under a cache name (every cache for nil).
@@ -328,29 +411,50 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     // MARK: Section index
 
-    /// The index title of a section name: the delegate's, or the capitalized first letter.
+    /// The index title of a section name: the delegate's, or the capitalized
+    /// first letter — with a ``sectionCollation``, the name itself (a title of
+    /// the collation).
     public func sectionIndexTitle(forSectionName sectionName: String) -> String? {
         if let title = delegate?.controller(self, sectionIndexTitleForSectionName: sectionName) { return title }
+        if sectionCollation != nil { return sectionName }
         return sectionName.first.map { String($0).uppercased() }
     }
 
     /// The titles of the section index: each section's title, in order, a title
-    /// equal to the one before it skipped.
+    /// equal to the one before it skipped. With a ``sectionCollation`` and
+    /// ``showsEveryCollationIndexTitle``, every title of the collation, in the
+    /// sections' order (reversed when the first sort key is descending).
+    ///
+    /// - Complexity: O(*s*) after a change that inserted or deleted sections;
+    ///   O(1) otherwise (kept).
     public var sectionIndexTitles: [String] {
+        if let sectionCollation, showsEveryCollationIndexTitle {
+            let titles = sectionCollation.sectionIndexTitles
+            return fetchRequest.sortKeys.first?.ascending == false ? titles.reversed() : titles
+        }
+        if let cachedIndexTitles { return cachedIndexTitles }
         var titles: [String] = []
         for section in sectionList {
             if let title = sectionIndexTitle(forSectionName: section.name), !title.isEmpty, title != titles.last {
                 titles.append(title)
             }
         }
+        cachedIndexTitles = titles
         return titles
     }
 
     /// The section a section index title jumps to: the first section with that
     /// title. `index` is the title's position in ``sectionIndexTitles``; nil when
-    /// no section has the title.
+    /// no section has the title — except with every title of a
+    /// ``sectionCollation`` shown, where a title without a section jumps to
+    /// the next section in the index's order (the last section when none follows).
     public func section(forSectionIndexTitle title: String, at index: Int) -> Int? {
-        sectionList.firstIndex { sectionIndexTitle(forSectionName: $0.name) == title }
+        if let found = sectionList.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) { return found }
+        guard sectionCollation != nil, showsEveryCollationIndexTitle, !sectionList.isEmpty else { return nil }
+        let titles = sectionIndexTitles
+        guard let position = titles.firstIndex(of: title) else { return nil }
+        let place = Dictionary(titles.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        return sectionList.firstIndex { (place[$0.name] ?? Int.max) > position } ?? sectionList.count - 1
     }
 
     // MARK: Sections as table sections
@@ -369,7 +473,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// chunks and *s* sections. A request with an offset or a limit refetches
     /// (its window moves with every change): O(*n* log *n*).
     private func contextDidChange(_ contextChange: _ContextChange<R>) {
-        guard let compiled, delegate != nil else { return }
+        guard let compiled, !receivers.isEmpty else { return }
         let ids = contextChange.ids
         let before = deliversWholeChanges ? tableSections : []
         let oldSections = sectionList
@@ -412,13 +516,10 @@ public final class FetchedResultsController<R: Record & Codable> {
         rebuildSections()
 
         // 3. Sections deleted and inserted, by name.
-        let oldNames = Set(oldSections.map(\.name)), newNames = Set(sectionList.map(\.name))
-        let deletedSections = oldSections.enumerated().filter { !newNames.contains($0.element.name) }
-        let insertedSections = sectionList.enumerated().filter { !oldNames.contains($0.element.name) }
+        let (deletedSections, insertedSections) = sectionsDeletedAndInserted(from: oldSections, by: changes)
 
         // 4. Object changes, with Core Data's index paths.
-        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = []
-        var moves: [(R, TablePath, TablePath)] = [], updates: [(R, TablePath)] = []
+        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = [], kept: [_Kept<R>] = []
         for change in changes {
             guard let record = change.record else { continue }
             switch (change.old, change.new) {
@@ -429,11 +530,12 @@ public final class FetchedResultsController<R: Record & Codable> {
             case let (old?, new?):
                 guard let position = ordered.position(of: new.id) else { continue }
                 let newPath = path(ofPosition: position)
-                if newPath == old.path { updates.append((record, old.path)) } else { moves.append((record, old.path, newPath)) }
+                kept.append(_Kept(record: record, old: old.path, new: newPath, sameSection: oldSections[old.path.section].name == sectionList[newPath.section].name))
             default:
                 break
             }
         }
+        let (updates, moves) = Self.updatesAndMoves(kept, deletes: deletes, inserts: inserts)
 
         report(
             deletedSections: deletedSections, insertedSections: insertedSections,
@@ -457,12 +559,11 @@ public final class FetchedResultsController<R: Record & Codable> {
         var newPaths: [R.ID: TablePath] = [:]
         for position in 0..<ordered.count { newPaths[ordered.element(at: position).id] = path(ofPosition: position) }
         let changedRecords = Dictionary(changes.compactMap { c in c.record.map { ($0.id, $0) } }, uniquingKeysWith: { a, _ in a })
-        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = []
-        var moves: [(R, TablePath, TablePath)] = [], updates: [(R, TablePath)] = []
+        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = [], kept: [_Kept<R>] = []
         for (id, old) in oldPaths {
             if let newPath = newPaths[id] {
                 guard let record = changedRecords[id] else { continue }   // unchanged: not reported
-                if newPath == old.path { updates.append((record, old.path)) } else { moves.append((record, old.path, newPath)) }
+                kept.append(_Kept(record: record, old: old.path, new: newPath, sameSection: oldSections[old.path.section].name == sectionList[newPath.section].name))
             } else if let record = changedRecords[id] ?? old.record ?? context.object(withID: id) {
                 deletes.append((record, old.path))
             }
@@ -471,25 +572,43 @@ public final class FetchedResultsController<R: Record & Codable> {
             if let record = changedRecords[id] ?? context.object(withID: id) { inserts.append((record, newPath)) }
         }
         let oldNames = Set(oldSections.map(\.name)), newNames = Set(sectionList.map(\.name))
-        if deletes.isEmpty && inserts.isEmpty && moves.isEmpty && updates.isEmpty && oldNames == newNames { return }
+        if deletes.isEmpty && inserts.isEmpty && kept.isEmpty && oldNames == newNames { return }
+        let (updates, moves) = Self.updatesAndMoves(kept, deletes: deletes, inserts: inserts)
         report(
             deletedSections: oldSections.enumerated().filter { !newNames.contains($0.element.name) },
             insertedSections: sectionList.enumerated().filter { !oldNames.contains($0.element.name) },
             deletes: deletes, updates: updates, moves: moves, inserts: inserts, before: before)
     }
 
-    /// Tells the delegate, in Core Data's order.
+    /// Tells the delegate and the observers, in Core Data's order.
     private func report(
         deletedSections: [(offset: Int, element: (name: String, count: Int))],
         insertedSections: [(offset: Int, element: (name: String, count: Int))],
         deletes: [(R, TablePath)], updates: [(R, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)],
         before: [TableSection<R>]
     ) {
-        guard let delegate else { return }
-        if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
-            deliverSnapshot(to: receiver, changed: updates.map(\.0.id) + moves.map(\.0.id))
-            return
+        let after = deliversWholeChanges ? tableSections : []
+        for delegate in receivers {
+            if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
+                deliverSnapshot(to: receiver, changed: updates.map(\.0.id) + moves.map(\.0.id))
+                continue
+            }
+            tell(
+                delegate, deletedSections: deletedSections, insertedSections: insertedSections,
+                deletes: deletes, updates: updates, moves: moves, inserts: inserts)
+            if deliversWholeChanges {
+                delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: after))
+            }
         }
+    }
+
+    /// Tells one receiver a change, in Core Data's order.
+    private func tell(
+        _ delegate: any FetchedResultsControllerDelegate<R>,
+        deletedSections: [(offset: Int, element: (name: String, count: Int))],
+        insertedSections: [(offset: Int, element: (name: String, count: Int))],
+        deletes: [(R, TablePath)], updates: [(R, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)]
+    ) {
         delegate.controllerWillChangeContent(self)
         for (k, section) in deletedSections {
             delegate.controller(self, didChange: FetchedResultsSectionInfo(name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name), numberOfObjects: 0, load: { [] }), atSectionIndex: k, for: .delete)
@@ -510,9 +629,6 @@ public final class FetchedResultsController<R: Record & Codable> {
             delegate.controller(self, didChange: record, at: nil, for: .insert, newIndexPath: path)
         }
         delegate.controllerDidChangeContent(self)
-        if deliversWholeChanges {
-            delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: tableSections))
-        }
     }
 
     /// Hands a snapshot delegate the results, with the changed objects marked.
@@ -528,26 +644,70 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     /// Sections from the order: its runs of one section name. O(*c* + *s*).
-    ///
-    /// A name in two runs means the first sort key stopped ordering the
-    /// sections after a change; ``lastError`` says so (and the runs stay
-    /// separate sections, as the objects are ordered).
     private func rebuildSections() {
-        if sectionNameKeyPath == nil {
-            sectionList = [("", ordered.count)]
-        } else {
-            sectionList = ordered.sectionRuns
-            var seen = Set<String>(), offset = 0
-            for section in sectionList {
-                if !seen.insert(section.name).inserted {
-                    _lastError = .sectionsOutOfOrder(index: offset, sectionName: section.name)
-                    break
-                }
-                offset += section.count
-            }
-        }
+        sectionList = sectionNameKeyPath == nil ? [("", ordered.count)] : ordered.sectionRuns
         recomputeStarts()
     }
+
+    /// The sections a change deleted (old indexes) and inserted (new ones).
+    ///
+    /// Only the sections of the changed objects can come or go: a section is
+    /// gone when its objects before, less those that left it, plus those
+    /// that came, are none — and new when the same holds the other way.
+    /// That is O(*k* log *n*) without looking at the other sections. When the
+    /// count of sections does not add up, or a new section's name is also
+    /// another section's, the first sort key stopped ordering the sections
+    /// (a name in two runs): the sections are compared by name, O(*s*), and
+    /// ``lastError`` says so (the runs stay separate sections, as the objects
+    /// are ordered).
+    private func sectionsDeletedAndInserted(
+        from oldSections: [(name: String, count: Int)], by changes: [_Change<R>]
+    ) -> (deleted: [(offset: Int, element: (name: String, count: Int))], inserted: [(offset: Int, element: (name: String, count: Int))]) {
+        guard sectionNameKeyPath != nil else { return ([], []) }
+        var delta: [String: Int] = [:], oldIndex: [String: Int] = [:], newIndex: [String: Int] = [:]
+        for change in changes {
+            if let old = change.old {
+                let name = oldSections[old.path.section].name
+                delta[name, default: 0] -= 1
+                oldIndex[name] = old.path.section
+            }
+            if let new = change.new, let position = ordered.position(of: new.id) {
+                let section = path(ofPosition: position).section, name = sectionList[section].name
+                delta[name, default: 0] += 1
+                newIndex[name] = section
+            }
+        }
+        let deleted = oldIndex.filter { oldSections[$0.value].count + delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
+        let inserted = newIndex.filter { sectionList[$0.value].count - delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
+        let consistent = !sectionsRepeatNames && sectionList.count == oldSections.count - deleted.count + inserted.count
+            && inserted.allSatisfy { t in !sectionList.indices.contains { $0 != t && sectionList[$0].name == sectionList[t].name } }
+        if consistent {
+            if !deleted.isEmpty || !inserted.isEmpty { cachedIndexTitles = nil }
+            return (deleted.map { ($0, oldSections[$0]) }, inserted.map { ($0, sectionList[$0]) })
+        }
+        // By name, over all sections.
+        cachedIndexTitles = nil
+        var seen = Set<String>(), offset = 0
+        sectionsRepeatNames = false
+        for section in sectionList {
+            if !seen.insert(section.name).inserted {
+                _lastError = .sectionsOutOfOrder(index: offset, sectionName: section.name)
+                sectionsRepeatNames = true
+                break
+            }
+            offset += section.count
+        }
+        let oldNames = Set(oldSections.map(\.name)), newNames = seen.union(sectionList.map(\.name))
+        return (
+            oldSections.enumerated().filter { !newNames.contains($0.element.name) },
+            sectionList.enumerated().filter { !oldNames.contains($0.element.name) }
+        )
+    }
+}
+
+/// A receiver of changes, held weakly.
+struct _WeakDelegate<R: Record & Codable> {
+    weak var receiver: (any FetchedResultsControllerDelegate<R>)?
 }
 
 /// What one identity was and is, in a change.

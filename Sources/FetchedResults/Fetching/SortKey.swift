@@ -23,6 +23,12 @@ public struct SortKey: Hashable, Sendable, CustomStringConvertible {
         /// numbers (`file 2` before `file 10`), and ties are broken plainly.
         /// The same on every platform and in every locale.
         case localizedStandard
+        /// By a locale's section index, as ``TableIndexCollation/compare(_:_:)``
+        /// orders: the section first, then letter by letter, then plainly.
+        /// Values that are not strings order as their section names do (nil
+        /// as "", so in `#`), so that sections by the same collation
+        /// (``FetchedResultsController/sectionCollation``) are always in order.
+        case collation(TableIndexCollation)
     }
 
     /// The key path, e.g. `created` or `author.name`.
@@ -32,15 +38,30 @@ public struct SortKey: Hashable, Sendable, CustomStringConvertible {
     /// How strings compare.
     public var comparison: StringComparison
 
+    /// A sort key on a key path, in a direction, with a string comparison.
     public init(_ keyPath: String, ascending: Bool = true, comparison: StringComparison = .plain) {
         self.keyPath = keyPath
         self.ascending = ascending
         self.comparison = comparison
     }
 
-    /// `created`, `-created` for descending, `~name` for localized-standard strings.
+    /// A sort key that orders by a locale's section index (see
+    /// ``StringComparison/collation(_:)``):
+    /// `SortKey("name", collation: TableIndexCollation(localeIdentifier: "de"))`.
+    public init(_ keyPath: String, ascending: Bool = true, collation: TableIndexCollation) {
+        self.init(keyPath, ascending: ascending, comparison: .collation(collation))
+    }
+
+    /// `created`, `-created` for descending, `~name` for localized-standard
+    /// strings, `@de:name` for a collation's.
     public var description: String {
-        (ascending ? "" : "-") + (comparison == .localizedStandard ? "~" : "") + keyPath
+        let comparison: String
+        switch self.comparison {
+        case .plain: comparison = ""
+        case .localizedStandard: comparison = "~"
+        case .collation(let collation): comparison = "@\(collation.tableIdentifier):"
+        }
+        return (ascending ? "" : "-") + comparison + keyPath
     }
 }
 
@@ -59,6 +80,12 @@ enum _SortValue: Sendable {
 
     @inlinable
     init(_ value: RecordValue, comparison: SortKey.StringComparison) {
+        if case .collation(let collation) = comparison {
+            // Every value as its section name: one order, the sections'.
+            let name = _sectionName(value)
+            self = .collated(collation.key(of: name), name)
+            return
+        }
         switch value {
         case .null: self = .null
         case .bool(let b): self = .bool(b)

@@ -9,15 +9,26 @@ struct _CompiledRequest<R: Record & Codable> {
     @usableFromInline let sortReaders: [RecordReader<R>]
     @usableFromInline let sectionReader: RecordReader<R>?
     @usableFromInline let sectionIsFirstSortKey: Bool
+    /// Sections by this collation's index title of the section key's value.
+    @usableFromInline let sectionCollation: TableIndexCollation?
+    /// Whether the first sort key is the section key, ordered by the section
+    /// collation: the section is then the first sort value's key's first weight.
+    @usableFromInline let sectionIsFirstKeysSection: Bool
 
     @inlinable
-    init(_ request: FetchRequest<R>, sectionKeyPath: String?) throws(FetchError) {
+    init(_ request: FetchRequest<R>, sectionKeyPath: String?, sectionCollation: TableIndexCollation? = nil) throws(FetchError) {
         for (name, value) in [("fetchLimit", request.fetchLimit ?? 0), ("fetchOffset", request.fetchOffset), ("fetchBatchSize", request.fetchBatchSize)] where value < 0 {
             throw .negativeSetting(name, value)
         }
         self.request = request
         matches = try request.predicate?.evaluator()
         sectionIsFirstSortKey = sectionKeyPath != nil && sectionKeyPath == request.sortKeys.first?.keyPath
+        self.sectionCollation = sectionCollation
+        if let sectionCollation, sectionIsFirstSortKey, let first = request.sortKeys.first {
+            sectionIsFirstKeysSection = first.comparison == .collation(sectionCollation)
+        } else {
+            sectionIsFirstKeysSection = false
+        }
         let keys = R.recordKeys
         do throws(RecordKeyError) {
             sortReaders = try request.sortKeys.map { key throws(RecordKeyError) in try keys.reader(forKeyPath: key.keyPath) }
@@ -44,7 +55,8 @@ struct _CompiledRequest<R: Record & Codable> {
     @inlinable
     func sectionName(_ record: R) -> String {
         guard let sectionReader else { return "" }
-        return _sectionName(sectionReader(record))
+        let name = _sectionName(sectionReader(record))
+        return sectionCollation.map { $0.sectionTitle(for: name) } ?? name
     }
 
     /// A record as a controller keeps it. The section name is taken from the
@@ -53,7 +65,18 @@ struct _CompiledRequest<R: Record & Codable> {
     @inlinable
     func element(_ record: borrowing R, sequence: Int64) -> _Element<R> {
         let sortValues = sortValues(record)
-        let name = sectionReader == nil ? "" : (sectionIsFirstSortKey ? _sectionName(sortValues.first.recordValue) : sectionName(record))
+        let name: String
+        if sectionReader == nil {
+            name = ""
+        } else if let sectionCollation {
+            if sectionIsFirstKeysSection, case .collated(let key, _) = sortValues.first, let section = key.first {
+                name = sectionCollation.sectionTitles[Int(section)]
+            } else {
+                name = sectionName(record)
+            }
+        } else {
+            name = sectionIsFirstSortKey ? _sectionName(sortValues.first.recordValue) : sectionName(record)
+        }
         return _Element(id: record.id, sequence: sequence, sortValues: sortValues, sectionName: name)
     }
 

@@ -46,17 +46,10 @@ extension FetchedResultsTableBinding {
         try fetch()
         guard let tableView else { return nil }
         guard let before, let after = try? controller.snapshot(), let update = Self.batch(from: before, to: after) else {
-            try? tableView.reloadData()
+            reload(tableView, after: nil)
             return nil
         }
-        do {
-            try tableView.performBatchUpdates { tableView.pendingUpdate.merge(update) }
-        } catch {
-            lastError = error
-            try? tableView.reloadData()
-            return nil
-        }
-        return update
+        return perform(update, reconfiguring: [], on: tableView) ? update : nil
     }
 
     /// The one batch from one set of results to another, or nil when the diff

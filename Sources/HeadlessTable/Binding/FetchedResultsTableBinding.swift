@@ -14,21 +14,44 @@ import Foundation
 /// ```
 ///
 /// Each change the controller reports — a save in its context, or one merged
-/// into it — becomes one checked batch update: sections inserted and deleted,
-/// rows deleted, inserted and moved, and every changed row's cell reconfigured
-/// in place, so there is no configuring with stale paths and no update
-/// colliding with a move. A change of updates alone is a reload of their
-/// rows. Among other changes, an updated object is moved to its own index
-/// path instead: Core Data reports an update when an object's path is the same before
-/// and after, while UIKit places unmoved rows by filling in order — around
-/// other changes, that can be another row's place. A row moving out of a deleted section or into an inserted one is a
-/// delete and an insert, as UIKit needs. The cost is that of the change (the
-/// controller's O(*k* log *n*)) plus the window.
+/// into it — becomes one checked batch update, made with public API only
+/// (``TableView/performBatchUpdates(_:reconfiguring:animations:)``): sections
+/// inserted and deleted, rows deleted, inserted and moved, and every changed
+/// row's cell reconfigured in place (a change of edits alone is a reload of
+/// their rows, as Core Data table code has it). The controller reports an
+/// update only where the row keeps its place, so nothing lands in another
+/// row's place; a row moving out of a deleted section or into an inserted one
+/// is a delete and an insert, as UIKit needs. The cost is that of the change
+/// (the controller's O(*k* log *n*)) plus the window; a header title is O(1).
+///
+/// The binding observes the controller (`FetchedResultsController.addObserver(_:)`):
+/// the controller's `delegate` stays the app's, and several bindings and
+/// observers can follow one controller.
+///
+/// **Errors.** A change the table refuses, or one whose cells the cell
+/// provider fails to make, leaves the table reloaded from the controller (so
+/// that it shows the results); the error goes to ``onError`` and is kept in
+/// ``lastError`` with its time, until a later change applies.
 ///
 /// Keep the binding: the table holds its data source weakly.
 public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDataSource, FetchedResultsControllerDelegate {
     public typealias Object = R
     public typealias CellProvider = (TableView, TablePath, R) throws -> TableViewCell
+
+    /// A change that could not be applied as a batch update.
+    public struct Failure: CustomStringConvertible {
+        /// What the table or the cell provider threw.
+        public var error: any Error
+        /// What the reload after it threw, if it failed too (the table then
+        /// shows the old counts until the next change or reload).
+        public var reloadError: (any Error)?
+        /// When it happened.
+        public var date: Date
+
+        public var description: String {
+            "\(date): \(error)" + (reloadError.map { "; reloading failed too: \($0)" } ?? "")
+        }
+    }
 
     public let controller: FetchedResultsController<R>
     public private(set) weak var tableView: TableView?
@@ -37,23 +60,29 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     /// pending changes); the table follows through the controller. Nil: rows
     /// cannot be deleted.
     public var onDelete: ((R) throws -> Void)?
-    /// The last change that could not be applied as a batch update (the table
-    /// reloaded instead) — never expected; kept to be looked at.
-    public internal(set) var lastError: (any Error)?
+    /// Called with every change that could not be applied as a batch update
+    /// (after the table reloaded).
+    public var onError: ((Failure) -> Void)?
+    /// The failure of the last change, or nil when it applied.
+    public private(set) var lastError: Failure?
+    /// How each kind of change shows; Apple's Core Data table template fades
+    /// everything, and so does the binding unless told otherwise.
+    public var rowAnimations = TableView.RowAnimations.fade
 
-    var pending = BatchUpdate()
-    var pendingReconfigure: [TablePath] = []
+    var change = _ReportedChange()
 
     /// Connects `controller` to `tableView`, fetches if it has not, and loads the table.
     public init(controller: FetchedResultsController<R>, tableView: TableView, cell: @escaping CellProvider) throws {
         self.controller = controller
         self.tableView = tableView
         cellProvider = cell
-        controller.delegate = self
         if controller.sections == nil { try controller.performFetch() }
+        controller.addObserver(self)
         tableView.dataSource = self
         try tableView.reloadData()
     }
+
+    deinit { controller.removeObserver(self) }
 
     // MARK: Data source
 
@@ -68,8 +97,7 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     }
 
     public func tableView(_ tableView: TableView, titleForHeaderInSection section: Int) -> String? {
-        guard controller.sectionNameKeyPath != nil, let sections = controller.sections, sections.indices.contains(section) else { return nil }
-        return sections[section].name
+        controller.sectionNameKeyPath == nil ? nil : controller.name(ofSection: section)
     }
 
     public func sectionIndexTitles(for tableView: TableView) -> [String]? {
@@ -89,66 +117,48 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
 
     // MARK: Controller delegate
 
-    public func controllerWillChangeContent(_ controller: FetchedResultsController<R>) {
-        pending = BatchUpdate()
-        pendingReconfigure = []
-    }
+    public func controllerWillChangeContent(_ controller: FetchedResultsController<R>) { change = _ReportedChange() }
 
     public func controller(_ controller: FetchedResultsController<R>, didChange section: FetchedResultsSectionInfo<R>, atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
-        switch type {
-        case .insert: pending.insertSections([sectionIndex])
-        case .delete: pending.deleteSections([sectionIndex])
-        default: break
-        }
+        change.section(at: sectionIndex, type)
     }
 
     public func controller(_ controller: FetchedResultsController<R>, didChange object: R, at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
-        switch (type, indexPath, newIndexPath) {
-        case (.insert, _, let new?):
-            pending.insertRows(at: [new])
-        case (.delete, let old?, _):
-            pending.deleteRows(at: [old])
-        case (.update, let old?, _), (.move, let old?, _):
-            // Core Data's update is an object at the same index path before and
-            // after — numbers only: its section may even be deleted and another
-            // inserted at that index. UIKit places an unmoved row by filling in
-            // order, which changes around it can make another place; a move to
-            // its own path pins it.
-            let new = type == .move ? newIndexPath ?? old : old
-            // Sections come first in Core Data's order, so they are known here.
-            if pending.deletedSections.contains(old.section) || pending.insertedSections.contains(new.section) {
-                pending.deleteRows(at: [old])
-                pending.insertRows(at: [new])
-            } else {
-                pending.moveRow(at: old, to: new)
-                pendingReconfigure.append(new)
-            }
-        default:
-            break
-        }
+        change.object(at: indexPath, type, newIndexPath: newIndexPath)
     }
 
     public func controllerDidChangeContent(_ controller: FetchedResultsController<R>) {
         guard let tableView else { return }
-        var update = pending, reconfigure = pendingReconfigure
-        if update.changeCount == update.movedRows.count, update.movedRows.allSatisfy({ $0.from == $0.to }) {
-            // Only updates: nothing around them to misplace a row, so they are
-            // UIKit's reloads, as the Core Data table code has them.
-            update = BatchUpdate()
-            update.reloadRows(at: pending.movedRows.map(\.from))
-            reconfigure = []
-        }
-        pending = BatchUpdate()
-        pendingReconfigure = []
+        let (update, reconfigure) = change.batch(reloadingEdits: true)
+        change = _ReportedChange()
+        perform(update, reconfiguring: reconfigure, on: tableView)
+    }
+
+    /// Performs a batch; when the table refuses it or a cell cannot be made,
+    /// reloads, and records and reports the failure. Whether it applied.
+    @discardableResult
+    func perform(_ update: BatchUpdate, reconfiguring: [TablePath], on tableView: TableView) -> Bool {
         do {
-            try tableView.performBatchUpdates {
-                tableView.pendingUpdate.merge(update)
-                try tableView.reconfigureRows(at: reconfigure)
-            }
+            try tableView.performBatchUpdates(update, reconfiguring: reconfiguring, animations: rowAnimations)
+            lastError = nil
+            return true
         } catch {
-            lastError = error
-            try? tableView.reloadData()
+            reload(tableView, after: error)
+            return false
         }
+    }
+
+    /// Reloads the table (after a failed batch, or when a change is not one
+    /// batch); a failure is recorded and reported.
+    func reload(_ tableView: TableView, after error: (any Error)?) {
+        var failure = error.map { Failure(error: $0, reloadError: nil, date: Date()) }
+        do {
+            try tableView.reloadData()
+        } catch {
+            failure = Failure(error: failure?.error ?? error, reloadError: failure == nil ? nil : error, date: Date())
+        }
+        lastError = failure
+        if let failure { onError?(failure) }
     }
 }
 

@@ -211,7 +211,9 @@ public final class TableSearch<R: Record & Codable> {
         } else {
             let controller = FetchedResultsController(
                 fetchRequest: request, context: base.controller.context,
-                sectionNameKeyPath: resultsLayout == .flat ? nil : base.controller.sectionNameKeyPath)
+                sectionNameKeyPath: resultsLayout == .flat ? nil : base.controller.sectionNameKeyPath,
+                sectionCollation: resultsLayout == .flat ? nil : base.controller.sectionCollation)
+            controller.showsEveryCollationIndexTitle = base.controller.showsEveryCollationIndexTitle
             try controller.performFetch()
             let binding = try FetchedResultsTableBinding(controller: controller, tableView: resultsTable, cell: base.cellProvider)
             binding.onDelete = { [weak base] object in try base?.onDelete?(object) }
@@ -243,7 +245,7 @@ public final class TableSearch<R: Record & Codable> {
     /// date all along, is the table again (without the search field). The
     /// selected scope stays selected.
     public func cancel() {
-        resultsBinding?.controller.delegate = nil
+        if let resultsBinding { resultsBinding.controller.removeObserver(resultsBinding) }
         resultsBinding = nil
         text = nil
         last = nil

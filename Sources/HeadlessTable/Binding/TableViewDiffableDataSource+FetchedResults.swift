@@ -10,8 +10,8 @@ extension TableViewDiffableDataSource where SectionIdentifierType == String {
     /// try dataSource.follow(controller)
     /// ```
     ///
-    /// The data source becomes the controller's delegate (it replaces any
-    /// delegate the controller had), fetches if the controller has not, and
+    /// The data source observes the controller (beside its delegate, see
+    /// `FetchedResultsController.addObserver(_:)`), fetches if the controller has not, and
     /// shows its results: sections by name, rows by object identity. After
     /// every change it performs one checked batch built from the controller's
     /// own report of what changed — no snapshot is built and nothing is diffed,
@@ -38,7 +38,7 @@ extension TableViewDiffableDataSource where SectionIdentifierType == String {
         if controller.sections == nil { try controller.performFetch() }
         let follower = _ControllerFollower(controller: controller, animatingDifferences: animatingDifferences)
         follower.dataSource = self
-        controller.delegate = follower
+        controller.addObserver(follower)
         live = follower
         try tableView?.reloadData()
     }
@@ -46,7 +46,7 @@ extension TableViewDiffableDataSource where SectionIdentifierType == String {
 
 extension TableViewDiffableDataSource {
     /// Stops following the controller given to `follow(_:animatingDifferences:)`:
-    /// the controller loses its delegate, and the data source keeps what the
+    /// the data source stops observing the controller, and keeps what the
     /// table shows as its snapshot (built now, O(*n*)).
     public final func stopFollowing() {
         guard let live else { return }
@@ -68,18 +68,14 @@ class _LiveSource<SectionIdentifierType: Hashable & Sendable, ItemIdentifierType
     func stop() {}
 }
 
-/// A fetched results controller's results as a data source's rows, and its
-/// delegate: each change it reports becomes one checked batch.
+/// A fetched results controller's results as a data source's rows, and an
+/// observer of it: each change it reports becomes one checked batch.
 final class _ControllerFollower<R: Record & Codable>: _LiveSource<String, R.ID>, FetchedResultsControllerDelegate {
     typealias Object = R
     weak var dataSource: TableViewDiffableDataSource<String, R.ID>?
     let controller: FetchedResultsController<R>
     let animatingDifferences: Bool
-    var pending = BatchUpdate()
-    /// The rows (after the change) of the objects that changed, and whether
-    /// any of them also moved.
-    var changedRows: [TablePath] = []
-    var changedRowsMove = false
+    var change = _ReportedChange()
 
     init(controller: FetchedResultsController<R>, animatingDifferences: Bool) {
         self.controller = controller
@@ -101,58 +97,25 @@ final class _ControllerFollower<R: Record & Codable>: _LiveSource<String, R.ID>,
         (try? controller.snapshot()) ?? TableSnapshot()
     }
     override func stop() {
-        if controller.delegate === self { controller.delegate = nil }
+        controller.removeObserver(self)
     }
 
     // MARK: The controller's changes
 
-    func controllerWillChangeContent(_ controller: FetchedResultsController<R>) {
-        pending = BatchUpdate()
-        changedRows = []
-        changedRowsMove = false
-    }
+    func controllerWillChangeContent(_ controller: FetchedResultsController<R>) { change = _ReportedChange() }
 
     func controller(_ controller: FetchedResultsController<R>, didChange section: FetchedResultsSectionInfo<R>, atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
-        switch type {
-        case .insert: pending.insertSections([sectionIndex])
-        case .delete: pending.deleteSections([sectionIndex])
-        default: break
-        }
+        change.section(at: sectionIndex, type)
     }
 
     func controller(_ controller: FetchedResultsController<R>, didChange object: R, at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
-        switch (type, indexPath, newIndexPath) {
-        case (.insert, _, let new?):
-            pending.insertRows(at: [new])
-        case (.delete, let old?, _):
-            pending.deleteRows(at: [old])
-        case (.update, let old?, _), (.move, let old?, _):
-            // A changed object is pinned to its place after the change by a
-            // move (UIKit places unmoved rows by filling in order, which other
-            // changes can make another row's place), and configured again there.
-            let new = type == .move ? newIndexPath ?? old : old
-            if pending.deletedSections.contains(old.section) || pending.insertedSections.contains(new.section) {
-                pending.deleteRows(at: [old])     // in or out of a section that comes or goes: UIKit needs a delete and an insert
-                pending.insertRows(at: [new])
-            } else {
-                pending.moveRow(at: old, to: new)
-                changedRows.append(new)
-                if old != new { changedRowsMove = true }
-            }
-        default:
-            break
-        }
+        change.object(at: indexPath, type, newIndexPath: newIndexPath)
     }
 
     func controllerDidChangeContent(_ controller: FetchedResultsController<R>) {
         guard let dataSource else { return }
-        var update = pending, reconfigure = changedRows
-        if controller.changedObjectsInSnapshots == .reload, !changedRowsMove, update.changeCount == update.movedRows.count {
-            // Only edits, nothing around them: UIKit's reloads give new cells.
-            update = BatchUpdate()
-            update.reloadRows(at: changedRows)
-            reconfigure = []
-        }
+        let (update, reconfigure) = change.batch(reloadingEdits: controller.changedObjectsInSnapshots == .reload)
+        change = _ReportedChange()
         dataSource.performFollowedChange(update, reconfiguring: reconfigure, animatingDifferences: animatingDifferences)
     }
 }
@@ -163,7 +126,7 @@ extension TableViewDiffableDataSource {
     func performFollowedChange(_ update: BatchUpdate, reconfiguring: [TablePath], animatingDifferences: Bool) {
         guard let tableView else { return }
         do {
-            try tableView.performStage(update, animation: animatingDifferences ? defaultRowAnimation : .none, reconfiguring: reconfiguring) {}
+            try tableView.performBatchUpdates(update, reconfiguring: reconfiguring, animations: TableView.RowAnimations(animatingDifferences ? defaultRowAnimation : .none))
             report(followError: nil)
         } catch {
             do {

@@ -196,9 +196,8 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
         for (index, stage) in stages.enumerated() {
             let last = index == stages.count - 1
             do {
-                try tableView.performStage(stage.update, animation: animation, reconfiguring: last ? reconfigure : []) {
-                    reported = (stage.sectionIdentifiers, stage.itemIdentifiers)
-                }
+                reported = (stage.sectionIdentifiers, stage.itemIdentifiers)
+                try tableView.performBatchUpdates(stage.update, reconfiguring: last ? reconfigure : [], animations: TableView.RowAnimations(animation))
             } catch {
                 if index == 0 && !(last && !reconfigure.isEmpty) {
                     // A batch that fails changes nothing in the table (its

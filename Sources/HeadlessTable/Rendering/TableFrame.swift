@@ -112,14 +112,19 @@ public struct TableUpdate: Hashable, Sendable {
     public var batch: BatchUpdate
     /// The animations asked for, by change; a change without one is `.automatic`.
     public var animations: [BatchChange: TableView.RowAnimation]
+    /// The rows configured again in place with the batch (paths after it):
+    /// edits that keep their cells — a renderer shows them as edits, not moves.
+    public var reconfiguredRows: [TablePath]
 
-    public init(batch: BatchUpdate, animations: [BatchChange: TableView.RowAnimation] = [:]) {
+    public init(batch: BatchUpdate, animations: [BatchChange: TableView.RowAnimation] = [:], reconfiguredRows: [TablePath] = []) {
         self.batch = batch
         self.animations = animations
+        self.reconfiguredRows = reconfiguredRows
     }
 
-    /// Every change, in log order (see `BatchUpdate.changes`).
-    public var changes: [BatchChange] { batch.changes }
+    /// Every change, in log order (see `BatchUpdate.changes`), then the
+    /// reconfigured rows in order.
+    public var changes: [BatchChange] { batch.changes + Set(reconfiguredRows).sorted().map(BatchChange.reconfigureRow) }
 
     public func animation(for change: BatchChange) -> TableView.RowAnimation { animations[change] ?? .automatic }
 }

@@ -5,6 +5,58 @@ extension TableView {
         case automatic, fade, right, left, top, bottom, middle, none
     }
 
+    /// The animation of each kind of change in a batch (UIKit's `with:`
+    /// argument, given once per kind): what a binding passes to
+    /// ``TableView/performBatchUpdates(_:reconfiguring:animations:)``.
+    public struct RowAnimations: Hashable, Sendable {
+        public var insertRows: RowAnimation
+        public var deleteRows: RowAnimation
+        public var reloadRows: RowAnimation
+        public var insertSections: RowAnimation
+        public var deleteSections: RowAnimation
+        public var reloadSections: RowAnimation
+        /// Row and section moves (UIKit animates them itself; a renderer may
+        /// show them as it likes, e.g. fading, as code that moves by deleting
+        /// and inserting does).
+        public var moves: RowAnimation
+
+        /// One animation for every kind.
+        public init(_ animation: RowAnimation) {
+            (insertRows, deleteRows, reloadRows) = (animation, animation, animation)
+            (insertSections, deleteSections, reloadSections) = (animation, animation, animation)
+            moves = animation
+        }
+
+        public init(
+            insertRows: RowAnimation = .automatic, deleteRows: RowAnimation = .automatic, reloadRows: RowAnimation = .automatic,
+            insertSections: RowAnimation = .automatic, deleteSections: RowAnimation = .automatic, reloadSections: RowAnimation = .automatic,
+            moves: RowAnimation = .automatic
+        ) {
+            self.moves = moves
+            (self.insertRows, self.deleteRows, self.reloadRows) = (insertRows, deleteRows, reloadRows)
+            (self.insertSections, self.deleteSections, self.reloadSections) = (insertSections, deleteSections, reloadSections)
+        }
+
+        /// The table's choice for every change.
+        public static let automatic = RowAnimations(.automatic)
+        /// Everything fades: the choice of Apple's Core Data table template.
+        public static let fade = RowAnimations(.fade)
+
+        /// The animation of one change.
+        public func animation(for change: BatchChange) -> RowAnimation {
+            switch change {
+            case .insertRow: insertRows
+            case .deleteRow: deleteRows
+            case .reloadRow: reloadRows
+            case .reconfigureRow: .automatic
+            case .insertSection: insertSections
+            case .deleteSection: deleteSections
+            case .reloadSection: reloadSections
+            case .moveRow, .moveSection: moves
+            }
+        }
+    }
+
     /// What the table shows now: the headers, rows and footers meeting the
     /// window, with their content, and the section index, search field and
     /// editing state.
@@ -68,7 +120,7 @@ extension TableView {
     /// Hands the renderer an applied batch, from the frame it last displayed.
     func display(_ update: TableUpdate, from old: TableFrame?) {
         guard let renderer else { return }
-        guard !update.batch.isEmpty else { return displayIfNeeded() }
+        guard !update.changes.isEmpty else { return displayIfNeeded() }
         let frame = currentFrame
         lastDisplayedFrame = frame
         renderer.display(update, from: old ?? frame, to: frame)

@@ -9,14 +9,21 @@ import Foundation
 /// later registration replaces the earlier one, and drops the views queued
 /// under it; registering nil unregisters.
 ///
-/// There is one last-in-first-out queue per identifier. A view dequeued from
-/// a queue gets `prepareForReuse()` first. The pool counts the views it made,
+/// There is one last-in-first-out queue per identifier. As in UIKit, any view
+/// with a non-empty reuse identifier that a table gives back is queued under
+/// it — one the pool made, or one the app made itself (after a dequeue found
+/// nothing) — and handed back by the next dequeue of that identifier,
+/// registered or not; only a view of another class than its identifier's
+/// registration makes is dropped. A view dequeued from a queue gets
+/// `prepareForReuse()` first. The pool counts the views it made, adopted,
 /// reused, has handed out and holds in its queues.
 public final class ReusePool {
     /// What the pool has done with one kind of view.
     public struct Statistics: Hashable, Sendable, CustomStringConvertible {
         /// Views made (from a class or a template).
         public var created = 0
+        /// Views the app made itself, queued when a table gave them back.
+        public var adopted = 0
         /// Views handed out again from a queue.
         public var reused = 0
         /// Views handed out and not yet given back.
@@ -26,8 +33,9 @@ public final class ReusePool {
         /// The most views alive (in use and queued) at once.
         public var maxLive = 0
 
-        public init(created: Int = 0, reused: Int = 0, inUse: Int = 0, queued: Int = 0, maxLive: Int = 0) {
+        public init(created: Int = 0, adopted: Int = 0, reused: Int = 0, inUse: Int = 0, queued: Int = 0, maxLive: Int = 0) {
             self.created = created
+            self.adopted = adopted
             self.reused = reused
             self.inUse = inUse
             self.queued = queued
@@ -38,7 +46,7 @@ public final class ReusePool {
         public var live: Int { inUse + queued }
 
         public var description: String {
-            "\(created) created, \(reused) reused, \(inUse) in use, \(queued) queued (at most \(maxLive) alive)"
+            "\(created) created, " + (adopted > 0 ? "\(adopted) adopted, " : "") + "\(reused) reused, \(inUse) in use, \(queued) queued (at most \(maxLive) alive)"
         }
     }
 
@@ -109,16 +117,34 @@ public final class ReusePool {
             return view
         }
 
-        /// Queues a view for reuse — once, and only under a registration that
-        /// makes views of its class (a view of a replaced registration is dropped).
+        /// Takes a queued view out of its queue again, as handed out (nothing
+        /// happens for a view that is not queued).
+        func reclaim(_ view: TableReusableView) {
+            let id = ObjectIdentifier(view)
+            guard queued.remove(id) != nil, let identifier = view.reuseIdentifier else { return }
+            queues[identifier]?.removeAll { $0 === view }
+            handedOut.insert(id)
+            count(identifier) { $0.queued -= 1; $0.inUse += 1 }
+        }
+
+        /// Queues a view for reuse under its identifier — once; not a view of
+        /// another class than the identifier's registration makes (a view of a
+        /// replaced registration). A view the pool did not hand out is adopted.
         func enqueue(_ view: TableReusableView) {
             let id = ObjectIdentifier(view)
-            guard !queued.contains(id), let identifier = view.reuseIdentifier else { return }
-            if handedOut.remove(id) != nil { count(identifier) { $0.inUse -= 1 } }
-            guard let type = madeType(identifier), Swift.type(of: view) == type else { return }
+            guard !queued.contains(id), let identifier = view.reuseIdentifier, !identifier.isEmpty else { return }
+            let handedOutHere = handedOut.remove(id) != nil
+            if handedOutHere { count(identifier) { $0.inUse -= 1 } }
+            if let type = madeType(identifier), Swift.type(of: view) != type { return }
             queues[identifier, default: []].append(view)
             queued.insert(id)
-            count(identifier) { $0.queued += 1 }
+            count(identifier) {
+                $0.queued += 1
+                if !handedOutHere {
+                    $0.adopted += 1
+                    $0.maxLive = Swift.max($0.maxLive, $0.live)
+                }
+            }
         }
     }
 

@@ -8,8 +8,12 @@ import Foundation
 ///
 /// Reusable views are `Codable`, so that a prototype can be archived once and
 /// every new view decoded from the archive (``ViewTemplate``), as nib and
-/// storyboard prototypes are. A subclass with content of its own overrides
-/// `init(from:)` and `encode(to:)`, as a UIKit cell overrides `init(coder:)`.
+/// storyboard prototypes are. A subclass's own stored properties are archived
+/// when they are marked ``Archived`` (or when the subclass overrides
+/// `init(from:)` and `encode(to:)`, as a UIKit cell overrides `init(coder:)`);
+/// other properties — closures, delegates, caches — start at their initial
+/// values in every view made from a template, as outlets and actions are
+/// connected again for every view loaded from a nib.
 open class TableReusableView: Codable {
     /// The identifier the view is registered and dequeued under.
     public let reuseIdentifier: String?
@@ -31,12 +35,88 @@ open class TableReusableView: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let archived = try container.decodeIfPresent(String.self, forKey: .reuseIdentifier)
         reuseIdentifier = decoder.userInfo[.reuseIdentifier] as? String ?? archived
+        let archivedProperties = try decoder.container(keyedBy: _ArchiveKey.self)
+        for (key, property) in archivedPropertyList { try property.decode(from: archivedProperties, key) }
     }
 
     open func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(reuseIdentifier, forKey: .reuseIdentifier)
+        var archivedProperties = encoder.container(keyedBy: _ArchiveKey.self)
+        for (key, property) in archivedPropertyList { try property.encode(to: &archivedProperties, key) }
     }
+
+    /// The ``Archived`` properties of the view's classes, by name.
+    private var archivedPropertyList: [(_ArchiveKey, any _ArchivedProperty)] {
+        var result: [(_ArchiveKey, any _ArchivedProperty)] = []
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let current = mirror {
+            for child in current.children {
+                guard let property = child.value as? any _ArchivedProperty, let label = child.label else { continue }
+                // The wrapper's storage is named `_name`.
+                result.append((_ArchiveKey(stringValue: label.hasPrefix("_") ? String(label.dropFirst()) : label), property))
+            }
+            mirror = current.superclassMirror
+        }
+        return result
+    }
+}
+
+/// A stored property of a cell (or header or footer view) subclass that
+/// templates keep: archived with the prototype, and set in every view made
+/// from the template — what Interface Builder keeps for a nib's cell.
+///
+/// ```swift
+/// final class BadgeCell: TableViewCell {
+///     @Archived var badge = ""
+///     @Archived var badgeColor = 3
+///     var onTap: (() -> Void)?        // not archivable: nil in every copy
+/// }
+/// let prototype = BadgeCell(reuseIdentifier: nil)
+/// prototype.badge = "fancy"
+/// try table.register(ViewTemplate(prototype), forCellReuseIdentifier: "badge")
+/// // every dequeued "badge" cell starts with badge == "fancy"
+/// ```
+///
+/// The property is stored under its name in the archive (so a template file
+/// written by hand can set it); an archive without it leaves the initial value.
+@propertyWrapper
+public struct Archived<Value: Codable> {
+    final class Storage {
+        var value: Value
+        init(_ value: Value) { self.value = value }
+    }
+    let storage: Storage
+
+    public init(wrappedValue: Value) { storage = Storage(wrappedValue) }
+
+    public var wrappedValue: Value {
+        get { storage.value }
+        nonmutating set { storage.value = newValue }
+    }
+}
+
+/// An ``Archived`` property, whatever its type.
+protocol _ArchivedProperty {
+    func encode(to container: inout KeyedEncodingContainer<_ArchiveKey>, _ key: _ArchiveKey) throws
+    func decode(from container: KeyedDecodingContainer<_ArchiveKey>, _ key: _ArchiveKey) throws
+}
+
+extension Archived: _ArchivedProperty {
+    func encode(to container: inout KeyedEncodingContainer<_ArchiveKey>, _ key: _ArchiveKey) throws {
+        try container.encode(storage.value, forKey: key)
+    }
+    func decode(from container: KeyedDecodingContainer<_ArchiveKey>, _ key: _ArchiveKey) throws {
+        if let value = try container.decodeIfPresent(Value.self, forKey: key) { storage.value = value }
+    }
+}
+
+/// The archive key of an ``Archived`` property: its name.
+struct _ArchiveKey: CodingKey {
+    let stringValue: String
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+    var intValue: Int? { nil }
 }
 
 extension CodingUserInfoKey {

@@ -21,7 +21,7 @@ public struct ViewTemplate: @unchecked Sendable {
     public let archive: Data
     /// The class of the views the template makes.
     public let viewType: TableReusableView.Type
-    let make: (String) throws -> TableReusableView
+    let make: (String?) throws -> TableReusableView
 
     /// Archives a prototype.
     ///
@@ -45,7 +45,7 @@ public struct ViewTemplate: @unchecked Sendable {
         viewType = type
         make = { identifier in
             let decoder = JSONDecoder()
-            decoder.userInfo[.reuseIdentifier] = identifier
+            if let identifier { decoder.userInfo[.reuseIdentifier] = identifier }
             return try decoder.decode(Prototype.self, from: archive)
         }
         do {
@@ -78,6 +78,28 @@ public struct ViewTemplate: @unchecked Sendable {
         try archive.write(to: url, options: .atomic)
     }
 
-    /// The prototype as it was archived (a fresh copy).
-    public var prototype: TableReusableView? { try? make("") }
+    /// The prototype as it was archived (a fresh copy, with the archived reuse identifier).
+    public var prototype: TableReusableView? { try? make(nil) }
+
+    /// A new view from the archive, with a reuse identifier — what a data
+    /// source does when a dequeue finds nothing and it makes a cell itself:
+    ///
+    /// ```swift
+    /// let cell = try table.dequeueReusableCell(withIdentifier: "entry")
+    ///     ?? template.makeView(TableViewCell.self, reuseIdentifier: "entry")
+    /// ```
+    ///
+    /// A table queues the view under the identifier when its row leaves, and
+    /// hands it back on the next dequeue.
+    ///
+    /// - Throws: ``TableViewError/unreadableTemplate(_:)`` when the template's
+    ///   views are not `View`s.
+    public func makeView<View: TableReusableView>(_ type: View.Type = View.self, reuseIdentifier: String?) throws(TableViewError) -> View {
+        do {
+            if let view = try make(reuseIdentifier) as? View { return view }
+        } catch {
+            throw .unreadableTemplate("the archive is not a \(viewType): \(error)")
+        }
+        throw .unreadableTemplate("the template makes \(viewType), not \(View.self)")
+    }
 }

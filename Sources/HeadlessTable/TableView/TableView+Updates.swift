@@ -86,7 +86,8 @@ extension TableView {
             pendingReconfigure += paths
         } else {
             for path in paths { try check(path) }
-            defer { displayIfNeeded() }
+            let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
+            defer { display(TableUpdate(batch: BatchUpdate(), reconfiguredRows: paths), from: before) }
             try reconfigure(paths)
         }
     }
@@ -108,22 +109,41 @@ extension TableView {
     ) throws {
         guard updateDepth == 0 else { throw TableViewError.applyInsideBatch }
         for stage in changeset.stages {
-            try performStage(stage.update, animation: animation) { try updateData(stage) }
+            try updateData(stage)
+            try performBatchUpdates(stage.update, animations: RowAnimations(animation))
         }
     }
 
-    /// Performs one prepared batch (a stage of a changeset or of a snapshot's
-    /// change) as one checked batch update: `updateData` makes the data source
-    /// report the data after it, every change shows with `animation`, and the
-    /// rows at `reconfiguring` (after the batch) are configured again in place.
-    func performStage(
-        _ update: BatchUpdate, animation: RowAnimation, reconfiguring: [TablePath] = [], updateData: () throws -> Void
+    /// Performs a prepared batch as one checked batch update — what a binding
+    /// of the table to a model does with each change it hears of.
+    ///
+    /// ```swift
+    /// var update = BatchUpdate()
+    /// update.deleteRows(at: [TablePath(row: 2, section: 0)])
+    /// update.moveRow(at: TablePath(row: 0, section: 0), to: TablePath(row: 3, section: 0))
+    /// try table.performBatchUpdates(update, reconfiguring: [TablePath(row: 3, section: 0)], animations: .fade)
+    /// ```
+    ///
+    /// The data source must already report the data after the batch. The batch
+    /// is checked as ``performBatchUpdates(_:)`` checks one (and the table
+    /// stays as it was when it does not add up); the rows at `reconfiguring`
+    /// (paths after the batch) are configured again in place, and each change
+    /// shows with the animation `animations` gives its kind.
+    ///
+    /// - Throws: ``TableViewError/inconsistentUpdate(_:)``,
+    ///   ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)`` for a
+    ///   row to reconfigure that does not exist, or what the data source throws.
+    /// - Complexity: that of ``performBatchUpdates(_:)``.
+    public func performBatchUpdates(
+        _ update: BatchUpdate, reconfiguring: [TablePath] = [], animations: RowAnimations = .automatic
     ) throws {
         try performBatchUpdates {
-            try updateData()
             pendingUpdate.merge(update)
-            if animation != .automatic {
-                for change in update.changes { pendingAnimations[change] = animation }
+            if animations != .automatic {
+                for change in update.changes {
+                    let animation = animations.animation(for: change)
+                    if animation != .automatic { pendingAnimations[change] = animation }
+                }
             }
             pendingReconfigure += reconfiguring
         }
@@ -191,7 +211,7 @@ extension TableView {
             staleViews = []
             throw error
         }
-        defer { display(TableUpdate(batch: update, animations: animations), from: before) }
+        defer { display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before) }
         try self.reconfigure(reconfigure)
     }
 

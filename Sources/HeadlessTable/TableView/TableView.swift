@@ -114,6 +114,12 @@ public final class TableView {
     var dequeuedForMaking = false
     var dequeuedWhileMaking: [TableViewCell] = []
     var reconfiguredCell: TableViewCell?
+    /// While the window fills: the cells of rows that scrolled out of it, by
+    /// reuse identifier — dequeued before the pool's, as UIKit reuses the
+    /// cells that left (so a jump does not make a second window of cells) —
+    /// and those taken, with the rows they showed.
+    var departedCells: [String: [(TablePath, TableViewCell)]] = [:]
+    var takenDepartedCells: [(TablePath, TableViewCell)] = []
     /// Whether the table is filling its window (asking for cells): it cannot change meanwhile.
     var isBusy = false
     /// Header and footer views an update replaced, queued once the window is filled.
@@ -166,7 +172,7 @@ public final class TableView {
     /// A queued cell (after `prepareForReuse()`), else a new one from the
     /// registration, else nil when nothing is registered.
     public func dequeueReusableCell(withIdentifier identifier: String) -> TableViewCell? {
-        let cell = reusePool.dequeueReusableCell(withIdentifier: identifier)
+        let cell = takeDepartedCell(identifier) ?? reusePool.dequeueReusableCell(withIdentifier: identifier)
         if making != nil, let cell { dequeuedWhileMaking.append(cell) }
         return cell
     }
@@ -186,8 +192,20 @@ public final class TableView {
                 return cell
             }
         }
-        guard let cell = reusePool.dequeueReusableCell(withIdentifier: identifier) else { throw .unregisteredIdentifier(identifier) }
+        guard let cell = takeDepartedCell(identifier) ?? reusePool.dequeueReusableCell(withIdentifier: identifier) else {
+            throw .unregisteredIdentifier(identifier)
+        }
         if making != nil { dequeuedWhileMaking.append(cell) }
+        return cell
+    }
+
+    /// A cell of a row that scrolled out of the window while it fills, for the row being made.
+    func takeDepartedCell(_ identifier: String) -> TableViewCell? {
+        guard making != nil, var list = departedCells[identifier], let (path, cell) = list.popLast() else { return nil }
+        departedCells[identifier] = list
+        takenDepartedCells.append((path, cell))
+        reusePool.cells.count(identifier) { $0.reused += 1 }
+        cell.prepareForReuse()
         return cell
     }
 
@@ -376,9 +394,24 @@ public final class TableView {
         var measured: [(TablePath, Double)] = []
         var offset = contentOffset
         var wanted: [TablePath] = []
+        departedCells = [:]
+        takenDepartedCells = []
+        defer {
+            departedCells = [:]
+            takenDepartedCells = []
+        }
         do {
             while true {
                 wanted = layout.rows(from: offset, to: offset + viewportHeight)
+                // The cells of rows that scrolled out are reused first.
+                let wantedNow = Set(wanted)
+                for (path, cell) in window where !wantedNow.contains(path) && made[path] == nil {
+                    guard let identifier = cell.reuseIdentifier, !identifier.isEmpty else { continue }
+                    // (Not a cell of another class than the identifier's registration now makes.)
+                    if let made = reusePool.cells.madeType(identifier), Swift.type(of: cell) != made { continue }
+                    window[path] = nil
+                    departedCells[identifier, default: []].append((path, cell))
+                }
                 var moved = false
                 for path in wanted where window[path] == nil {
                     let cell = try makeCell(path)
@@ -396,13 +429,16 @@ public final class TableView {
             }
         } catch {
             for (path, old) in measured.reversed() { layout.setHeight(old, ofRow: path) }
-            for cell in made.values { reusePool.enqueue(cell) }
+            let taken = Set(takenDepartedCells.map { ObjectIdentifier($0.1) })
+            for cell in made.values where !taken.contains(ObjectIdentifier(cell)) { reusePool.enqueue(cell) }
+            restoreDepartedCells()
             isBusy = false
             throw error
         }
         // Commit.
         let wantedSet = Set(wanted)
         var leaving = updateLeaving
+        for list in departedCells.values { leaving += list }
         for (path, cell) in window where !wantedSet.contains(path) {
             window[path] = nil
             // A cell made in an early round for a row a later one moved away was never shown.
@@ -414,6 +450,7 @@ public final class TableView {
         for view in staleViews { reusePool.enqueue(view) }
         staleViews = []
         isBusy = false
+        for (path, cell) in takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
         for path in wanted {
             guard let cell = made[path] else { continue }
             cell.isSelected = selected.contains(path)
@@ -422,6 +459,23 @@ public final class TableView {
         }
         for (path, cell) in leaving { leave(cell, at: path) }
         refreshHeaderAndFooterViews()
+    }
+
+    /// After a failed fill: the cells of rows that scrolled out are the rows'
+    /// again; those already reused for other rows are configured for theirs
+    /// once more (their rows' own cells, through the data source's dequeue).
+    private func restoreDepartedCells() {
+        let taken = takenDepartedCells
+        departedCells = [:]
+        takenDepartedCells = []
+        for (path, cell) in taken {
+            reusePool.cells.reclaim(cell)   // if the data source dequeued it and gave it back
+            let made = try? makeCell(path, reconfiguring: cell)
+            if let made, made !== cell {
+                cells[path] = made
+                reusePool.enqueue(cell)
+            }
+        }
     }
 
     /// Asks the data source for a row's cell. Cells it dequeued and did not

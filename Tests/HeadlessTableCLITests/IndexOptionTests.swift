@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import HeadlessTable
+import TableSnapshotTesting
+import TableTestSupport
+@testable import headless_table
+
+/// `--index KEY [--locale L]` on `query`, `render` and `browse`: sections by a
+/// locale's index of a key, rows sorted by its collation.
+@Suite struct IndexOptionTests {
+    static let people = #"""
+        [{"id":1,"name":"Özil"},{"id":2,"name":"Abel"},{"id":3,"name":"Äbte"},{"id":4,"name":"Adam"},
+         {"id":5,"name":"zoe"},{"id":6,"name":"Åsa"},{"id":7,"name":"Ёлкин"},{"id":8,"name":"Ωmega"},
+         {"id":9,"name":"42"},{"id":10,"name":""},{"id":11},{"id":12,"name":"Otto"},{"id":13,"name":"Adam"}]
+        """#
+
+    func run(_ command: String, _ arguments: [String]) -> CLIResult {
+        let folder = TemporaryFolder()
+        return runCLI([command, folder.file("people.json", Self.people)] + arguments)
+    }
+
+    @Test func queryJSONSectionsByTheLocalesIndex() {
+        let german = run("query", ["--index", "name", "--locale", "de", "--format", "json"])
+        #expect(german.status == 0 && german.err == "", "\(german.err)")
+        #expect(german.out == ##"{"sections":[{"name":"A","indexTitle":"A","ids":[2,3,4,13,6]},{"name":"O","indexTitle":"O","ids":[12,1]},"##
+            + ##"{"name":"Z","indexTitle":"Z","ids":[5]},{"name":"#","indexTitle":"#","ids":[10,11,9,8,7]}]}"## + "\n")
+        let swedish = run("query", ["--index", "name", "--locale", "sv_SE", "--format", "json"])
+        #expect(swedish.out == ##"{"sections":[{"name":"A","indexTitle":"A","ids":[2,4,13]},{"name":"O","indexTitle":"O","ids":[12]},"##
+            + ##"{"name":"Z","indexTitle":"Z","ids":[5]},{"name":"Å","indexTitle":"Å","ids":[6]},{"name":"Ä","indexTitle":"Ä","ids":[3]},"##
+            + ##"{"name":"Ö","indexTitle":"Ö","ids":[1]},{"name":"#","indexTitle":"#","ids":[10,11,9,8,7]}]}"## + "\n")
+        let russian = run("query", ["--index", "name", "--locale", "ru", "--format", "json"])
+        #expect(russian.out.hasPrefix(#"{"sections":[{"name":"Е","indexTitle":"Е","ids":[7]},{"name":"A","indexTitle":"A","ids":[2,3,4,13,6]}"#))
+        // English without --locale; --sort breaks ties (the two Adams), --where narrows.
+        let english = run("query", ["--index", "name", "--sort", "-id", "--where", "id < 14", "--format", "json"])
+        #expect(english.out.hasPrefix(#"{"sections":[{"name":"A","indexTitle":"A","ids":[2,3,13,4,6]}"#), "\(english.out)")
+    }
+
+    @Test func queryTextSaysWhatTheSectionsAreBy() {
+        let result = run("query", ["--index", "name", "--locale", "de", "--where", "name BEGINSWITH[cd] 'a' OR name BEGINSWITH 'Ö'"])
+        #expect(result.out == """
+            6 objects where name BEGINSWITH[cd] "a" OR name BEGINSWITH "Ö", 2 sections by name's index (de)
+            A (5)
+              {"id":2,"name":"Abel"}
+              {"id":3,"name":"Äbte"}
+              {"id":4,"name":"Adam"}
+              {"id":13,"name":"Adam"}
+              {"id":6,"name":"Åsa"}
+            O (1)
+              {"id":1,"name":"Özil"}
+
+            """)
+    }
+
+    @Test func renderShowsTheIndex() {
+        var out = ""
+        for arguments in [["--index", "name", "--locale", "de", "--width", "30", "--height", "19"],
+                          ["--index", "name", "--locale", "sv", "--width", "30", "--height", "8", "--ascii"]] {
+            let result = run("render", arguments)
+            #expect(result.status == 0 && result.err == "", "\(arguments): \(result.err)")
+            out += "$ render people.json \(arguments.joined(separator: " "))\n" + result.out
+        }
+        assertTextSnapshot(of: out)
+    }
+
+    @Test func browseSectionsAndSearchesByTheIndex() throws {
+        let folder = TemporaryFolder()
+        var arguments = ArgumentList(["--index", "name", "--locale", "de"])
+        var query = try Query.parse(&arguments, limits: false)
+        try arguments.finish()
+        try query.compile()
+        let browser = try Browser(file: folder.file("people.json", Self.people), query: query, textKey: nil, detailKey: nil)
+        #expect(browser.table.sectionIndexTitles == ["A", "O", "Z", "#"])
+        #expect((0..<browser.table.numberOfSections).map { browser.table.numberOfRows(inSection: $0) } == [5, 2, 1, 5])
+        try browser.search.update(text: "o")
+        #expect(browser.search.resultsTable.sectionIndexTitles == ["O", "Z"])
+    }
+
+    @Test(arguments: [
+        ("query", ["--index"], "--index needs a KEY, as in --index name (sections by the index titles of name)"),
+        ("query", ["--index", "--format", "json"], "--index needs a KEY, as in --index name (sections by the index titles of name)"),
+        ("query", ["--locale", "de"], "--locale goes with --index KEY: it chooses the index's alphabet"),
+        ("query", ["--index", "name", "--section-key", "name"], "--index KEY makes the sections (KEY's index titles): give it or --section-key, not both"),
+        ("query", ["--index", "name", "--locale", "de DE"], "--locale takes a locale identifier, as in --locale de or --locale sv_SE, not 'de DE'"),
+        ("render", ["--index", "", "--locale", "de"], "--index needs a KEY, not an empty one"),
+        ("render", ["--locale", "de", "--index"], "--locale goes with --index KEY: it chooses the index's alphabet"),
+    ] as [(String, [String], String)])
+    func misuseIsRefused(command: String, arguments: [String], message: String) {
+        let result = run(command, arguments)
+        #expect(result.status == 2)
+        #expect(result.out == "")
+        #expect(result.err.hasPrefix("headless-table: \(message)\n"), "\(result.err)")
+    }
+}

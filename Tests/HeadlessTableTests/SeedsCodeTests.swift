@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import HeadlessTable
+import TableTestSupport
+
+/// The table code the seeds teach, written as they write it, against the
+/// library: the hand-written fetched results delegate (Listings 4.54/4.55 of
+/// the German book, the Tuts+ "Done" app) and the nil-dequeue pattern.
+@Suite struct SeedsCodeTests {
+    /// The seeds' delegate and data source: `beginUpdates` in will-change,
+    /// section inserts and deletes, `insertRows(newIndexPath)`,
+    /// `deleteRows(indexPath)`, a move as a delete and an insert, an update as
+    /// configuring `cellForRow(at: indexPath)` with the object, `endUpdates`
+    /// in did-change.
+    final class SeedsTableCode: FetchedResultsControllerDelegate, TableViewDataSource {
+        typealias Object = Note
+        let table: TableView
+        let controller: FetchedResultsController<Note>
+        /// Batches the table refused.
+        var refused: [String] = []
+
+        init(table: TableView, controller: FetchedResultsController<Note>) {
+            self.table = table
+            self.controller = controller
+        }
+
+        static func configure(_ cell: TableViewCell?, with note: Note) { cell?.text = "\(note.id) \(note.group ?? "-") \(note.rank) v\(note.version)" }
+
+        func numberOfSections(in tableView: TableView) -> Int { controller.sections?.count ?? 0 }
+        func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int {
+            controller.sections?[section].numberOfObjects ?? 0
+        }
+        func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
+            let cell = try tableView.dequeueReusableCell(withIdentifier: "Cell", for: indexPath)
+            Self.configure(cell, with: try controller.object(at: indexPath))
+            return cell
+        }
+
+        func controllerWillChangeContent(_ controller: FetchedResultsController<Note>) { table.beginUpdates() }
+
+        func controller(_ controller: FetchedResultsController<Note>, didChange section: FetchedResultsSectionInfo<Note>, atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
+            switch type {
+            case .insert: try? table.insertSections([sectionIndex], with: .fade)
+            case .delete: try? table.deleteSections([sectionIndex], with: .fade)
+            default: break
+            }
+        }
+
+        func controller(_ controller: FetchedResultsController<Note>, didChange object: Note, at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
+            switch type {
+            case .insert: try? table.insertRows(at: [newIndexPath!], with: .fade)
+            case .delete: try? table.deleteRows(at: [indexPath!], with: .fade)
+            case .update: Self.configure(table.cellForRow(at: indexPath!), with: object)
+            case .move:
+                try? table.deleteRows(at: [indexPath!], with: .fade)
+                try? table.insertRows(at: [newIndexPath!], with: .fade)
+            }
+        }
+
+        func controllerDidChangeContent(_ controller: FetchedResultsController<Note>) {
+            do {
+                try table.endUpdates()
+            } catch {
+                refused.append("\(error)")
+                try? table.reloadData()
+            }
+        }
+    }
+
+    /// Random multi-object saves from several contexts, sectioned and not:
+    /// every batch is accepted, and every row shows its object, in place.
+    @Test(arguments: [false, true])
+    func theSeedsDelegateKeepsEveryRowInPlace(sectioned: Bool) throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed &+ (sectioned ? 7 : 0))
+        let groups = ["a", "b", "c", "d", "e"]
+        var nextID = 0, saves = 0, misplaced: [String] = []
+        for round in 0..<25 {
+            let store = ObjectStore<Note>()
+            let view = ObjectContext(store: store, name: "view")
+            let writers = [ObjectContext(store: store, name: "w1"), ObjectContext(store: store, name: "w2")]
+            for _ in 0..<g.int(0...30) {
+                try view.insert(Note(id: nextID, group: groups[g.int(0..<3)], rank: g.int(0...12)))
+                nextID += 1
+            }
+            try view.save()
+            let request = FetchRequest<Note>(sortKeys: sectioned ? [SortKey("group"), SortKey("rank")] : [SortKey("rank")])
+            let controller = FetchedResultsController(fetchRequest: request, context: view, sectionNameKeyPath: sectioned ? "group" : nil)
+            try controller.performFetch()
+            let table = TableView(viewportHeight: 1_000_000)
+            try table.register(TableViewCell.self, forCellReuseIdentifier: "Cell")
+            let code = SeedsTableCode(table: table, controller: controller)
+            controller.delegate = code
+            table.dataSource = code
+            try table.reloadData()
+
+            for step in 0..<100 {
+                let context = g.chance(0.3) ? view : writers[g.int(0..<2)]
+                let existing = store.allObjects().map(\.id)
+                for _ in 0..<g.int(1...6) {
+                    switch g.int(0..<5) {
+                    case 0:
+                        try context.insert(Note(id: nextID, group: g.chance(0.1) ? nil : groups[g.int(0..<groups.count)], rank: g.int(0...12)))
+                        nextID += 1
+                    case 1 where !existing.isEmpty:
+                        _ = try? context.delete(existing[g.int(0..<existing.count)])
+                    default:
+                        guard !existing.isEmpty, var note = context.object(withID: existing[g.int(0..<existing.count)]) else { continue }
+                        note.version += 1
+                        if g.chance(0.6) { note.rank = g.int(0...12) }
+                        if g.chance(0.3) { note.group = g.chance(0.1) ? nil : groups[g.int(0..<groups.count)] }
+                        try context.update(note)
+                    }
+                }
+                if context === view {
+                    do { try view.save() } catch { view.rollback() }
+                } else {
+                    do { view.mergeChanges(fromContextDidSave: try context.save()) } catch { context.rollback() }
+                }
+                saves += 1
+                // The table against the results: counts, and every cell (all rows are in the window).
+                let where_ = "seed \(seed), round \(round), step \(step)"
+                #expect(table.numberOfSections == controller.numberOfSections, "\(where_)")
+                for s in 0..<controller.numberOfSections {
+                    #expect(table.numberOfRows(inSection: s) == controller.numberOfObjects(inSection: s), "\(where_)")
+                    for r in 0..<controller.numberOfObjects(inSection: s) {
+                        let path = TablePath(row: r, section: s), expected = TableViewCell(reuseIdentifier: nil)
+                        SeedsTableCode.configure(expected, with: try controller.object(at: path))
+                        if table.cellForRow(at: path)?.text != expected.text {
+                            misplaced.append("\(where_), \(path): shows \(table.cellForRow(at: path)?.text ?? "nothing"), should show \(expected.text ?? "")")
+                        }
+                    }
+                }
+            }
+            #expect(code.refused.isEmpty, "seed \(seed), round \(round): \(code.refused.prefix(3))")
+            if !code.refused.isEmpty { break }
+        }
+        #expect(saves >= 2_500)
+        #expect(misplaced.isEmpty, "\(misplaced.count) rows misplaced or stale, e.g. \(misplaced.prefix(3))")
+    }
+}
