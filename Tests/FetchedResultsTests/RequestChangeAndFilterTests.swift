@@ -153,16 +153,23 @@ import TableTestSupport
             for note in randomNotes(&g, count: g.int(0...60)) { try view.insert(note) }
             try view.save()
             var nextID = 1_000
-            let sectioned = g.chance(0.5)
+            // Sections: none, by group, or by the German collation of the title.
+            let layout = g.int(0..<3)
+
+            let german = TableIndexCollation(localeIdentifier: "de")
             let options = ["", "[c]", "[d]", "[cd]"][g.int(0..<4)]
             let format = ["title CONTAINS\(options) %@", "title BEGINSWITH\(options) %@", "title ENDSWITH\(options) %@"][g.int(0..<3)]
             var text = letters[g.int(0..<letters.count)]
             func request(_ text: String) throws -> FetchRequest<Note> {
-                FetchRequest<Note>(predicate: try RecordPredicate(format: format, text),
-                                   sortKeys: sectioned ? [SortKey("group"), SortKey("title")] : [SortKey("rank"), SortKey("title")],
-                                   fetchBatchSize: batchSize)
+                let keys = [[SortKey("rank"), SortKey("title")], [SortKey("group"), SortKey("title")], [SortKey("title", collation: german), SortKey("rank")]][layout]
+                return FetchRequest<Note>(predicate: try RecordPredicate(format: format, text), sortKeys: keys, fetchBatchSize: batchSize)
             }
-            let controller = FetchedResultsController(fetchRequest: try request(text), context: view, sectionNameKeyPath: sectioned ? "group" : nil)
+            func makeController() throws -> FetchedResultsController<Note> {
+                FetchedResultsController(
+                    fetchRequest: try request(text), context: view, sectionNameKeyPath: [nil, "group", "title"][layout],
+                    sectionCollation: layout == 2 ? german : nil)
+            }
+            let controller = try makeController()
             let tracker = Tracker()
             controller.delegate = tracker
             try controller.performFetch()
@@ -193,8 +200,9 @@ import TableTestSupport
                     controller.fetchRequest = try request(text)
                     try controller.performFetch()
                 }
-                let fresh = FetchedResultsController(fetchRequest: try request(text), context: view, sectionNameKeyPath: sectioned ? "group" : nil)
+                let fresh = try makeController()
                 try fresh.performFetch()
+                #expect(controller.sectionIndexTitles == fresh.sectionIndexTitles)
                 let context = "seed \(seed), round \(round), step \(step): \(format) \"\(text)\""
                 #expect(controller.fetchedObjects?.map(\.id) == fresh.fetchedObjects?.map(\.id), "\(context)")
                 #expect(controller.sections?.map(\.name) == fresh.sections?.map(\.name), "\(context)")

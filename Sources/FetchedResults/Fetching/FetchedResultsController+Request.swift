@@ -34,12 +34,12 @@ extension FetchedResultsController {
     ///   the results and the request stay as they were.
     /// - Complexity: O(*m*) predicate evaluations for *m* current results.
     package func performFetch(narrowingTo request: FetchRequest<R>) throws(FetchError) -> Bool {
-        guard let current = compiled, cacheName == nil, !requestChangedSinceFetch, _lastError == nil, context.controllersAreCurrent,
+        guard let current = compiled, cacheName == nil, !requestChangedSinceFetch, _lastError == nil, !sectionsRepeatNames, context.controllersAreCurrent,
             request.sortKeys == current.request.sortKeys, !request.sortKeys.isEmpty,
             request.fetchOffset == 0, request.fetchLimit == nil, current.request.fetchOffset == 0, current.request.fetchLimit == nil,
             request.fetchBatchSize == current.request.fetchBatchSize
         else { return false }
-        let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath)
+        let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
         let keepRecords = ordered.keepsRecords
         var found: [_Element<R>?] = [], records: [R?] = []
         found.reserveCapacity(ordered.count)
@@ -78,6 +78,8 @@ extension FetchedResultsController {
         fetchGeneration &+= 1
         compiled = narrowed
         _lastError = nil
+        sectionsRepeatNames = false
+        cachedIndexTitles = nil
         ordered = _OrderedElements(_Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...]))
         sectionList = sectionNameKeyPath == nil ? [("", ordered.count)] : ordered.sectionRuns
         recomputeStarts()
