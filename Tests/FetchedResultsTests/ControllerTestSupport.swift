@@ -49,14 +49,15 @@ final class Recorder: FetchedResultsControllerDelegate {
     }
 }
 
-/// Core Data's meaning of the callbacks, replayed on the sections before: what
-/// leaves (deleted sections; deleted, moved and updated objects at their old
-/// paths) leaves; what arrives (inserted sections; inserted, moved and updated
-/// objects at their new paths — an update's is its old one) is put in, in
-/// ascending order; every other object keeps its order.
+/// Core Data's meaning of the callbacks, replayed on the sections before as
+/// UIKit replays a batch: what leaves (deleted sections; deleted and moved
+/// objects at their old paths) leaves; an updated object stays where it is
+/// among the objects that do not move, with its new content; what arrives
+/// (inserted sections; inserted and moved objects at their new paths) is put
+/// in, in ascending order; every other object keeps its order.
 func replayCoreData(_ events: [Recorder.Event], on before: [TableSection<Note>]) -> [TableSection<Note>] {
     var deletedSections = Set<Int>(), insertedSections: [(Int, String)] = []
-    var leaving = Set<TablePath>(), arriving: [(TablePath, Note)] = []
+    var leaving = Set<TablePath>(), arriving: [(TablePath, Note)] = [], updated: [TablePath: Note] = [:]
     for event in events {
         switch event {
         case let .section(name, index, type):
@@ -66,7 +67,7 @@ func replayCoreData(_ events: [Recorder.Event], on before: [TableSection<Note>])
             case .delete: if let at { leaving.insert(at) }
             case .insert: if let new { arriving.append((new, note)) }
             case .move: if let at, let new { leaving.insert(at); arriving.append((new, note)) }
-            case .update: if let at { leaving.insert(at); arriving.append((at, note)) }
+            case .update: if let at { updated[at] = note }   // stays where it is among the unmoved rows; new content
             }
         default: break
         }
@@ -81,7 +82,8 @@ func replayCoreData(_ events: [Recorder.Event], on before: [TableSection<Note>])
     return order.enumerated().map { t, source in
         var rows: [Note] = []
         if let s = source {
-            rows = before[s].rows.enumerated().filter { !leaving.contains(TablePath(row: $0.offset, section: s)) }.map(\.element)
+            rows = before[s].rows.enumerated().filter { !leaving.contains(TablePath(row: $0.offset, section: s)) }
+                .map { updated[TablePath(row: $0.offset, section: s)] ?? $0.element }
         }
         for (path, note) in arriving.filter({ $0.0.section == t }).sorted(by: { $0.0.row < $1.0.row }) {
             rows.insert(note, at: min(path.row, rows.count))

@@ -173,8 +173,14 @@ import TableTestSupport
         try context.delete(3)
         try context.save()
         #expect(recorder.take().map(\.description) == [
-            "will", "delete #3 {0, 2} → -", "update #2 {0, 1} → -", "insert #5 - → {1, 0}", "did",
+            "will", "delete #3 {0, 2} → -", "update #2 {0, 1} → {0, 1}", "insert #5 - → {1, 0}", "did",
         ])
+        // An update whose row an insert before it shifts: still an update, at its old
+        // index path (and its new one), as Core Data reports it.
+        try context.insert(Note(id: 6, group: "b", rank: -1))
+        try context.update(Note(id: 4, group: "b", rank: 1, version: 1))
+        try context.save()
+        #expect(recorder.take().map(\.description) == ["will", "update #4 {1, 1} → {1, 2}", "insert #6 - → {1, 0}", "did"])
         // A sort key change: a move. A section key change to a new section: a
         // section insert and a move; the emptied section: a section delete.
         try context.update(Note(id: 1, group: "a", rank: 9, version: 1))

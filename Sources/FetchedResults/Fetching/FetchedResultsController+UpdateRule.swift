@@ -13,39 +13,41 @@ extension FetchedResultsController {
     /// Which objects that stay in the results are Core Data's updates, and
     /// which are moves.
     ///
-    /// An object is an **update** when its index path is the same before and
-    /// after (Core Data's rule) *and* the table code the Core Data books teach
-    /// can apply it as one: it is in the same section (by name), and it keeps
-    /// its place among the objects the change does not report. Such code
-    /// treats an update as an unmoved row (it only configures its cell), and
-    /// UIKit puts unmoved rows back in their old order around the rows a batch
-    /// deletes, inserts and moves — so an object that overtook an unchanged
-    /// one, or changed sections under the same numbers, would land in the
-    /// wrong place. Everything else is a **move** (possibly to its own index
-    /// path), which such code applies as a delete and an insert.
-    ///
-    /// An object keeps its place among the unreported ones when as many
-    /// reported rows precede it in its section before the change as after it
-    /// (its row number being the same, so is the number of unreported rows
-    /// before it — and the unreported rows of a section keep their order).
-    /// Updates keep their order among themselves: their rows are the same.
+    /// An object is an **update** when the change did not move it among the
+    /// objects around it — so that the table code the Core Data books teach
+    /// can apply it as one: that code treats an update as an unmoved row (it
+    /// only configures the row's cell, at its old index path), and UIKit puts
+    /// unmoved rows back in their old order around the rows a batch deletes,
+    /// inserts and moves. Precisely: it is in the same section (by name), it
+    /// has as many of the rows the change does not report before it as
+    /// before the change, and it keeps its order with the other updates of
+    /// its section (taken in order, an object that would overtake an update
+    /// before it is a move). Its index path may differ in numbers, when rows
+    /// before it come or go — as with Core Data, which reports such an
+    /// object as an update with its old index path. Everything else that
+    /// stays is a **move** (possibly to its own index path), which such code
+    /// applies as a delete and an insert.
     ///
     /// - Complexity: O(*k* log *k*) for *k* reported objects.
     static func updatesAndMoves(
         _ kept: [_Kept<R>], deletes: [(R, TablePath)], inserts: [(R, TablePath)]
-    ) -> (updates: [(R, TablePath)], moves: [(R, TablePath, TablePath)]) {
+    ) -> (updates: [(R, TablePath, TablePath)], moves: [(R, TablePath, TablePath)]) {
         let reportedBefore = (deletes.map(\.1) + kept.map(\.old)).sorted()
         let reportedAfter = (inserts.map(\.1) + kept.map(\.new)).sorted()
-        /// Reported rows before `path` in its section.
-        func precedingInSection(_ path: TablePath, in sorted: [TablePath]) -> Int {
-            sorted.partitioningIndex { $0 >= path } - sorted.partitioningIndex { $0 >= TablePath(row: 0, section: path.section) }
+        /// The rows of a section, before `path`, that the change does not report.
+        func unreportedBefore(_ path: TablePath, reported sorted: [TablePath]) -> Int {
+            let reported = sorted.partitioningIndex { $0 >= path } - sorted.partitioningIndex { $0 >= TablePath(row: 0, section: path.section) }
+            return path.row - reported
         }
-        var updates: [(R, TablePath)] = [], moves: [(R, TablePath, TablePath)] = []
-        for object in kept {
-            if object.old == object.new, object.sameSection,
-                precedingInSection(object.old, in: reportedBefore) == precedingInSection(object.new, in: reportedAfter)
+        var updates: [(R, TablePath, TablePath)] = [], moves: [(R, TablePath, TablePath)] = []
+        var lastUpdateRow: [Int: Int] = [:]   // by old section: the new row of the last update taken
+        for object in kept.sorted(by: { $0.old < $1.old }) {
+            if object.sameSection,
+                unreportedBefore(object.old, reported: reportedBefore) == unreportedBefore(object.new, reported: reportedAfter),
+                object.new.row > lastUpdateRow[object.old.section, default: -1]
             {
-                updates.append((object.record, object.old))
+                updates.append((object.record, object.old, object.new))
+                lastUpdateRow[object.old.section] = object.new.row
             } else {
                 moves.append((object.record, object.old, object.new))
             }

@@ -584,7 +584,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     private func report(
         deletedSections: [(offset: Int, element: (name: String, count: Int))],
         insertedSections: [(offset: Int, element: (name: String, count: Int))],
-        deletes: [(R, TablePath)], updates: [(R, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)],
+        deletes: [(R, TablePath)], updates: [(R, TablePath, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)],
         before: [TableSection<R>]
     ) {
         let after = deliversWholeChanges ? tableSections : []
@@ -607,7 +607,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         _ delegate: any FetchedResultsControllerDelegate<R>,
         deletedSections: [(offset: Int, element: (name: String, count: Int))],
         insertedSections: [(offset: Int, element: (name: String, count: Int))],
-        deletes: [(R, TablePath)], updates: [(R, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)]
+        deletes: [(R, TablePath)], updates: [(R, TablePath, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)]
     ) {
         delegate.controllerWillChangeContent(self)
         for (k, section) in deletedSections {
@@ -619,8 +619,8 @@ public final class FetchedResultsController<R: Record & Codable> {
         for (record, path) in deletes.sorted(by: { $0.1 < $1.1 }) {
             delegate.controller(self, didChange: record, at: path, for: .delete, newIndexPath: nil)
         }
-        for (record, path) in updates.sorted(by: { $0.1 < $1.1 }) {
-            delegate.controller(self, didChange: record, at: path, for: .update, newIndexPath: nil)
+        for (record, path, newPath) in updates.sorted(by: { $0.1 < $1.1 }) {
+            delegate.controller(self, didChange: record, at: path, for: .update, newIndexPath: newPath)
         }
         for (record, from, to) in moves.sorted(by: { $0.1 < $1.1 }) {
             delegate.controller(self, didChange: record, at: from, for: .move, newIndexPath: to)

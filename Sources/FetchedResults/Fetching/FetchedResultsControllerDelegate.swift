@@ -7,10 +7,14 @@ public enum FetchedResultsChangeType: Hashable, Sendable, CustomStringConvertibl
     case insert
     /// Gone: reported at its old index path.
     case delete
-    /// Its place changed: old and new index paths. A move implies an update; no
-    /// separate update is reported.
+    /// Its place among the other objects changed (or its section): old and
+    /// new index paths, possibly equal in numbers. A move implies an update;
+    /// no separate update is reported.
     case move
-    /// Changed in place: reported at its old index path (its new one is the same).
+    /// Changed in place — not moved among the objects around it, in the same
+    /// section: reported at its old index path, with its new one (which
+    /// differs only when rows before it came or went). Table code that only
+    /// configures the cell at the old index path inside the batch is right.
     case update
 
     public var description: String {

@@ -7,7 +7,7 @@ import Foundation
 /// Sections inserted and deleted, rows deleted, inserted and moved, as the
 /// controller reports them. An updated object (the controller reports an
 /// update only where its row keeps its place among the unreported rows of the
-/// same section) is reconfigured in place; a moved object moves and is
+/// same section) is reconfigured in place, at its new index path; a moved object moves and is
 /// reconfigured at its new row. A row moving out of a deleted section or into
 /// an inserted one is a delete and an insert, as UIKit needs.
 struct _ReportedChange {
@@ -31,8 +31,8 @@ struct _ReportedChange {
             update.insertRows(at: [new])
         case (.delete, let old?, _):
             update.deleteRows(at: [old])
-        case (.update, let old?, _):
-            reconfigured.append(old)
+        case (.update, let old?, let new):
+            reconfigured.append(new ?? old)   // after the change
         case (.move, let old?, let new?):
             hasMoves = true
             if update.deletedSections.contains(old.section) || update.insertedSections.contains(new.section) {
