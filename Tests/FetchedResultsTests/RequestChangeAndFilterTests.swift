@@ -133,4 +133,84 @@ import TableTestSupport
         }
         #expect(proven > 30)
     }
+
+    final class Tracker: FetchedResultsControllerDelegate {
+        typealias Object = Note
+    }
+
+    /// A tracking controller narrowed (the text growing) under random saves,
+    /// merged or not, equals a fresh controller fetching the same request — or
+    /// declines to narrow.
+    @Test(arguments: [0, 3])
+    func narrowingEqualsAFullRefetch(batchSize: Int) throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed &+ UInt64(batchSize))
+        var narrowed = 0, declined = 0
+        let letters = ["j", "o", "s", "é", "M", "ü", "l", "e", "a", "n", "\u{301}"]
+        for round in 0..<30 {
+            let store = ObjectStore<Note>()
+            let view = ObjectContext(store: store), writer = ObjectContext(store: store)
+            for note in randomNotes(&g, count: g.int(0...60)) { try view.insert(note) }
+            try view.save()
+            var nextID = 1_000
+            // Sections: none, by group, or by the German collation of the title.
+            let layout = g.int(0..<3)
+
+            let german = TableIndexCollation(localeIdentifier: "de")
+            let options = ["", "[c]", "[d]", "[cd]"][g.int(0..<4)]
+            let format = ["title CONTAINS\(options) %@", "title BEGINSWITH\(options) %@", "title ENDSWITH\(options) %@"][g.int(0..<3)]
+            var text = letters[g.int(0..<letters.count)]
+            func request(_ text: String) throws -> FetchRequest<Note> {
+                let keys = [[SortKey("rank"), SortKey("title")], [SortKey("group"), SortKey("title")], [SortKey("title", collation: german), SortKey("rank")]][layout]
+                return FetchRequest<Note>(predicate: try RecordPredicate(format: format, text), sortKeys: keys, fetchBatchSize: batchSize)
+            }
+            func makeController() throws -> FetchedResultsController<Note> {
+                FetchedResultsController(
+                    fetchRequest: try request(text), context: view, sectionNameKeyPath: [nil, "group", "title"][layout],
+                    sectionCollation: layout == 2 ? german : nil)
+            }
+            let controller = try makeController()
+            let tracker = Tracker()
+            controller.delegate = tracker
+            try controller.performFetch()
+            for step in 0..<10 {
+                if g.chance(0.3) {
+                    let context = g.chance(0.5) ? view : writer
+                    try context.insert(Note(id: nextID, group: ["a", "b"][g.int(0..<2)], rank: g.int(0...20), title: Self.words[g.int(0..<Self.words.count)]))
+                    nextID += 1
+                    if let id = store.allObjects().map(\.id).randomElement(using: &g), var note = context.object(withID: id) {
+                        note.title = Self.words[g.int(0..<Self.words.count)]
+                        try context.update(note)
+                    }
+                    let saved = try context.save()
+                    if context === writer && g.chance(0.5) { view.mergeChanges(fromContextDidSave: saved) }
+                }
+                let old = try FormatPredicate(format, text)
+                let newText = g.chance(0.8) ? text + letters[g.int(0..<letters.count)] : String(text.dropFirst())
+                let new = try FormatPredicate(format, newText)
+                guard new.provablyNarrows(old, for: Note.self) else {
+                    text = newText
+                    controller.fetchRequest = try request(text)
+                    try controller.performFetch()
+                    continue
+                }
+                text = newText
+                if try controller.performFetch(narrowingTo: try request(text)) { narrowed += 1 } else {
+                    declined += 1
+                    controller.fetchRequest = try request(text)
+                    try controller.performFetch()
+                }
+                let fresh = try makeController()
+                try fresh.performFetch()
+                #expect(controller.sectionIndexTitles == fresh.sectionIndexTitles)
+                let context = "seed \(seed), round \(round), step \(step): \(format) \"\(text)\""
+                #expect(controller.fetchedObjects?.map(\.id) == fresh.fetchedObjects?.map(\.id), "\(context)")
+                #expect(controller.sections?.map(\.name) == fresh.sections?.map(\.name), "\(context)")
+                #expect(controller.sections?.map(\.numberOfObjects) == fresh.sections?.map(\.numberOfObjects), "\(context)")
+                #expect(controller.fetchRequest.predicate != nil)
+            }
+        }
+        #expect(narrowed > 30, "narrowed \(narrowed), declined \(declined)")
+        #expect(declined > 0, "narrowed \(narrowed), declined \(declined)")
+    }
 }

@@ -24,8 +24,9 @@ extension FetchedResultsController {
     /// store — for a request whose predicate matches only records the current
     /// one matches (the caller proves it: `TableSearch` does, for a narrowed
     /// search text). Returns false, changing nothing, when the results cannot
-    /// be filtered: not fetched, a cache name, another order, an offset or a
-    /// limit, another batch size, or a context whose controllers are not
+    /// be filtered: not fetched, a cache name, a request set since the fetch,
+    /// a change that left the sections out of order, another order, an offset
+    /// or a limit, another batch size, or a context whose controllers are not
     /// current (see `ObjectContext.controllersAreCurrent`). The caller then
     /// fetches as usual.
     ///
@@ -33,12 +34,12 @@ extension FetchedResultsController {
     ///   the results and the request stay as they were.
     /// - Complexity: O(*m*) predicate evaluations for *m* current results.
     package func performFetch(narrowingTo request: FetchRequest<R>) throws(FetchError) -> Bool {
-        guard let current = compiled, cacheName == nil, !requestChangedSinceFetch, context.controllersAreCurrent,
+        guard let current = compiled, cacheName == nil, !requestChangedSinceFetch, _lastError == nil, !sectionsRepeatNames, context.controllersAreCurrent,
             request.sortKeys == current.request.sortKeys, !request.sortKeys.isEmpty,
             request.fetchOffset == 0, request.fetchLimit == nil, current.request.fetchOffset == 0, current.request.fetchLimit == nil,
             request.fetchBatchSize == current.request.fetchBatchSize
         else { return false }
-        let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath)
+        let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
         let keepRecords = ordered.keepsRecords
         var found: [_Element<R>?] = [], records: [R?] = []
         found.reserveCapacity(ordered.count)
@@ -61,12 +62,24 @@ extension FetchedResultsController {
                 if keepRecords { records.append(record) }
             }
         }
+        // A section name in two runs: a fetch would fail (out of order); let it.
+        if sectionNameKeyPath != nil {
+            var seen = Set<String>()
+            var last: String?
+            for element in found {
+                guard let name = element?.sectionName, name != last else { continue }
+                guard seen.insert(name).inserted else { return false }
+                last = name
+            }
+        }
         let order = (0..<Int32(found.count)).map { $0 }
         fetchRequest = request
         requestChangedSinceFetch = false
         fetchGeneration &+= 1
         compiled = narrowed
         _lastError = nil
+        sectionsRepeatNames = false
+        cachedIndexTitles = nil
         ordered = _OrderedElements(_Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...]))
         sectionList = sectionNameKeyPath == nil ? [("", ordered.count)] : ordered.sectionRuns
         recomputeStarts()

@@ -19,8 +19,8 @@ extension FetchedResultsTableBinding {
     /// section, nor out of a deleted one); the objects are the same, so no row
     /// is reloaded.
     ///
-    /// - Throws: ``FetchError`` from the fetch (including
-    ///   ``FetchError/cacheMismatch(cacheName:)`` for a controller with a cache
+    /// - Throws: `FetchError` from the fetch (including
+    ///   `FetchError.cacheMismatch(cacheName:)` for a controller with a cache
     ///   name: delete the cache first); the request, the results and the table
     ///   stay as they were.
     /// - Complexity: the fetch, plus O(*n* + *s* + *m* log *m*) for the diff of

@@ -101,6 +101,7 @@ public final class TableSearch<R: Record & Codable> {
     /// A search whose predicate comes from the search text.
     ///
     /// - Parameters:
+    ///   - binding: the main table's binding: its request, context, cells and table.
     ///   - results: flat (one section) or sectioned (the main table's) results.
     ///   - scopes: the scope buttons; the first is selected.
     ///   - predicate: the objects matching a search text.
@@ -156,7 +157,7 @@ public final class TableSearch<R: Record & Codable> {
     /// `text` and the selected scope — by filtering the previous results when
     /// the new text narrows the old (see ``TableSearch``).
     ///
-    /// - Throws: what making the predicate throws, or a ``FetchError``; the
+    /// - Throws: what making the predicate throws, or a `FetchError`; the
     ///   search stays as it was.
     public func update(text: String) throws {
         try search(text, scope: selectedSearchScopeIndex)
