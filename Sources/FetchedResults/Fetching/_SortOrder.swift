@@ -9,6 +9,10 @@ enum _TypedColumn {
     case ints(UnsafeMutableBufferPointer<Int>)
     /// Doubles, and dates as seconds.
     case doubles(UnsafeMutableBufferPointer<Double>)
+    /// Collated strings (localized-standard or a collation's): every key's
+    /// words in one buffer, value `k`'s from `starts[k]` to `starts[k + 1]`,
+    /// and the strings for ties.
+    case collated(words: UnsafeMutableBufferPointer<UInt32>, starts: UnsafeMutableBufferPointer<Int>, strings: UnsafeMutableBufferPointer<String>)
     /// Mixed kinds of values, and the kinds with no direct comparison.
     case general(UnsafeMutableBufferPointer<_SortValue>)
 
@@ -21,11 +25,12 @@ enum _TypedColumn {
             case .int: 1
             case .double: 2
             case .date: 3
+            case .collated: 5
             default: 4
             }
         }
         let first = count > 0 ? kind(value(0)) : 1
-        let uniform = first < 4 && (1..<Swift.max(1, count)).allSatisfy { kind(value($0)) == first }
+        let uniform = first != 4 && (1..<Swift.max(1, count)).allSatisfy { kind(value($0)) == first }
         func buffer<T>(_ map: (_SortValue) -> T) -> UnsafeMutableBufferPointer<T> {
             let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: count)
             for k in 0..<count { (buffer.baseAddress.unsafelyUnwrapped + k).initialize(to: map(value(k))) }
@@ -36,6 +41,26 @@ enum _TypedColumn {
         case 1: self = .ints(buffer { if case .int(let i) = $0 { i } else { 0 } })
         case 2: self = .doubles(buffer { if case .double(let d) = $0 { d } else { 0 } })
         case 3: self = .doubles(buffer { if case .date(let d) = $0 { d } else { 0 } })
+        case 5:
+            let starts = UnsafeMutableBufferPointer<Int>.allocate(capacity: count + 1)
+            var total = 0
+            for k in 0..<count {
+                starts[k] = total
+                if case .collated(let key, _) = value(k) { total += key.count }
+            }
+            starts[count] = total
+            let words = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Swift.max(1, total))
+            let strings = UnsafeMutableBufferPointer<String>.allocate(capacity: count)
+            for k in 0..<count {
+                guard case .collated(let key, let string) = value(k) else { continue }
+                (strings.baseAddress.unsafelyUnwrapped + k).initialize(to: string)
+                var at = starts[k]
+                for word in key {
+                    words[at] = word
+                    at += 1
+                }
+            }
+            self = .collated(words: words, starts: starts, strings: strings)
         default: self = .general(buffer { $0 })
         }
     }
@@ -45,6 +70,10 @@ enum _TypedColumn {
         case .strings(let b): b.deinitialize().deallocate()
         case .ints(let b): b.deallocate()
         case .doubles(let b): b.deallocate()
+        case let .collated(words, starts, strings):
+            words.deallocate()
+            starts.deallocate()
+            strings.deinitialize().deallocate()
         case .general(let b): b.deinitialize().deallocate()
         }
     }
@@ -56,8 +85,48 @@ enum _TypedColumn {
         case .strings(let v): return _comparePlain(v[a], v[b])
         case .ints(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
         case .doubles(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case let .collated(words, starts, strings):
+            // As _SortValue.compare: the keys, then the strings.
+            var i = starts[a], j = starts[b]
+            let (endA, endB) = (starts[a + 1], starts[b + 1])
+            while i < endA && j < endB {
+                let (x, y) = (words[i], words[j])
+                if x != y { return x < y ? -1 : 1 }
+                i += 1
+                j += 1
+            }
+            if endA - starts[a] != endB - starts[b] { return endA - starts[a] < endB - starts[b] ? -1 : 1 }
+            return _comparePlain(strings[a], strings[b])
         case .general(let v): return _SortValue.compare(v[a], v[b])
         }
+    }
+
+    /// For collated strings, a 128-bit key for every value (high and low
+    /// halves) such that a smaller key means a smaller value: the first five
+    /// words of its collation key, 24 bits each, missing words as zero (which
+    /// orders a key before the keys it is a prefix of). Never exact; nil for
+    /// other columns, or when one of those words does not fit in 24 bits.
+    func wideKeys(count: Int) -> (high: [UInt64], low: [UInt64])? {
+        guard case let .collated(words, starts, _) = self else { return nil }
+        var high = [UInt64](repeating: 0, count: count), low = [UInt64](repeating: 0, count: count)
+        for k in 0..<count {
+            var w: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+            let start = starts[k], length = Swift.min(5, starts[k + 1] - start)
+            for i in 0..<length {
+                let word = words[start + i]
+                if word >= 1 << 24 { return nil }
+                switch i {
+                case 0: w.0 = UInt64(word)
+                case 1: w.1 = UInt64(word)
+                case 2: w.2 = UInt64(word)
+                case 3: w.3 = UInt64(word)
+                default: w.4 = UInt64(word)
+                }
+            }
+            high[k] = w.0 << 40 | w.1 << 16 | w.2 >> 8
+            low[k] = (w.2 & 0xFF) << 56 | w.3 << 32 | w.4 << 8
+        }
+        return (high, low)
     }
 
     /// A key for every value such that a smaller key means a smaller value;
@@ -84,7 +153,7 @@ enum _TypedColumn {
                 let bits = (d == 0 ? 0 : d).bitPattern   // -0 and 0 are equal
                 return bits >> 63 == 1 ? ~bits : bits | (1 << 63)
             }, true)
-        case .general:
+        case .collated, .general:
             return nil
         }
     }
@@ -144,8 +213,14 @@ func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int
     }
     // The second column's keys order only within equal first values: usable
     // when equal first keys mean equal first values.
-    let first = keys(0)
-    let second = first?.exact == true ? keys(1) : nil
+    var first = keys(0)
+    var second = first?.exact == true ? keys(1) : nil
+    // A collated first column has no 64-bit keys but 128-bit ones: they take
+    // both halves of an entry's key, and the second column is compared by value.
+    if first == nil, let wide = columns.first?.wideKeys(count: count) {
+        first = (ascending[0] ? wide.high : wide.high.map { ~$0 }, false)
+        second = (ascending[0] ? wide.low : wide.low.map { ~$0 }, false)
+    }
     var entries = (0..<count).map { k in
         _SortEntry(first: first?.keys[k] ?? 0, second: second?.keys[k] ?? 0, index: Int32(k))
     }

@@ -119,6 +119,8 @@ public struct TableIndexCollation: Hashable, Sendable, CustomStringConvertible {
     /// `TableIndexCollation(de)`.
     public var description: String { "TableIndexCollation(\(tableIdentifier))" }
 
+    /// Whether two collations use the same table (`fr` and `en` do: English's).
     public static func == (a: TableIndexCollation, b: TableIndexCollation) -> Bool { a.table.identifier == b.table.identifier }
+    /// Hashes the table's identifier.
     public func hash(into hasher: inout Hasher) { hasher.combine(table.identifier) }
 }

@@ -108,9 +108,12 @@ final class _CollationTable: Sendable {
 
     @inline(__always)
     private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        // Nothing below U+0300 is a mark; U+0300–U+036F all are (the combining diacritical marks).
+        if scalar.value < 0x300 { return false }
+        if scalar.value < 0x370 { return true }
         switch scalar.properties.generalCategory {
-        case .nonspacingMark, .spacingMark, .enclosingMark: true
-        default: false
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
         }
     }
 
