@@ -33,6 +33,7 @@ import TableTestSupport
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed &+ UInt64(setup.name.count))
         let groups = ["a", "b", "c", "d", "e"]
+        let burst = NoteChangeBurst(groups: groups, changes: 1...4, noGroupOnInsert: 0)
         var nextID = 0
         var checks = 0
         for _ in 0..<12 {
@@ -61,25 +62,7 @@ import TableTestSupport
                 let before = controller.tableSections
                 // A burst of changes in one context.
                 let context = g.chance(0.3) ? view : writers[g.int(0..<2)]
-                let existing = store.allObjects().map(\.id)
-                for _ in 0..<g.int(1...4) {
-                    switch g.int(0..<4) {
-                    case 0:
-                        try context.insert(Note(id: nextID, group: groups[g.int(0..<groups.count)], rank: g.int(0...20)))
-                        nextID += 1
-                    case 1 where !existing.isEmpty:
-                        let id = existing[g.int(0..<existing.count)]
-                        _ = try? context.delete(id)
-                    default:
-                        guard !existing.isEmpty else { continue }
-                        let id = existing[g.int(0..<existing.count)]
-                        guard var note = context.object(withID: id) else { continue }
-                        note.version += 1
-                        if g.chance(0.5) { note.rank = g.int(0...20) }
-                        if g.chance(0.3) { note.group = g.chance(0.1) ? nil : groups[g.int(0..<groups.count)] }
-                        try context.update(note)
-                    }
-                }
+                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
                 // A save can collide with another context's (an update of a record
                 // deleted elsewhere): the documented error, then a rollback.
                 if context === view {

@@ -37,6 +37,7 @@ import TableTestSupport
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed &+ (sectioned ? 1 : 0))
         let groups = ["a", "b", "c", "d", "e"]
+        let burst = NoteChangeBurst(groups: groups)
         var nextID = 0
         var batches = 0
         for round in 0..<10 {
@@ -58,31 +59,8 @@ import TableTestSupport
 
             for step in 0..<30 {
                 let context = g.chance(0.3) ? view : writers[g.int(0..<2)]
-                let existing = store.allObjects().map(\.id)
-                for _ in 0..<g.int(1...5) {
-                    switch g.int(0..<4) {
-                    case 0:
-                        try context.insert(Note(id: nextID, group: g.chance(0.1) ? nil : groups[g.int(0..<groups.count)], rank: g.int(0...20)))
-                        nextID += 1
-                    case 1 where !existing.isEmpty:
-                        _ = try? context.delete(existing[g.int(0..<existing.count)])
-                    default:
-                        guard !existing.isEmpty, var note = context.object(withID: existing[g.int(0..<existing.count)]) else { continue }
-                        note.version += 1
-                        if g.chance(0.5) { note.rank = g.int(0...20) }
-                        if g.chance(0.3) { note.group = g.chance(0.1) ? nil : groups[g.int(0..<groups.count)] }
-                        try context.update(note)
-                    }
-                }
-                if context === view {
-                    do { try view.save() } catch { view.rollback() }
-                } else {
-                    do {
-                        view.mergeChanges(fromContextDidSave: try context.save())
-                    } catch {
-                        context.rollback()
-                    }
-                }
+                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                context.saveOrRollBack(mergingInto: view)
                 batches += 1
                 if g.chance(0.3) { try table.setContentOffset(Double(g.int(0...2_000))) }
                 Self.check(table, controller, "seed \(seed), round \(round), step \(step)")

@@ -279,6 +279,7 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed &+ (sectioned ? 1 : 0))
         let groups = ["a", "b", "c", "d"]
+        let burst = NoteChangeBurst(groups: groups, noGroupOnInsert: 0, noGroupOnEdit: 0)
         var nextID = 0
         for round in 0..<8 {
             let store = ObjectStore<Note>()
@@ -304,29 +305,10 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
             try dataSource.follow(controller)
             for step in 0..<30 {
                 let context = g.chance(0.3) ? view : writer
-                let existing = store.allObjects().map(\.id)
-                for _ in 0..<g.int(1...5) {
-                    switch g.int(0..<4) {
-                    case 0:
-                        try context.insert(Note(id: nextID, group: groups[g.int(0..<groups.count)], rank: g.int(0...20)))
-                        nextID += 1
-                    case 1 where !existing.isEmpty:
-                        _ = try? context.delete(existing[g.int(0..<existing.count)])
-                    default:
-                        guard !existing.isEmpty, var note = context.object(withID: existing[g.int(0..<existing.count)]) else { continue }
-                        note.version += 1
-                        if g.chance(0.5) { note.rank = g.int(0...20) }
-                        if g.chance(0.3) { note.group = groups[g.int(0..<groups.count)] }
-                        try context.update(note)
-                    }
-                }
+                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
                 // A save conflicting with another context's is refused (the
                 // default merge policy): that context starts over.
-                if context === view {
-                    do { try view.save() } catch { view.rollback() }
-                } else {
-                    do { view.mergeChanges(fromContextDidSave: try context.save()) } catch { context.rollback() }
-                }
+                context.saveOrRollBack(mergingInto: view)
                 let where_ = "seed \(seed), round \(round), step \(step)"
                 #expect(dataSource.lastFollowError == nil, "\(where_): \(dataSource.lastFollowError.map { "\($0)" } ?? "")")
                 #expect(table.numberOfSections == controller.numberOfSections, "\(where_)")

@@ -75,6 +75,7 @@ import TableTestSupport
         var g = SeededGenerator(seed: seed &+ (sectioned ? 7 : 0))
         let groups = ["a", "b", "c", "d", "e"]
         var nextID = 0, saves = 0, misplaced: [String] = []
+        let burst = NoteChangeBurst(groups: groups, ranks: 0...12, changes: 1...6, kinds: 5, newRankChance: 0.6)
         for round in 0..<25 {
             let store = ObjectStore<Note>()
             let view = ObjectContext(store: store, name: "view")
@@ -96,27 +97,8 @@ import TableTestSupport
 
             for step in 0..<100 {
                 let context = g.chance(0.3) ? view : writers[g.int(0..<2)]
-                let existing = store.allObjects().map(\.id)
-                for _ in 0..<g.int(1...6) {
-                    switch g.int(0..<5) {
-                    case 0:
-                        try context.insert(Note(id: nextID, group: g.chance(0.1) ? nil : groups[g.int(0..<groups.count)], rank: g.int(0...12)))
-                        nextID += 1
-                    case 1 where !existing.isEmpty:
-                        _ = try? context.delete(existing[g.int(0..<existing.count)])
-                    default:
-                        guard !existing.isEmpty, var note = context.object(withID: existing[g.int(0..<existing.count)]) else { continue }
-                        note.version += 1
-                        if g.chance(0.6) { note.rank = g.int(0...12) }
-                        if g.chance(0.3) { note.group = g.chance(0.1) ? nil : groups[g.int(0..<groups.count)] }
-                        try context.update(note)
-                    }
-                }
-                if context === view {
-                    do { try view.save() } catch { view.rollback() }
-                } else {
-                    do { view.mergeChanges(fromContextDidSave: try context.save()) } catch { context.rollback() }
-                }
+                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                context.saveOrRollBack(mergingInto: view)
                 saves += 1
                 // The table against the results: counts, and every cell (all rows are in the window).
                 let where_ = "seed \(seed), round \(round), step \(step)"
