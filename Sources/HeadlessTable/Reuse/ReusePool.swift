@@ -127,15 +127,24 @@ public final class ReusePool {
             count(identifier) { $0.queued -= 1; $0.inUse += 1 }
         }
 
-        /// Queues a view for reuse under its identifier — once; not a view of
-        /// another class than the identifier's registration makes (a view of a
-        /// replaced registration). A view the pool did not hand out is adopted.
+        /// The identifier a view is reused under: its own, when not empty —
+        /// unless the identifier's registration makes views of another class
+        /// (a view of a replaced registration is not reused).
+        func reuseIdentifier(of view: TableReusableView) -> String? {
+            guard let identifier = view.reuseIdentifier, !identifier.isEmpty else { return nil }
+            if let type = madeType(identifier), Swift.type(of: view) != type { return nil }
+            return identifier
+        }
+
+        /// Queues a view for reuse under its identifier — once, and only when
+        /// it can be reused (see ``reuseIdentifier(of:)``). A view the pool did
+        /// not hand out is adopted.
         func enqueue(_ view: TableReusableView) {
             let id = ObjectIdentifier(view)
             guard !queued.contains(id), let identifier = view.reuseIdentifier, !identifier.isEmpty else { return }
             let handedOutHere = handedOut.remove(id) != nil
             if handedOutHere { count(identifier) { $0.inUse -= 1 } }
-            if let type = madeType(identifier), Swift.type(of: view) != type { return }
+            guard reuseIdentifier(of: view) != nil else { return }
             queues[identifier, default: []].append(view)
             queued.insert(id)
             count(identifier) {

@@ -406,9 +406,7 @@ public final class TableView {
                 // The cells of rows that scrolled out are reused first.
                 let wantedNow = Set(wanted)
                 for (path, cell) in window where !wantedNow.contains(path) && made[path] == nil {
-                    guard let identifier = cell.reuseIdentifier, !identifier.isEmpty else { continue }
-                    // (Not a cell of another class than the identifier's registration now makes.)
-                    if let made = reusePool.cells.madeType(identifier), Swift.type(of: cell) != made { continue }
+                    guard let identifier = reusePool.cells.reuseIdentifier(of: cell) else { continue }
                     window[path] = nil
                     departedCells[identifier, default: []].append((path, cell))
                 }
