@@ -31,8 +31,10 @@ let package = Package(
         .target(name: "HeadlessTable", dependencies: ["TableDiff", "FetchedResults", "InternalTableUtilities"]),
         // Text snapshots for XCTest and Swift Testing.
         .target(name: "TableSnapshotTesting", dependencies: ["HeadlessTable", "InternalTableUtilities"]),
-        // The command-line tool.
-        .executableTarget(name: "headless-table", dependencies: ["HeadlessTable", "PhotoDiary", "InternalTableUtilities"]),
+        // The command-line tool's commands, as a library: tests and benchmarks call them in-process.
+        .target(name: "HeadlessTableTool", dependencies: ["HeadlessTable", "PhotoDiary", "InternalTableUtilities"]),
+        // The command-line tool: a few lines that run HeadlessTableTool.
+        .executableTarget(name: "headless-table", dependencies: ["HeadlessTableTool"]),
         // `swift run -c release table-benchmarks`
         .executableTarget(
             name: "table-benchmarks",
@@ -71,7 +73,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessTableCLITests",
-            dependencies: ["headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "InternalTableUtilities"],
+            dependencies: ["HeadlessTableTool", "headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "InternalTableUtilities"],
             exclude: ["__Snapshots__"]
         ),
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HeadlessTable
 import TableTestSupport
-@testable import headless_table
+@testable import HeadlessTableTool
 
 /// tmux, if this machine has it.
 let tmuxPath: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }

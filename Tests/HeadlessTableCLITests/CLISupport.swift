@@ -2,7 +2,7 @@ import Foundation
 import InternalTableUtilities
 import HeadlessTable
 import TableTestSupport
-@testable import headless_table
+@testable import HeadlessTableTool
 
 /// What a run of the command printed, and its exit status.
 typealias CLIResult = BuiltExecutable.Result

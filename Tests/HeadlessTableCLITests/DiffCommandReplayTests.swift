@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HeadlessTable
 import TableTestSupport
-@testable import headless_table
+@testable import HeadlessTableTool
 
 /// Random fetch-result pairs through `headless-table diff --format json`, each
 /// replayed from the JSON alone by an independent checker under UIKit's rules.

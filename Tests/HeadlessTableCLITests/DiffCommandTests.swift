@@ -3,7 +3,7 @@ import Testing
 import HeadlessTable
 import TableSnapshotTesting
 import TableTestSupport
-@testable import headless_table
+@testable import HeadlessTableTool
 
 @Suite struct DiffCommandTests {
     // MARK: Output

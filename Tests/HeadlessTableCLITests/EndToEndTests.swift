@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TableSnapshotTesting
 import TableTestSupport
-@testable import headless_table
+@testable import HeadlessTableTool
 
 /// The built tool, run as a separate process: exit statuses and streams.
 @Suite struct EndToEndTests {

@@ -3,7 +3,7 @@ import Testing
 import HeadlessTable
 import TableSnapshotTesting
 import TableTestSupport
-@testable import headless_table
+@testable import HeadlessTableTool
 
 /// `--index KEY [--locale L]` on `query`, `render` and `browse`: sections by a
 /// locale's index of a key, rows sorted by its collation.

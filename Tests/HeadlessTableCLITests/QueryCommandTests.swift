@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HeadlessTable
 import TableTestSupport
-@testable import headless_table
+@testable import HeadlessTableTool
 
 @Suite struct QueryCommandTests {
     static let people = #"""

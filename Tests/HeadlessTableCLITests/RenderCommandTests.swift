@@ -3,7 +3,7 @@ import Testing
 import HeadlessTable
 import TableSnapshotTesting
 import TableTestSupport
-@testable import headless_table
+@testable import HeadlessTableTool
 
 /// `render` and `diff --render`: tables drawn from JSON, reviewed as snapshots,
 /// and every misuse refused with a message and nothing on standard output.

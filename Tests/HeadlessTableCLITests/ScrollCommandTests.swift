@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import HeadlessTable
-@testable import headless_table
+@testable import HeadlessTableTool
 
 @Suite struct ScrollCommandTests {
     struct Stats: Decodable, Equatable {

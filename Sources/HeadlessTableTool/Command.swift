@@ -2,11 +2,11 @@ import Foundation
 import HeadlessTable
 
 /// Where a command writes: standard output and standard error, or buffers in tests.
-struct CommandOutput: Sendable {
-    var out: @Sendable (String) -> Void
-    var err: @Sendable (String) -> Void
+package struct CommandOutput: Sendable {
+    package var out: @Sendable (String) -> Void
+    package var err: @Sendable (String) -> Void
 
-    static let standard = CommandOutput(
+    package static let standard = CommandOutput(
         out: { FileHandle.standardOutput.write(Data($0.utf8)) },
         err: { FileHandle.standardError.write(Data($0.utf8)) })
 }
@@ -26,7 +26,7 @@ struct CommandError: Error, CustomStringConvertible {
 }
 
 /// The command-line tool's entry point.
-enum HeadlessTableCommand {
+package enum HeadlessTableCommand {
     static let usage = """
         usage: headless-table <command> [options]
 
@@ -64,7 +64,7 @@ enum HeadlessTableCommand {
         """
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit status.
-    static func run(arguments: [String], output: CommandOutput) -> Int32 {
+    package static func run(arguments: [String], output: CommandOutput) -> Int32 {
         var arguments = ArgumentList(arguments)
         do {
             guard let command = arguments.next() else {
