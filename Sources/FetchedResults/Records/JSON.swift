@@ -17,8 +17,9 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
 ///
 /// The reader follows RFC 8259 strictly (no comments, no trailing commas) and
 /// keeps what Foundation's reader loses: a number written with `.` or an
-/// exponent is a ``RecordValue/double(_:)``, otherwise an ``RecordValue/int(_:)``
-/// (or a double when it does not fit). An object that is exactly
+/// exponent is a ``RecordValue/double(_:)``, otherwise an exact integer — an
+/// ``RecordValue/int(_:)``, or a ``RecordValue/uint(_:)`` above `Int.max`. An
+/// integer beyond 64 bits is an error, never a rounded double. An object that is exactly
 /// `{"$date": "ISO-8601"}` is a ``RecordValue/date(_:)``. Object keys keep their
 /// order. Errors name the line, the column and what was expected.
 public enum JSON {
@@ -52,6 +53,7 @@ public enum JSON {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .int(let i): out += String(i)
+        case .uint(let u): out += String(u)
         case .double(let d):
             if d.isFinite {
                 out += "\(d)"
@@ -363,8 +365,21 @@ struct _JSONParser {
             while isDigit(position) { position += 1 }
         }
         let text = String(decoding: bytes[start..<position], as: UTF8.self)
-        if isInteger, let int = Int(text) { return .int(int) }
-        guard let double = Double(text), double.isFinite else { throw error("the number \(text) is out of range", at: start) }
+        if isInteger {
+            if let exact = _exactInteger(text) { return exact }
+            throw error(
+                "the integer \(_excerpt(text)) does not fit in 64 bits (\(Int.min)…\(UInt64.max)); "
+                    + "write it as a string to keep it exact, or with a decimal point for the nearest double",
+                at: start)
+        }
+        guard let double = Double(text), double.isFinite else { throw error("the number \(_excerpt(text)) is out of range", at: start) }
         return .double(double)
     }
+}
+
+/// `text` whole when short, else its start and end around an ellipsis, and
+/// its length: what an error message echoes of a long input.
+func _excerpt(_ text: String, limit: Int = 40) -> String {
+    guard text.count > limit else { return text }
+    return "\(text.prefix(limit / 2))…\(text.suffix(limit / 4)) (\(text.count) characters)"
 }
