@@ -310,6 +310,7 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
                 // default merge policy): that context starts over.
                 context.saveOrRollBack(mergingInto: view)
                 let where_ = "seed \(seed), round \(round), step \(step)"
+                table._checkInvariants()
                 #expect(dataSource.lastFollowError == nil, "\(where_): \(dataSource.lastFollowError.map { "\($0)" } ?? "")")
                 #expect(table.numberOfSections == controller.numberOfSections, "\(where_)")
                 for s in 0..<min(table.numberOfSections, controller.numberOfSections) {

@@ -95,6 +95,8 @@ import TableTestSupport
             var text = ""
             for step in 0..<25 {
                 let context = "seed \(seed), round \(round), step \(step)"
+                table._checkInvariants()
+                search.resultsTable._checkInvariants()
                 switch g.int(0..<10) {
                 case 0...4: text += Self.letters[g.int(0..<Self.letters.count)]   // typing on
                 case 5: text = String(text.dropLast())
