@@ -153,7 +153,13 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
                     guard let before = cellsBefore[item], !reloadedSections.contains(next.sectionIdentifier(containingItem: item)!) else { continue }
                     if reconfigured.contains(item) {
                         reconfiguresSeen += 1
-                        #expect(before === cell, "\(context): reconfigured \(item) got a new cell")
+                        // Over several batches (UIKit refuses some changes in
+                        // one), a row can leave the window between them and come
+                        // back with a reused cell, configured again; in one
+                        // batch it keeps its own.
+                        if screen.recorder.updates.count == 1 {
+                            #expect(before === cell, "\(context): reconfigured \(item) got a new cell")
+                        }
                     } else if reloaded.contains(item) {
                         reloadsSeen += 1
                         #expect(before !== cell, "\(context): reloaded \(item) kept its cell")
