@@ -338,33 +338,91 @@ struct _JSONParser {
     }
 
     mutating func parseNumber() throws(JSONError) -> RecordValue {
-        let start = position
-        func isDigit(_ k: Int) -> Bool { k < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[k]) }
-        if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard isDigit(position) else { throw error("expected a digit in a number, found \(found)") }
+        let parsed = bytes.withUnsafeBufferPointer { _JSONNumber.parse($0, at: position) }
+        switch parsed {
+        case .value(let value, let end):
+            position = end
+            return value
+        case .failure(let reason, let offset):
+            throw error(reason, at: offset)
+        }
+    }
+}
+
+/// How a JSON number is read: the one function every JSON reader of the
+/// package calls (`JSON.parse(_:)` and `JSONStreamReader`), so
+/// that they agree on every number.
+enum _JSONNumber {
+    /// A number read, or why there is none.
+    enum Parsed {
+        /// The value and the offset just after the number's text.
+        case value(RecordValue, end: Int)
+        /// What is wrong (as a ``JSONError``'s reason) and where.
+        case failure(reason: String, offset: Int)
+    }
+
+    /// Reads the number whose text starts at `start` (a `-` or a digit).
+    ///
+    /// The caller makes sure the whole number and the character after it are
+    /// in `bytes` (or that `bytes` ends where the text ends). A number written
+    /// with `.` or an exponent is a double, otherwise an int (a double when it
+    /// does not fit in `Int`); one beyond `Double`'s range is an error.
+    ///
+    /// - Complexity: O(*k*) for a number of *k* characters.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Parsed {
+        var position = start
+        let count = bytes.count
+        @inline(__always) func isDigit(_ k: Int) -> Bool { k < count && bytes[k] &- UInt8(ascii: "0") < 10 }
+        if position < count && bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard isDigit(position) else {
+            return .failure(reason: "expected a digit in a number, found \(_describe(bytes, at: position))", offset: position)
+        }
+        let digitsStart = position
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
-            if isDigit(position) { throw error("a number may not start with 0 (write 7, not 07)", at: start) }
+            if isDigit(position) { return .failure(reason: "a number may not start with 0 (write 7, not 07)", offset: start) }
         } else {
             while isDigit(position) { position += 1 }
         }
         var isInteger = true
-        if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
+        if position < count && bytes[position] == UInt8(ascii: ".") {
             isInteger = false
             position += 1
-            guard isDigit(position) else { throw error("expected a digit after the decimal point, found \(found)") }
+            guard isDigit(position) else {
+                return .failure(reason: "expected a digit after the decimal point, found \(_describe(bytes, at: position))", offset: position)
+            }
             while isDigit(position) { position += 1 }
         }
-        if position < bytes.count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
+        if position < count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
             isInteger = false
             position += 1
-            if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) { position += 1 }
-            guard isDigit(position) else { throw error("expected a digit in the exponent, found \(found)") }
+            if position < count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) { position += 1 }
+            guard isDigit(position) else {
+                return .failure(reason: "expected a digit in the exponent, found \(_describe(bytes, at: position))", offset: position)
+            }
             while isDigit(position) { position += 1 }
         }
-        let text = String(decoding: bytes[start..<position], as: UTF8.self)
-        if isInteger, let int = Int(text) { return .int(int) }
-        guard let double = Double(text), double.isFinite else { throw error("the number \(text) is out of range", at: start) }
-        return .double(double)
+        // Integers of up to 18 digits fit in Int: add them up directly.
+        if isInteger && position - digitsStart <= 18 {
+            var magnitude = 0
+            for k in digitsStart..<position { magnitude = magnitude &* 10 &+ Int(bytes[k] &- UInt8(ascii: "0")) }
+            return .value(.int(digitsStart == start ? magnitude : -magnitude), end: position)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        if isInteger, let int = Int(text) { return .value(.int(int), end: position) }
+        guard let double = Double(text), double.isFinite else {
+            return .failure(reason: "the number \(text) is out of range", offset: start)
+        }
+        return .value(.double(double), end: position)
     }
+}
+
+/// The character at `position` of a UTF-8 text, quoted, for messages (or
+/// "the end of the text").
+func _describe(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> String {
+    guard position < bytes.count else { return "the end of the text" }
+    var end = position + 1
+    while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
+    return "'\(text)'"
 }
