@@ -595,6 +595,7 @@ public final class JSONStreamReader {
                 position += length
                 continue
             }
+            if byte != UInt8(ascii: "\\") { continue }   // a plain run goes on past the chunk's end
             // A backslash.
             flush(upTo: base + position)
             if let pending = text {
