@@ -45,7 +45,7 @@ final class Browser: TableRenderer {
 
     init(file: String, query: Query, textKey: String?, detailKey: String?) throws {
         name = URL(fileURLWithPath: file).lastPathComponent
-        try Query.load(file, into: context)
+        try Query.load(file, into: context, quiet: query.quiet)
         let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
         let controller = query.controller(request, in: context)

@@ -8,14 +8,15 @@ enum DiffCommand {
         let idKey = try arguments.option("--id") ?? "id"
         let format = try OutputFormat.parse(try arguments.option("--format"))
         let render = arguments.flag("--render")
+        let quiet = arguments.flag("--quiet")
         let look = try Look.parse(&arguments)
         let oldPath = try arguments.positional("OLD (a fetch result as JSON)")
         let newPath = try arguments.positional("NEW (a fetch result as JSON)")
         try arguments.finish()
         if render && format == .json { throw CommandError.usage("--render draws text: it does not go with --format json") }
 
-        let old = try FetchResultFile.read(oldPath, idKey: idKey)
-        let new = try FetchResultFile.read(newPath, idKey: idKey)
+        let old = try FetchResultFile.read(oldPath, idKey: idKey, quiet: quiet)
+        let new = try FetchResultFile.read(newPath, idKey: idKey, quiet: quiet)
         let changeset = TableChangeset(from: old, to: new)
         if render { return output.out(try rendered(changeset, from: old, to: new, look: look)) }
         switch format {

@@ -270,13 +270,18 @@ import Testing
         let reader = try JSONStreamReader(contentsOfFile: url.path, chunkSize: 512)
         #expect(reader.expectedByteCount == text.utf8.count)
         var reads: [Int] = []
-        reader.onRead = { reads.append($0) }
+        var ended = 0
+        reader.onRead = { bytes, atEnd in
+            reads.append(bytes)
+            if atEnd { ended += 1 }
+        }
         var ids: [RecordValue] = []
         #expect(try reader.beginArray())
         while try reader.nextElement() { ids.append(try reader.readValue().asRecord?["id"] ?? .null) }
         try reader.finish()
         #expect(ids == (0..<1000).map { .int($0) })
         #expect(reads.count > 10 && reads.last == text.utf8.count && reads == reads.sorted())
+        #expect(ended == 1)
     }
 
     @Test func missingFilesAndDirectoriesAreErrors() {

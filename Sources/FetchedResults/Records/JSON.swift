@@ -47,7 +47,10 @@ public enum JSON {
         return out
     }
 
-    static func write(_ value: RecordValue, to out: inout String, sortedKeys: Bool) {
+    /// Appends a value as compact JSON to `out`, as ``string(_:sortedKeys:)`` writes it.
+    ///
+    /// - Complexity: O(*n*) in the length of the text written.
+    public static func write(_ value: RecordValue, to out: inout String, sortedKeys: Bool = false) {
         switch value {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"

@@ -84,9 +84,10 @@ public final class JSONStreamReader {
     /// The size of the text in bytes, when known (a regular file, or `Data`).
     public let expectedByteCount: Int?
 
-    /// Called after each chunk is read with the number of bytes read so far
-    /// (for a progress display).
-    public var onRead: ((Int) -> Void)?
+    /// Called after each chunk is read with the number of bytes read so far,
+    /// and whether the text has ended (the last call says so): for a
+    /// progress display.
+    public var onRead: ((_ bytesRead: Int, _ atEnd: Bool) -> Void)?
 
     /// The number of bytes read from the source so far.
     public var bytesRead: Int { base + count }
@@ -355,8 +356,8 @@ public final class JSONStreamReader {
             exhausted = true
         } else {
             count += got
-            onRead?(base + count)
         }
+        onRead?(base + count, exhausted)
     }
 
     /// Drops the bytes before `mark` (at a place where counting characters
