@@ -53,10 +53,10 @@ extension QueryCommand {
             switch format {
             case .json:
                 if !first { text.append(",") }
-                JSON.write(object.id, to: &text.current)
+                JSON.write(object.id, into: &text.current)
             case .text:
                 text.append("  ")
-                JSON.write(.record(object.fields), to: &text.current)
+                JSON.write(.record(object.fields), into: &text.current)
                 text.append("\n")
             }
             first = false
@@ -76,27 +76,30 @@ extension QueryCommand {
 
 /// Text written in pieces of about a megabyte, kept until it is printed.
 struct OutputBuffer {
-    var pieces: [String] = []
-    var current = ""
+    var pieces: [[UInt8]] = []
+    var current: [UInt8] = []
 
-    mutating func append(_ text: String) { current += text }
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { current.append(contentsOf: $0) }
+    }
 
     mutating func flushIfFull() {
-        if current.utf8.count >= 1 << 20 {
+        if current.count >= 1 << 20 {
             pieces.append(current)
-            current = ""
+            current = []
+            current.reserveCapacity(1 << 20 + 4096)
         }
     }
 
     /// Prints the pieces, letting each go once printed.
     mutating func write(to output: CommandOutput) {
         for k in pieces.indices {
-            output.out(pieces[k])
-            pieces[k] = ""
+            output.out(String(decoding: pieces[k], as: UTF8.self))
+            pieces[k] = []
         }
-        if !current.isEmpty { output.out(current) }
+        if !current.isEmpty { output.out(String(decoding: current, as: UTF8.self)) }
         pieces = []
-        current = ""
+        current = []
     }
 }
 
