@@ -1,13 +1,47 @@
 import Foundation
 import HeadlessTable
 
+/// A row of a fetch result read from JSON, as a command keeps it.
+protocol FetchResultRow: TableDiffable, Hashable where DiffIdentifier == RecordValue {
+    /// The row's identity.
+    var id: RecordValue { get }
+    init(id: RecordValue, object: RecordValue)
+}
+
 /// A row of a fetch result read from JSON: its identity and its whole object.
-struct JSONRow: TableDiffable, Hashable {
+struct JSONRow: FetchResultRow {
     var id: RecordValue
     var object: RecordValue
 
     var diffIdentifier: RecordValue { id }
     func isContentEqual(to other: JSONRow) -> Bool { object == other.object }
+}
+
+/// A row of a fetch result kept small for diffing: its identity and a
+/// 128-bit keyed hash (SipHash, seeded per process) of its object in place of
+/// the object. Equal objects — as `RecordValue` compares them: numbers by
+/// value, keys in any order — have equal digests; different ones differ but
+/// with a chance of about 2⁻¹²⁸.
+struct DigestRow: FetchResultRow {
+    var id: RecordValue
+    var digest: Digest
+
+    struct Digest: Hashable {
+        var low: UInt64, high: UInt64
+    }
+
+    init(id: RecordValue, object: RecordValue) {
+        self.id = id
+        var first = Hasher(), second = Hasher()
+        first.combine(0 as UInt8)
+        second.combine(1 as UInt8)
+        first.combine(object)
+        second.combine(object)
+        digest = Digest(low: UInt64(bitPattern: Int64(first.finalize())), high: UInt64(bitPattern: Int64(second.finalize())))
+    }
+
+    var diffIdentifier: RecordValue { id }
+    func isContentEqual(to other: DigestRow) -> Bool { digest == other.digest }
 }
 
 /// Reading fetch results from JSON files.
@@ -20,11 +54,13 @@ struct JSONRow: TableDiffable, Hashable {
 enum FetchResultFile {
     /// Reads `path`: `{"sections":[{"name":…,"objects":[…]},…]}` or a plain array
     /// of objects (one section named ""). Every object must have `idKey`.
-    static func read(_ path: String, idKey: String, quiet: Bool = false) throws -> [TableSection<JSONRow>] {
+    static func read<Row: FetchResultRow>(
+        _ path: String, idKey: String, quiet: Bool = false, as: Row.Type = JSONRow.self
+    ) throws -> [TableSection<Row>] {
         let reader = try open(path, quiet: quiet)
         var problem: (any Error)?
         if try parsing(path, { try reader.beginArray() }) {
-            var rows: [JSONRow] = []
+            var rows: [Row] = []
             var k = 0
             while try parsing(path, { try reader.nextElement() }) {
                 let object = try parsing(path, { try reader.readValue() })
@@ -45,7 +81,7 @@ enum FetchResultFile {
     }
 
     /// The sections of a whole fetch result, `{"sections":[…]}` or an array.
-    static func sections(of value: RecordValue, idKey: String, file path: String) throws -> [TableSection<JSONRow>] {
+    static func sections<Row: FetchResultRow>(of value: RecordValue, idKey: String, file path: String) throws -> [TableSection<Row>] {
         switch value {
         case .array(let objects):
             return [TableSection(name: "", rows: try rows(objects, idKey: idKey, file: path, section: nil))]
@@ -79,11 +115,11 @@ enum FetchResultFile {
         }
     }
 
-    static func rows(_ objects: [RecordValue], idKey: String, file: String, section: (Int, String)?) throws -> [JSONRow] {
+    static func rows<Row: FetchResultRow>(_ objects: [RecordValue], idKey: String, file: String, section: (Int, String)?) throws -> [Row] {
         try objects.enumerated().map { k, object in try row(object, at: k, idKey: idKey, file: file, section: section) }
     }
 
-    static func row(_ object: RecordValue, at k: Int, idKey: String, file: String, section: (Int, String)?) throws -> JSONRow {
+    static func row<Row: FetchResultRow>(_ object: RecordValue, at k: Int, idKey: String, file: String, section: (Int, String)?) throws -> Row {
         guard case .record(let fields) = object else {
             let place = section.map { "section \($0.0) (\($0.1.debugDescription)), object \(k)" } ?? "object \(k)"
             throw CommandError("\(file): \(place) is \(article(object)), not an object")
@@ -92,7 +128,7 @@ enum FetchResultFile {
             let place = section.map { "section \($0.0) (\($0.1.debugDescription)), object \(k)" } ?? "object \(k)"
             throw CommandError("\(file): \(place) has no \"\(idKey)\" key to identify it (use --id to name another key)")
         }
-        return JSONRow(id: id, object: object)
+        return Row(id: id, object: object)
     }
 
     /// A reader of the file at `path`, with a progress line for long reads
