@@ -200,8 +200,7 @@ struct Query {
     /// as a fetched results controller makes them — or in the data's order,
     /// in one section, when neither sort keys nor a section key are given.
     func sections(of path: String, also: FormatPredicate? = nil) throws -> [Section] {
-        let context = ObjectContext(store: ObjectStore<DynamicObject>())
-        try Self.load(path, into: context, quiet: quiet)
+        let context = ObjectContext(store: try Self.store(of: path, quiet: quiet))
         let predicates = [predicate, also].compactMap { $0 }.map(RecordPredicate<DynamicObject>.init)
         let request = FetchRequest<DynamicObject>(
             predicate: predicates.dropFirst().reduce(predicates.first) { $0?.and($1) },
@@ -279,12 +278,15 @@ struct Query {
         }
     }
 
-    /// Inserts every object of the JSON array at `path`; each needs a unique `id`.
-    static func load(_ path: String, into context: ObjectContext<DynamicObject>, quiet: Bool = false) throws {
+    /// A store in memory holding every object of the JSON array at `path`
+    /// (saved once, in the file's order); each needs a unique `id`.
+    static func store(of path: String, quiet: Bool = false) throws -> ObjectStore<DynamicObject> {
         var objects: [DynamicObject] = []
         try forEachObject(in: path, quiet: quiet) { objects.append($0) }
-        for object in objects { try context.insert(object) }
-        objects = []
-        _ = try context.save()
+        do {
+            return try ObjectStore(records: objects)
+        } catch {
+            throw CommandError("\(path): \(error)")
+        }
     }
 }
