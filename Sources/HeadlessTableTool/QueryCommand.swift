@@ -20,22 +20,42 @@ enum QueryCommand {
         }
         let sections = try query.sections(of: path)
         let (predicate, sectionKey, sectionLabel) = (query.predicate, query.sectionKey, query.sectionLabel)
+        // Written a piece at a time: a million rows are not one string.
+        var text = OutputBuffer()
         switch format {
         case .json:
-            let list = sections.map { section in
-                "{\"name\":\(JSON.string(.string(section.name))),\"indexTitle\":\(section.indexTitle.map { JSON.string(.string($0)) } ?? "null"),"
-                    + "\"ids\":[\(section.objects.map { JSON.string($0.id) }.joined(separator: ","))]}"
+            output.out("{\"sections\":[")
+            for (k, section) in sections.enumerated() {
+                text.append(k == 0 ? "{\"name\":" : ",{\"name\":")
+                JSON.write(.string(section.name), into: &text.current)
+                text.append(",\"indexTitle\":")
+                JSON.write(section.indexTitle.map { .string($0) } ?? .null, into: &text.current)
+                text.append(",\"ids\":[")
+                for (j, object) in section.objects.enumerated() {
+                    if j > 0 { text.append(",") }
+                    JSON.write(object.id, into: &text.current)
+                    text.flushIfFull()
+                }
+                text.append("]}")
             }
-            output.out("{\"sections\":[\(list.joined(separator: ","))]}\n")
+            text.write(to: output)
+            output.out("]}\n")
         case .text:
             let total = sections.reduce(0) { $0 + $1.objects.count }
-            var lines = ["\(total) object\(total == 1 ? "" : "s")\(predicate.map { " where \($0)" } ?? "")"
-                + (sectionKey == nil ? "" : ", \(sections.count) section\(sections.count == 1 ? "" : "s") by \(sectionLabel)")]
+            output.out("\(total) object\(total == 1 ? "" : "s")\(predicate.map { " where \($0)" } ?? "")"
+                + (sectionKey == nil ? "" : ", \(sections.count) section\(sections.count == 1 ? "" : "s") by \(sectionLabel)") + "\n")
             for section in sections {
-                if sectionKey != nil { lines.append("\(section.name.isEmpty ? "(no \(sectionKey ?? ""))" : section.name) (\(section.objects.count))") }
-                lines += section.objects.map { "  " + JSON.string(.record($0.fields)) }
+                if sectionKey != nil {
+                    text.current += "\(section.name.isEmpty ? "(no \(sectionKey ?? ""))" : section.name) (\(section.objects.count))\n".utf8
+                }
+                for object in section.objects {
+                    text.append("  ")
+                    JSON.write(.record(object.fields), into: &text.current)
+                    text.append("\n")
+                    text.flushIfFull()
+                }
             }
-            output.out(lines.joined(separator: "\n") + "\n")
+            text.write(to: output)
         }
     }
 }
