@@ -160,6 +160,7 @@ public final class JSONStreamReader {
     ///
     /// - Returns: false (nothing read) when the value at the cursor is not an array.
     /// - Throws: ``JSONError`` when the text ends or nests too deeply.
+    /// - Complexity: O(*w*) for *w* bytes of white space before it.
     public func beginArray() throws(JSONError) -> Bool {
         try begin(UInt8(ascii: "["))
     }
@@ -170,6 +171,7 @@ public final class JSONStreamReader {
     ///
     /// - Returns: false (nothing read) when the value at the cursor is not an object.
     /// - Throws: ``JSONError`` when the text ends or nests too deeply.
+    /// - Complexity: O(*w*) for *w* bytes of white space before it.
     public func beginObject() throws(JSONError) -> Bool {
         try begin(UInt8(ascii: "{"))
     }
@@ -188,6 +190,7 @@ public final class JSONStreamReader {
     /// - Returns: true when there is one (read it with ``readValue()`` or
     ///   ``skipValue()``), false at the array's end (the cursor is then after it).
     /// - Throws: ``JSONError`` when the text is malformed or the cursor is not in an array.
+    /// - Complexity: O(*w*) for *w* bytes of white space before the element.
     public func nextElement() throws(JSONError) -> Bool {
         guard let top = containers.last, top.isArray else { throw error("the reader is not in an array (call beginArray() first)") }
         mark = base + position
@@ -220,6 +223,7 @@ public final class JSONStreamReader {
     /// - Returns: the member's key (read its value with ``readValue()`` or
     ///   ``skipValue()``), or nil at the object's end (the cursor is then after it).
     /// - Throws: ``JSONError`` when the text is malformed or the cursor is not in an object.
+    /// - Complexity: O(*k*) in the length of the key's text.
     public func nextKey() throws(JSONError) -> String? {
         guard let top = containers.last, !top.isArray else { throw error("the reader is not in an object (call beginObject() first)") }
         mark = base + position
@@ -257,6 +261,7 @@ public final class JSONStreamReader {
     /// Moves past the value at the cursor (checking it as ``readValue()`` does).
     ///
     /// - Throws: ``JSONError`` when it is malformed.
+    /// - Complexity: O(*n*) in the length of the value's text.
     public func skipValue() throws(JSONError) {
         _ = try readValue()
     }
