@@ -47,7 +47,7 @@ for (number, stage) in changeset.stages.enumerated() {
     for line in stage.update.logLines() { print("  " + line) }
     do {
         // Applied under UIKit's rules: a row is refreshed only when reloaded.
-        shown = try stage.update.apply(to: shown, dataSource: stage.sections)
+        shown = try stage.update.applying(to: shown, dataSource: stage.sections)
     } catch {
         print("UIKit would refuse this batch: \(error)")   // never happens with a computed changeset
     }
@@ -61,7 +61,7 @@ print(shown == after ? "The table now shows the list after." : "The table does n
 var wrong = BatchUpdate()
 wrong.deleteRows(at: [TablePath(row: 0, section: 0)])
 do {
-    _ = try wrong.apply(to: before, dataSource: before)
+    _ = try wrong.applying(to: before, dataSource: before)
 } catch {
     print("\nA wrong batch: \(error)")
 }

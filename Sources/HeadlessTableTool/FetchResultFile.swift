@@ -193,7 +193,7 @@ enum FetchResultFile {
         switch value {
         case .null: "null"
         case .array: "an array"
-        case .int, .double: "a number"
+        case .int, .uint, .double: "a number"
         case .record: "an object"
         case .date: "a date"
         default: "a \(value.kindName)"

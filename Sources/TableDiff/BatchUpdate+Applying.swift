@@ -16,7 +16,7 @@ extension BatchUpdate {
     /// - Throws: ``BatchUpdateError`` with UIKit's message; nothing is applied.
     /// - Complexity: O(*n* + *k* log *k*), where *n* is the number of rows after
     ///   the batch and *k* the number of changes.
-    public func apply<Row>(
+    public func applying<Row>(
         to displayed: [TableSection<Row>], dataSource: [TableSection<Row>]
     ) throws(BatchUpdateError) -> [TableSection<Row>] {
         let mapping = try validate(rowCountsBefore: displayed.rowCounts(), rowCountsAfter: dataSource.rowCounts())
@@ -62,5 +62,12 @@ extension BatchUpdate {
             result.append(TableSection(name: displayed[s].name, rows: rows))
         }
         return result
+    }
+
+    @available(*, deprecated, renamed: "applying(to:dataSource:)")
+    public func apply<Row>(
+        to displayed: [TableSection<Row>], dataSource: [TableSection<Row>]
+    ) throws(BatchUpdateError) -> [TableSection<Row>] {
+        try applying(to: displayed, dataSource: dataSource)
     }
 }

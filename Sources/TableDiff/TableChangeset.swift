@@ -130,14 +130,19 @@ extension TableChangeset {
     }
 
     /// Applies every stage in order to what a table shows, the way UIKit does
-    /// (see ``BatchUpdate/apply(to:dataSource:)``), and returns what it shows
+    /// (see ``BatchUpdate/applying(to:dataSource:)``), and returns what it shows
     /// afterwards: the new table.
     ///
     /// - Throws: ``BatchUpdateError`` when a stage does not fit `displayed`.
-    public func apply(to displayed: [TableSection<Row>]) throws(BatchUpdateError) -> [TableSection<Row>] {
+    public func applying(to displayed: [TableSection<Row>]) throws(BatchUpdateError) -> [TableSection<Row>] {
         var shown = displayed
-        for stage in stages { shown = try stage.update.apply(to: shown, dataSource: stage.sections) }
+        for stage in stages { shown = try stage.update.applying(to: shown, dataSource: stage.sections) }
         return shown
+    }
+
+    @available(*, deprecated, renamed: "applying(to:)")
+    public func apply(to displayed: [TableSection<Row>]) throws(BatchUpdateError) -> [TableSection<Row>] {
+        try applying(to: displayed)
     }
 }
 

@@ -186,7 +186,7 @@ extension TableSnapshot {
     /// - Complexity: O(*n*) for the *n* items already in the snapshot.
     @inlinable
     public mutating func reserveCapacity(_ count: Int) {
-        _locations.reserve(Swift.max(0, count - _locations.count))
+        _locations.reserve(Swift.max(0, count - _locations.count), final: true)
     }
 
     /// Deletes every section and item.

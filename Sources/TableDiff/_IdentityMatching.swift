@@ -214,14 +214,7 @@ let _hashSeed = UInt64.random(in: .min ... .max)
 /// `hashValue`. No result of the diff depends on hash values.
 @inlinable @inline(__always)
 func _hash<ID: Hashable>(_ id: ID) -> UInt64 {
-    func mix(_ x: UInt64) -> UInt64 {
-        var h = x ^ _hashSeed
-        h ^= h >> 33
-        h &*= 0xFF51_AFD7_ED55_8CCD
-        h ^= h >> 33
-        h &*= 0xC4CE_B9FE_1A85_EC53
-        return h ^ (h >> 33)
-    }
+    func mix(_ x: UInt64) -> UInt64 { _murmurFinalizer(x ^ _hashSeed) }
     if ID.self == Int.self { return mix(UInt64(bitPattern: Int64(unsafeBitCast(id, to: Int.self)))) }
     if ID.self == Int64.self { return mix(UInt64(bitPattern: unsafeBitCast(id, to: Int64.self))) }
     if ID.self == UInt64.self { return mix(unsafeBitCast(id, to: UInt64.self)) }
@@ -229,6 +222,39 @@ func _hash<ID: Hashable>(_ id: ID) -> UInt64 {
     if ID.self == Int32.self { return mix(UInt64(UInt32(bitPattern: unsafeBitCast(id, to: Int32.self)))) }
     if ID.self == UInt32.self { return mix(UInt64(unsafeBitCast(id, to: UInt32.self))) }
     return UInt64(bitPattern: Int64(id.hashValue))
+}
+
+/// murmur3's 64-bit finalizer: a bijection that spreads every bit of `x` over
+/// the result.
+@inlinable @inline(__always)
+func _murmurFinalizer(_ x: UInt64) -> UInt64 {
+    var h = x
+    h ^= h >> 33
+    h &*= 0xFF51_AFD7_ED55_8CCD
+    h ^= h >> 33
+    h &*= 0xC4CE_B9FE_1A85_EC53
+    return h ^ (h >> 33)
+}
+
+/// The number of 8-byte words of a ``_BitwiseHashable`` identity type, hashed
+/// as its bytes; 0 for any other type (hashed by ``_hash(_:)``).
+@inlinable
+func _bitwiseWords<ID: Hashable>(_ type: ID.Type) -> Int {
+    let size = MemoryLayout<ID>.size
+    guard type is any _BitwiseHashable.Type, size > 0, size % 8 == 0, size <= 64 else { return 0 }
+    return size / 8
+}
+
+/// The 64-bit hash of a ``_BitwiseHashable`` identity of `words` 8-byte
+/// words: each word mixed in with murmur3's finalizer, after `seed` (the
+/// per-process ``_hashSeed``, read once by the caller).
+@inlinable @inline(__always)
+func _bitwiseHash<ID: Hashable>(_ id: ID, words: Int, seed: UInt64) -> UInt64 {
+    withUnsafeBytes(of: id) { raw in
+        var h = seed
+        for w in 0..<words { h = _murmurFinalizer(h ^ raw.loadUnaligned(fromByteOffset: w &* 8, as: UInt64.self)) }
+        return h
+    }
 }
 
 /// Pairs old and new elements by identity and compares the contents of pairs.

@@ -5,7 +5,9 @@ import TableTestSupport
 
 /// Random and mutated format strings: each parses or gets a syntax error,
 /// and each predicate evaluates or gets an evaluation error — never a crash,
-/// never a hang. A predicate's text parses back to the same text.
+/// never a hang, and the same outcome on every evaluation path (interpreted,
+/// compiled for a DynamicObject, compiled for a typed record). A predicate's
+/// text parses back to the same text.
 @Suite struct PredicateFuzzTests {
     static let vocabulary = [
         "name", "age", "tags", "friends", "address", "nickname", "x", "#like", "SELF", "self", "$X", "$f", "@count", "@sum", "@avg",
@@ -37,7 +39,7 @@ import TableTestSupport
     @Test func randomAndMutatedStringsNeverCrash() throws {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        var (parsed, failedToParse, evaluated, failedToEvaluate) = (0, 0, 0, 0)
+        var (parsed, failedToParse, evaluated, failedToEvaluate, comparedPaths) = (0, 0, 0, 0, 0)
         let alphabet = Array("abz_AZ09 .,()[]{}'\"\\$%@#!=<>+-*/?:;&|~^éß😀\u{301}\t\n")
         for k in 0..<100_000 {
             let format: String
@@ -73,16 +75,22 @@ import TableTestSupport
             // The canonical text parses back to itself.
             let text = predicate.predicateFormat
             #expect((try? FormatPredicate(format: text).predicateFormat) == text, "seed \(seed): \(format) printed as \(text)")
+            let deterministic = !format.contains("random") && !format.contains("now")
             for object in Self.objects {
-                do {
-                    _ = try predicate.evaluate(with: object, variables: ["X": 2])
-                    evaluated += 1
-                } catch {
-                    failedToEvaluate += 1
-                }
+                let interpreted = Result { try predicate.evaluate(with: object, variables: ["X": 2]) }
+                if case .success = interpreted { evaluated += 1 } else { failedToEvaluate += 1 }
+                // Every evaluation path gives the same answer (or the same error).
+                guard deterministic, case .record(let fields) = object else { continue }
+                let expected = PredicateEvaluationTests.describe(interpreted)
+                let dynamic = Result { try predicate.evaluate(with: DynamicObject(fields: fields), variables: ["X": 2]) }
+                let typed = Result { try predicate.evaluate(with: PredicateEvaluationTests.TypedRecord(fields: fields), variables: ["X": 2]) }
+                #expect(PredicateEvaluationTests.describe(dynamic) == expected, "seed \(seed): \(format) on a DynamicObject")
+                #expect(PredicateEvaluationTests.describe(typed) == expected, "seed \(seed): \(format) on a typed record")
+                comparedPaths += 1
             }
         }
         // The mix reaches every outcome.
+        #expect(comparedPaths > 5_000, "\(comparedPaths) evaluations compared across paths")
         #expect(parsed > 1_000 && failedToParse > 1_000 && evaluated > 1_000 && failedToEvaluate > 1_000,
                 "\(parsed) parsed, \(failedToParse) refused, \(evaluated) evaluated, \(failedToEvaluate) failed to evaluate")
     }

@@ -36,12 +36,12 @@ import TableTestSupport
             let (table, _, brute) = try Self.randomTable(&g, viewport: Double(g.int(1...300)))
             #expect(table.contentHeight == brute.contentHeight, "seed \(seed)")
             for (s, section) in brute.sections.enumerated() {
-                #expect(table.rect(forSection: s) == TableView.Span(y: section.y, height: section.height), "seed \(seed)")
+                #expect(table.rect(forSection: s) == TableView.VerticalSpan(y: section.y, height: section.height), "seed \(seed)")
                 #expect(table.rectForHeader(inSection: s)?.height == section.header)
-                #expect(table.rectForFooter(inSection: s) == TableView.Span(y: section.y + section.height - section.footer, height: section.footer))
+                #expect(table.rectForFooter(inSection: s) == TableView.VerticalSpan(y: section.y + section.height - section.footer, height: section.footer))
             }
             for row in brute.rows {
-                #expect(table.rectForRow(at: row.path) == TableView.Span(y: row.y, height: row.height), "seed \(seed)")
+                #expect(table.rectForRow(at: row.path) == TableView.VerticalSpan(y: row.y, height: row.height), "seed \(seed)")
             }
             for _ in 0..<40 {
                 let y = Double(g.int(-10...Int(brute.contentHeight) + 10)) + (g.chance(0.5) ? 0.5 : 0)

@@ -73,7 +73,7 @@ import TableTestSupport
             // Accepted: what the value model shows — except that a row coming
             // into the window from outside it gets a fresh cell, with the data's content.
             table._checkInvariants()
-            let shown = try update.apply(to: c.displayed, dataSource: c.data)
+            let shown = try update.applying(to: c.displayed, dataSource: c.data)
             #expect(table.numberOfSections == shown.count, "\(context)")
             let hadCells = Set(before.texts.keys.map { c.displayed[$0.section].rows[$0.row].id })
             let expected = Dictionary(uniqueKeysWithValues: table.indexPathsForVisibleRows.map { p in

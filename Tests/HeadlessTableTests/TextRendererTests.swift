@@ -223,7 +223,7 @@ import TableTestSupport
             var elements: [TableFrame.Element] = []
             for i in 0..<Int.random(in: 0...20, using: &g) {
                 let height = Double(Int.random(in: 0...3, using: &g)) * ppl * Double.random(in: 0.3...1.2, using: &g)
-                let span = TableView.Span(y: y, height: height)
+                let span = TableView.VerticalSpan(y: y, height: height)
                 y += height
                 switch Int.random(in: 0..<4, using: &g) {
                 case 0: elements.append(.init(kind: .header(section: i), span: span, title: Bool.random(using: &g) ? text() : nil))

@@ -26,7 +26,7 @@ import TableTestSupport
                 return
             }
             #expect(oracle == c.expected, "\(context)")
-            let shown = try c.update.apply(to: c.displayed, dataSource: c.data)
+            let shown = try c.update.applying(to: c.displayed, dataSource: c.data)
             #expect(shown == c.expected, "\(context)")
 
             // The mapping sends every row where it ends up, and back.
@@ -59,7 +59,7 @@ import TableTestSupport
             var update = c.update
             BatchGenerator.corrupt(&update, &g)
             let oracle = UIKitOracle.replay(update, displayed: c.displayed, data: c.data)
-            let library = Result { () throws(BatchUpdateError) in try update.apply(to: c.displayed, dataSource: c.data) }
+            let library = Result { () throws(BatchUpdateError) in try update.applying(to: c.displayed, dataSource: c.data) }
             let context = "seed \(seed): \(describe(c.displayed)) with \(update.logLines().joined(separator: "; "))"
             switch (oracle, library) {
             case (.success(let a), .success(let b)): #expect(a == b, "\(context)")

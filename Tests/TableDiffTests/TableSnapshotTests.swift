@@ -330,6 +330,42 @@ private func differences(_ s: TableSnapshot<Int, Int>, _ m: SnapshotModel) -> [S
         for item in stride(from: 0, to: 1_000_000, by: 9_973) { #expect(snapshot.indexOfItem(item) == item) }
     }
 
+    /// Identifiers hashed as their bytes (`_BitwiseHashable`, as `UUID` is):
+    /// random batches with duplicates inside a batch and against earlier ones,
+    /// deletes and lookups, against a dictionary of where each one is.
+    @Test func bitwiseHashedIdentifiersAgainstADictionary() throws {
+        struct Pair: _BitwiseHashable { var high: UInt64, low: UInt64 }
+        #expect(MemoryLayout<Pair>.size == 16)
+        var g = SeededGenerator(seed: SeededGenerator.runSeed())
+        // Few distinct highs and lows: pairs that share a word must stay apart.
+        func pair() -> Pair { Pair(high: UInt64(g.int(0..<60)), low: UInt64(g.int(0..<60))) }
+        var snapshot = TableSnapshot<Int, Pair>()
+        var model: [Pair] = []   // one section, in order
+        try snapshot.appendSections([0])
+        for round in 0..<300 {
+            if round % 7 == 6, !model.isEmpty {
+                let gone = Array(Set((0..<g.int(1...5)).map { _ in model[g.int(0..<model.count)] }))
+                try snapshot.deleteItems(gone)
+                model.removeAll { gone.contains($0) }
+            } else {
+                let batch = (0..<g.int(1...40)).map { _ in pair() }
+                var seen = Set(model), duplicates: [Pair] = []
+                for p in batch where !seen.insert(p).inserted { duplicates.append(p) }
+                do {
+                    try snapshot.appendItems(batch)
+                    #expect(duplicates.isEmpty, "a batch with duplicates was taken")
+                    model += batch
+                } catch {
+                    #expect(!duplicates.isEmpty, "a batch without duplicates was refused: \(error)")
+                }
+            }
+            #expect(snapshot.itemIdentifiers == model)
+            for (k, p) in model.enumerated() where k % 5 == round % 5 { #expect(snapshot.indexOfItem(p) == k) }
+            let absent = pair()
+            #expect(snapshot.indexOfItem(absent) == model.firstIndex(of: absent))
+        }
+    }
+
     /// The messages name the identifiers, in UIKit's words.
     @Test func errorMessages() {
         typealias E = TableSnapshotError<String, Int>

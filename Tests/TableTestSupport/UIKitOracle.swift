@@ -159,7 +159,7 @@ public enum UIKitOracle {
             case .success(let next):
                 // The library's own engine agrees with the oracle.
                 do {
-                    let engine = try update.apply(to: shown, dataSource: stage.sections)
+                    let engine = try update.applying(to: shown, dataSource: stage.sections)
                     if engine != next { problems.append("the library applies stage \(index + 1) differently from the oracle") }
                 } catch {
                     problems.append("the library refuses stage \(index + 1), the oracle accepts: \(error)")

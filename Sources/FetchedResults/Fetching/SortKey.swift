@@ -71,6 +71,8 @@ enum _SortValue: Sendable {
     case null
     case bool(Bool)
     case int(Int)
+    /// An integer above `Int.max` (smaller ones are ``int(_:)``).
+    case uint(UInt64)
     case double(Double)
     case date(Double)
     case string(String)
@@ -90,6 +92,7 @@ enum _SortValue: Sendable {
         case .null: self = .null
         case .bool(let b): self = .bool(b)
         case .int(let i): self = .int(i)
+        case .uint(let u): self = Int(exactly: u).map(_SortValue.int) ?? .uint(u)
         case .double(let d): self = .double(d)
         case .date(let d): self = .date(d.timeIntervalSinceReferenceDate)
         case .string(let s): self = comparison == .plain ? .string(s) : .collated(_standardCollationKey(s), s)
@@ -102,7 +105,7 @@ enum _SortValue: Sendable {
         switch self {
         case .null: 0
         case .bool: 1
-        case .int, .double: 2
+        case .int, .uint, .double: 2
         case .date: 3
         case .string, .collated: 4
         case .other(let v): if case .array = v { 5 } else { 6 }
@@ -119,6 +122,11 @@ enum _SortValue: Sendable {
         case let (.double(x), .double(y)): return x < y ? -1 : (x > y ? 1 : 0)
         case let (.int(x), .double(y)): return -_compare(y, x)
         case let (.double(x), .int(y)): return _compare(x, y)
+        case let (.uint(x), .uint(y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.int, .uint): return -1
+        case (.uint, .int): return 1
+        case let (.uint(x), .double(y)): return -_compare(y, x)
+        case let (.double(x), .uint(y)): return _compare(x, y)
         case let (.date(x), .date(y)): return x < y ? -1 : (x > y ? 1 : 0)
         case let (.string(x), .string(y)): return _comparePlain(x, y)
         case let (.collated(kx, x), .collated(ky, y)):
@@ -140,6 +148,7 @@ enum _SortValue: Sendable {
         case .null: .null
         case .bool(let b): .bool(b)
         case .int(let i): .int(i)
+        case .uint(let u): .uint(u)
         case .double(let d): .double(d)
         case .date(let d): .date(Date(timeIntervalSinceReferenceDate: d))
         case .string(let s), .collated(_, let s): .string(s)
@@ -185,6 +194,17 @@ func _compare(_ x: Double, _ y: Int) -> Int {
     let whole = x.rounded(.down)
     let i = Int(whole)
     if i != y { return i < y ? -1 : 1 }
+    return x > whole ? 1 : 0
+}
+
+/// -1, 0 or 1: `x` against `y` exactly (NaN below every number, as above).
+func _compare(_ x: Double, _ y: UInt64) -> Int {
+    if x.isNaN || x < 0 { return -1 }
+    // 2^64 is above every UInt64.
+    if x >= 18_446_744_073_709_551_616.0 { return 1 }
+    let whole = x.rounded(.down)
+    let u = UInt64(whole)
+    if u != y { return u < y ? -1 : 1 }
     return x > whole ? 1 : 0
 }
 

@@ -173,12 +173,7 @@ extension FormatPredicate.Expression {
         case .member(let e, let key): return .member(e.substituting(values, bound: bound), key)
         case .collectionOperator(let e, let op, let keys): return .collectionOperator(e.substituting(values, bound: bound), op, keys)
         case .negation(let e):
-            let inner = e.substituting(values, bound: bound)
-            switch inner {
-            case .constant(.int(let i)) where i != Int.min: return .constant(.int(-i))
-            case .constant(.double(let d)): return .constant(.double(-d))
-            default: return .negation(inner)
-            }
+            return _PredicateParser.negated(e.substituting(values, bound: bound))
         case .cast(let e, let type):
             let inner = e.substituting(values, bound: bound)
             if case .constant(let value) = inner, let cast = try? _PredicateValues.cast(value, to: type) { return .constant(cast) }

@@ -355,6 +355,7 @@ extension FormatPredicate.Expression: CustomStringConvertible {
         case .null: out += "NIL"
         case .bool(let b): out += b ? "TRUE" : "FALSE"
         case .int(let i): out += String(i)
+        case .uint(let u): out += String(u)
         case .double(let d):
             if d.isNaN {
                 out += "CAST(\"nan\", \"NSNumber\")"

@@ -271,10 +271,11 @@ struct _PredicateLexer {
             if position == digitsStart { throw error(at: position, expected: "\(name) after '\(prefix)'") }
             try endOfNumber("\(name) or the end of the number")
             let text = String(decoding: bytes[digitsStart..<position], as: UTF8.self)
-            guard let value = Int(text, radix: radix) else {
-                throw error(at: start, expected: "a number that fits in 64 bits", found: "'\(prefix)\(text)'")
+            if let value = Int(text, radix: radix) { return token(.int(value)) }
+            guard let value = UInt64(text, radix: radix) else {
+                throw error(at: start, expected: "a number that fits in 64 bits", found: "'\(prefix)\(_excerpt(text))'")
             }
-            return token(.int(value))
+            return token(.uint(value))
         }
         while let c = peek(), Self.isDigit(c) { position += 1 }
         var isDouble = false
@@ -295,8 +296,13 @@ struct _PredicateLexer {
         }
         try endOfNumber("a space or an operator after the number")
         let text = String(decoding: bytes[start..<position], as: UTF8.self)
-        if !isDouble, let value = Int(text) { return token(.int(value)) }
-        return token(.double(Double(text) ?? .infinity))
+        if isDouble { return token(.double(Double(text) ?? .infinity)) }
+        guard let value = _exactInteger(text) else {
+            throw error(
+                at: start, expected: "an integer that fits in 64 bits (\(Int.min)…\(UInt64.max)), or a decimal point for a double",
+                found: "'\(_excerpt(text))'")
+        }
+        return token(value)
     }
 
     static func digitValue(_ b: UInt8) -> Int? {

@@ -375,15 +375,18 @@ struct _PredicateParser {
         }
         try enter()
         defer { leave() }
-        return Self.negated(try parseUnary(.after(minus)))
+        let literal = tag == .number
+        let operand = try parseUnary(.after(minus))
+        // A written integer below Int.min is refused, as one above UInt64.max is.
+        if literal, case .constant(.uint(let u)) = operand, u > Int.min.magnitude {
+            throw error("an integer that fits in 64 bits (\(Int.min)…\(UInt64.max)), or a decimal point for a double", at: minus, found: "'-\(u)'")
+        }
+        return Self.negated(operand)
     }
 
     static func negated(_ operand: Expression) -> Expression {
-        switch operand {
-        case .constant(.int(let i)) where i != Int.min: .constant(.int(-i))
-        case .constant(.double(let d)): .constant(.double(-d))
-        default: .negation(operand)
-        }
+        if case .constant(let value) = operand, let negative = _PredicateValues.negatedConstant(value) { return .constant(negative) }
+        return .negation(operand)
     }
 
     mutating func parsePostfix(_ context: Context) throws(PredicateSyntaxError) -> Expression {

@@ -11,11 +11,14 @@ enum _PredicateValues {
     /// A number: integers stay exact; booleans are 0 and 1 (as NSNumber's are).
     enum Number {
         case int(Int)
+        /// An integer above `Int.max` (``number(_:)`` makes smaller ones ``int(_:)``).
+        case uint(UInt64)
         case double(Double)
 
         var double: Double {
             switch self {
             case .int(let i): Double(i)
+            case .uint(let u): Double(u)
             case .double(let d): d
             }
         }
@@ -23,6 +26,7 @@ enum _PredicateValues {
         var value: RecordValue {
             switch self {
             case .int(let i): .int(i)
+            case .uint(let u): .uint(u)
             case .double(let d): .double(d)
             }
         }
@@ -31,6 +35,7 @@ enum _PredicateValues {
     static func number(_ v: RecordValue) -> Number? {
         switch v {
         case .int(let i): .int(i)
+        case .uint(let u): Int(exactly: u).map(Number.int) ?? .uint(u)
         case .double(let d): .double(d)
         case .bool(let b): .int(b ? 1 : 0)
         default: nil
@@ -41,8 +46,8 @@ enum _PredicateValues {
     static func integer(_ v: RecordValue) -> Int? {
         switch number(v) {
         case .int(let i): i
-        case .double(let d): d.isFinite && d.rounded() == d && Swift.abs(d) < 9.2e18 ? Int(d) : nil
-        case nil: nil
+        case .double(let d): Int(exactly: d)
+        case .uint, nil: nil
         }
     }
 
@@ -56,6 +61,11 @@ enum _PredicateValues {
         case let (.double(x), .double(y)): return x < y ? -1 : (x > y ? 1 : 0)
         case let (.double(x), .int(y)): return _compare(x, y)
         case let (.int(x), .double(y)): return -_compare(y, x)
+        case let (.uint(x), .uint(y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.int, .uint): return -1
+        case (.uint, .int): return 1
+        case let (.double(x), .uint(y)): return _compare(x, y)
+        case let (.uint(x), .double(y)): return -_compare(y, x)
         }
     }
 
@@ -165,22 +175,15 @@ enum _PredicateValues {
 
     // MARK: Arithmetic
 
-    /// `+ - * / **` on numbers. Integers stay integers (division truncates);
-    /// an integer result that overflows becomes a double. nil gives nil.
+    /// `+ - * / **` on numbers. Integers stay integers (division truncates)
+    /// while the result fits in 64 bits (`Int.min…UInt64.max`); beyond that it
+    /// becomes a double. nil gives nil.
     static func arithmetic(_ op: FormatPredicate.ArithmeticOperator, _ a: RecordValue, _ b: RecordValue) throws(Failure) -> RecordValue {
         if a == .null || b == .null { return .null }
         guard let x = number(a), let y = number(b) else { throw .typeMismatch(operation: "'\(op.rawValue)'", kinds: [a.kindName, b.kindName]) }
-        if case .int(let i) = x, case .int(let j) = y {
-            switch op {
-            case .add: let (r, o) = i.addingReportingOverflow(j); return o ? .double(Double(i) + Double(j)) : .int(r)
-            case .subtract: let (r, o) = i.subtractingReportingOverflow(j); return o ? .double(Double(i) - Double(j)) : .int(r)
-            case .multiply: let (r, o) = i.multipliedReportingOverflow(by: j); return o ? .double(Double(i) * Double(j)) : .int(r)
-            case .divide:
-                if j == 0 { throw .divisionByZero }
-                let (r, o) = i.dividedReportingOverflow(by: j)
-                return o ? .double(Double(i) / Double(j)) : .int(r)
-            case .power: return power(i, j)
-            }
+        if let i = _Integer(x), let j = _Integer(y) {
+            if op == .divide && j.magnitude == 0 { throw .divisionByZero }
+            if let exact = i.applying(op, j)?.value { return exact }
         }
         let (p, q) = (x.double, y.double)
         switch op {
@@ -192,28 +195,19 @@ enum _PredicateValues {
         }
     }
 
-    static func power(_ base: Int, _ exponent: Int) -> RecordValue {
-        guard exponent >= 0 else { return .double(Foundation.pow(Double(base), Double(exponent))) }
-        var (result, b, e) = (1, base, exponent)
-        while e > 0 {
-            if e & 1 == 1 {
-                let (r, o) = result.multipliedReportingOverflow(by: b)
-                if o { return .double(Foundation.pow(Double(base), Double(exponent))) }
-                result = r
-            }
-            e >>= 1
-            if e > 0 {
-                let (s, o) = b.multipliedReportingOverflow(by: b)
-                if o { return .double(Foundation.pow(Double(base), Double(exponent))) }
-                b = s
-            }
+    /// The negative of a number constant, folded when a predicate is read; nil
+    /// for anything else (a negated boolean stays a negation, as written).
+    static func negatedConstant(_ value: RecordValue) -> RecordValue? {
+        switch value {
+        case .int, .uint, .double: try? negate(value)
+        default: nil
         }
-        return .int(result)
     }
 
     static func negate(_ a: RecordValue) throws(Failure) -> RecordValue {
         switch number(a) {
-        case .int(let i): return i == Int.min ? .double(-Double(i)) : .int(-i)
+        case .int(let i): return _Integer(negative: i >= 0, magnitude: UInt64(i.magnitude)).value ?? .double(-Double(i))
+        case .uint(let u): return _Integer(negative: true, magnitude: u).value ?? .double(-Double(u))
         case .double(let d): return .double(-d)
         case nil:
             if case .null = a { return .null }
@@ -328,9 +322,10 @@ enum _PredicateValues {
         case .power: return try arithmetic(.power, args[0], args[1])
         case .modulus:
             let (x, y) = (try numberArgument(args[0], name), try numberArgument(args[1], name))
-            if case .int(let i) = x, case .int(let j) = y {
-                if j == 0 { throw .divisionByZero }
-                return .int(i.remainderReportingOverflow(dividingBy: j).partialValue)
+            if let i = _Integer(x), let j = _Integer(y) {
+                if j.magnitude == 0 { throw .divisionByZero }
+                // The remainder has the dividend's sign and is smaller than it: it fits.
+                return _Integer(negative: i.negative, magnitude: i.magnitude % j.magnitude).value ?? .null
             }
             return .double(x.double.truncatingRemainder(dividingBy: y.double))
         case .sqrt: return .double(try numberArgument(args[0], name).double.squareRoot())
@@ -342,7 +337,8 @@ enum _PredicateValues {
         case .trunc: return try rounded(args[0], .towardZero, name)
         case .abs:
             switch try numberArgument(args[0], name) {
-            case .int(let i): return i == Int.min ? .double(-Double(i)) : .int(Swift.abs(i))
+            case .int(let i): return _Integer(negative: false, magnitude: UInt64(i.magnitude)).value ?? .null
+            case .uint(let u): return .uint(u)
             case .double(let d): return .double(Swift.abs(d))
             }
         case .uppercase: return .string(try stringArgument(args[0], name).uppercased())
@@ -414,6 +410,7 @@ enum _PredicateValues {
     static func rounded(_ value: RecordValue, _ rule: FloatingPointRoundingRule, _ name: String) throws(Failure) -> RecordValue {
         switch try numberArgument(value, name) {
         case .int(let i): return .int(i)
+        case .uint(let u): return .uint(u)
         case .double(let d): return .double(d.rounded(rule))
         }
     }
@@ -463,7 +460,7 @@ enum _PredicateValues {
             case .date(let d): return .double(d.timeIntervalSinceReferenceDate)
             case .string(let s):
                 let text = s.trimmingCharacters(in: .whitespaces)
-                if let i = Int(text) { return .int(i) }
+                if let exact = _exactInteger(text) { return exact }
                 if let d = Double(text) { return .double(d) }
                 throw .invalidArgument(function: name, reason: "\(s.debugDescription) is not a number")
             default:
@@ -474,12 +471,81 @@ enum _PredicateValues {
             switch value {
             case .string: return value
             case .int(let i): return .string(String(i))
+            case .uint(let u): return .string(String(u))
             case .double(let d): return .string("\(d)")
             case .bool(let b): return .string(b ? "1" : "0")
             case .date(let d): return .string(ISO8601.string(from: d))
             default: throw .typeMismatch(operation: name, kinds: [value.kindName])
             }
         }
+    }
+}
+
+/// An integer of the format language as a sign and a 64-bit magnitude: every
+/// int and uint, and exact arithmetic on them while the result fits in 64 bits.
+struct _Integer: Equatable {
+    var negative: Bool
+    var magnitude: UInt64
+
+    init(negative: Bool, magnitude: UInt64) {
+        self.negative = negative && magnitude != 0
+        self.magnitude = magnitude
+    }
+
+    init?(_ number: _PredicateValues.Number) {
+        switch number {
+        case .int(let i): self.init(negative: i < 0, magnitude: UInt64(i.magnitude))
+        case .uint(let u): self.init(negative: false, magnitude: u)
+        case .double: return nil
+        }
+    }
+
+    /// The value as an int, or a uint above `Int.max`; nil below `Int.min`.
+    var value: RecordValue? {
+        if !negative { return Int(exactly: magnitude).map(RecordValue.int) ?? .uint(magnitude) }
+        if magnitude == Int.min.magnitude { return .int(.min) }
+        return Int(exactly: magnitude).map { .int(-$0) }
+    }
+
+    /// `self op other`, exactly; nil when the result needs more than a sign
+    /// and 64 bits (or, for `**`, a negative exponent). `other` is not zero
+    /// for `/`.
+    func applying(_ op: FormatPredicate.ArithmeticOperator, _ other: _Integer) -> _Integer? {
+        switch op {
+        case .add: return adding(other)
+        case .subtract: return adding(_Integer(negative: !other.negative, magnitude: other.magnitude))
+        case .multiply:
+            let (product, overflow) = magnitude.multipliedReportingOverflow(by: other.magnitude)
+            return overflow ? nil : _Integer(negative: negative != other.negative, magnitude: product)
+        case .divide: return _Integer(negative: negative != other.negative, magnitude: magnitude / other.magnitude)
+        case .power:
+            guard !other.negative else { return nil }
+            var (result, base, exponent) = (UInt64(1), magnitude, other.magnitude)
+            while exponent > 0 {
+                if exponent & 1 == 1 {
+                    let (r, overflow) = result.multipliedReportingOverflow(by: base)
+                    if overflow { return nil }
+                    result = r
+                }
+                exponent >>= 1
+                if exponent > 0 {
+                    let (square, overflow) = base.multipliedReportingOverflow(by: base)
+                    if overflow { return nil }
+                    base = square
+                }
+            }
+            return _Integer(negative: negative && other.magnitude & 1 == 1, magnitude: result)
+        }
+    }
+
+    private func adding(_ other: _Integer) -> _Integer? {
+        if negative == other.negative {
+            let (sum, overflow) = magnitude.addingReportingOverflow(other.magnitude)
+            return overflow ? nil : _Integer(negative: negative, magnitude: sum)
+        }
+        return magnitude >= other.magnitude
+            ? _Integer(negative: negative, magnitude: magnitude - other.magnitude)
+            : _Integer(negative: other.negative, magnitude: other.magnitude - magnitude)
     }
 }
 

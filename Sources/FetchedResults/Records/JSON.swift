@@ -17,8 +17,9 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
 ///
 /// The reader follows RFC 8259 strictly (no comments, no trailing commas) and
 /// keeps what Foundation's reader loses: a number written with `.` or an
-/// exponent is a ``RecordValue/double(_:)``, otherwise an ``RecordValue/int(_:)``
-/// (or a double when it does not fit). An object that is exactly
+/// exponent is a ``RecordValue/double(_:)``, otherwise an exact integer — an
+/// ``RecordValue/int(_:)``, or a ``RecordValue/uint(_:)`` above `Int.max`. An
+/// integer beyond 64 bits is an error, never a rounded double. An object that is exactly
 /// `{"$date": "ISO-8601"}` is a ``RecordValue/date(_:)``. Object keys keep their
 /// order. Errors name the line, the column and what was expected.
 public enum JSON {
@@ -63,6 +64,7 @@ public enum JSON {
         case .null: bytes += "null".utf8
         case .bool(let b): bytes += b ? "true".utf8 : "false".utf8
         case .int(let i): writeInteger(i, into: &bytes)
+        case .uint(let u): bytes += String(u).utf8
         case .double(let d):
             if d.isFinite {
                 bytes += d.description.utf8
@@ -461,9 +463,15 @@ enum _JSONNumber {
             return .value(.int(digitsStart == start ? magnitude : -magnitude), end: position)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-        if isInteger, let int = Int(text) { return .value(.int(int), end: position) }
+        if isInteger {
+            if let exact = _exactInteger(text) { return .value(exact, end: position) }
+            return .failure(
+                reason: "the integer \(_excerpt(text)) does not fit in 64 bits (\(Int.min)…\(UInt64.max)); "
+                    + "write it as a string to keep it exact, or with a decimal point for the nearest double",
+                offset: start)
+        }
         guard let double = Double(text), double.isFinite else {
-            return .failure(reason: "the number \(text) is out of range", offset: start)
+            return .failure(reason: "the number \(_excerpt(text)) is out of range", offset: start)
         }
         return .value(.double(double), end: position)
     }
@@ -477,4 +485,11 @@ func _describe(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> String 
     while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
     let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
     return "'\(text)'"
+}
+
+/// `text` whole when short, else its start and end around an ellipsis, and
+/// its length: what an error message echoes of a long input.
+func _excerpt(_ text: String, limit: Int = 40) -> String {
+    guard text.count > limit else { return text }
+    return "\(text.prefix(limit / 2))…\(text.suffix(limit / 4)) (\(text.count) characters)"
 }

@@ -20,15 +20,27 @@ extension UInt8: RecordValueConvertible { public var recordValue: RecordValue { 
 extension UInt16: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
 extension UInt32: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
 extension UInt: RecordValueConvertible {
-    public var recordValue: RecordValue { self <= UInt(Int.max) ? .int(Int(self)) : .double(Double(self)) }
+    public var recordValue: RecordValue { UInt64(self).recordValue }
 }
 extension UInt64: RecordValueConvertible {
-    public var recordValue: RecordValue { self <= UInt64(Int.max) ? .int(Int(self)) : .double(Double(self)) }
+    /// An ``RecordValue/int(_:)`` up to `Int.max`, above it a ``RecordValue/uint(_:)``: exact either way.
+    public var recordValue: RecordValue { Int(exactly: self).map(RecordValue.int) ?? .uint(self) }
 }
 extension Double: RecordValueConvertible { public var recordValue: RecordValue { .double(self) } }
 extension Float: RecordValueConvertible { public var recordValue: RecordValue { .double(Double(self)) } }
 extension Decimal: RecordValueConvertible {
-    public var recordValue: RecordValue { .double(NSDecimalNumber(decimal: self).doubleValue) }
+    /// A whole number within 64 bits exactly (an int, or a uint above
+    /// `Int.max`); any other value as the nearest double.
+    public var recordValue: RecordValue { _exactInteger(description) ?? .double(NSDecimalNumber(decimal: self).doubleValue) }
+}
+
+/// The integer `text` (decimal digits, an optional `-`) as an exact
+/// ``RecordValue``: an int, or a uint above `Int.max`; nil when it is not one
+/// or does not fit in 64 bits.
+func _exactInteger(_ text: some StringProtocol) -> RecordValue? {
+    if let i = Int(text) { return .int(i) }
+    if let u = UInt64(text) { return .uint(u) }
+    return nil
 }
 extension Date: RecordValueConvertible { public var recordValue: RecordValue { .date(self) } }
 extension UUID: RecordValueConvertible { public var recordValue: RecordValue { .string(uuidString) } }

@@ -4,13 +4,20 @@ import TableDiff
 /// A value of a dynamic record: what JSON holds, plus dates.
 ///
 /// Numbers keep the kind they were written with: `1` is an ``int(_:)``, `1.0`
-/// and `1e3` are ``double(_:)`` values. Equality and hashing compare numbers by
-/// value, so `.int(1) == .double(1)`; a record's fields compare regardless of
-/// order.
+/// and `1e3` are ``double(_:)`` values, and an integer above `Int.max` (up to
+/// `UInt64.max`, as unsigned 64-bit ids are) is a ``uint(_:)`` — integers are
+/// never rounded. Equality and hashing compare numbers by value, so
+/// `.int(1) == .double(1) == .uint(1)`; a record's fields compare regardless
+/// of order.
 public enum RecordValue: Sendable {
     case null
     case bool(Bool)
+    /// A signed integer.
     case int(Int)
+    /// An unsigned integer above `Int.max`: readers and conversions make one
+    /// only for such values (a smaller one is an ``int(_:)``), and any value
+    /// compares equal to the same number as an ``int(_:)``.
+    case uint(UInt64)
     case double(Double)
     case string(String)
     case date(Date)
@@ -26,6 +33,9 @@ extension RecordValue: Hashable {
         case let (.int(a), .int(b)): return a == b
         case let (.double(a), .double(b)): return a == b
         case let (.int(a), .double(b)), let (.double(b), .int(a)): return Double(a) == b && Int(exactly: b) == a
+        case let (.uint(a), .uint(b)): return a == b
+        case let (.uint(a), .int(b)), let (.int(b), .uint(a)): return b >= 0 && UInt64(b) == a
+        case let (.uint(a), .double(b)), let (.double(b), .uint(a)): return Double(a) == b && UInt64(exactly: b) == a
         case let (.string(a), .string(b)): return a == b
         case let (.date(a), .date(b)): return a == b
         case let (.array(a), .array(b)): return a == b
@@ -39,8 +49,16 @@ extension RecordValue: Hashable {
         case .null: hasher.combine(0)
         case .bool(let b): hasher.combine(1); hasher.combine(b)
         case .int(let i): hasher.combine(2); hasher.combine(i)
+        case .uint(let u):
+            if let i = Int(exactly: u) { hasher.combine(2); hasher.combine(i) } else { hasher.combine(8); hasher.combine(u) }
         case .double(let d):
-            if let i = Int(exactly: d) { hasher.combine(2); hasher.combine(i) } else { hasher.combine(3); hasher.combine(d) }
+            if let i = Int(exactly: d) {
+                hasher.combine(2); hasher.combine(i)
+            } else if let u = UInt64(exactly: d) {
+                hasher.combine(8); hasher.combine(u)
+            } else {
+                hasher.combine(3); hasher.combine(d)
+            }
         case .string(let s): hasher.combine(4); hasher.combine(s)
         case .date(let d): hasher.combine(5); hasher.combine(d)
         case .array(let a): hasher.combine(6); hasher.combine(a)
@@ -66,13 +84,13 @@ extension RecordValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Exp
 }
 
 extension RecordValue {
-    /// The value's kind, for messages: `null`, `bool`, `int`, `double`, `string`,
-    /// `date`, `array` or `record`.
+    /// The value's kind, for messages: `null`, `bool`, `int` (a ``uint(_:)``
+    /// too: both are integers), `double`, `string`, `date`, `array` or `record`.
     public var kindName: String {
         switch self {
         case .null: "null"
         case .bool: "bool"
-        case .int: "int"
+        case .int, .uint: "int"
         case .double: "double"
         case .string: "string"
         case .date: "date"

@@ -4,7 +4,7 @@ import Foundation
 /// without declared keys expose their values.
 ///
 /// Dates stay dates, UUIDs and URLs become strings, `Data` a base64 string,
-/// `Decimal` a double, and nil `.null`; structs and dictionaries become records,
+/// `Decimal` a number (exact when it is a 64-bit integer), and nil `.null`; structs and dictionaries become records,
 /// arrays arrays.
 public struct RecordValueEncoder: Sendable {
     public init() {}
@@ -25,7 +25,7 @@ func _specialValue(_ value: Any) -> RecordValue? {
     case let value as UUID: return .string(value.uuidString)
     case let value as URL: return .string(value.absoluteString)
     case let value as Data: return .string(value.base64EncodedString())
-    case let value as Decimal: return .double(NSDecimalNumber(decimal: value).doubleValue)
+    case let value as Decimal: return value.recordValue
     default: return nil
     }
 }
@@ -214,6 +214,9 @@ extension RecordValue: Codable {
         case .int(let i):
             var container = encoder.singleValueContainer()
             try container.encode(i)
+        case .uint(let u):
+            var container = encoder.singleValueContainer()
+            try container.encode(u)
         case .double(let d):
             var container = encoder.singleValueContainer()
             try container.encode(d)
@@ -252,6 +255,7 @@ extension RecordValue: Codable {
         if container.decodeNil() { self = .null }
         else if let b = try? container.decode(Bool.self) { self = .bool(b) }
         else if let i = try? container.decode(Int.self) { self = .int(i) }
+        else if let u = try? container.decode(UInt64.self) { self = .uint(u) }
         else if let d = try? container.decode(Double.self) { self = .double(d) }
         else if let s = try? container.decode(String.self) { self = .string(s) }
         else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a record value") }

@@ -61,13 +61,13 @@ public struct TableFrame: Hashable, Sendable {
 
         public var kind: Kind
         /// Its place in the content (not in the window).
-        public var span: TableView.Span
+        public var span: TableView.VerticalSpan
         /// A header's or footer's title (its view's text, else the data source's).
         public var title: String?
         /// A row's cell.
         public var cell: Cell?
 
-        public init(kind: Kind, span: TableView.Span, title: String? = nil, cell: Cell? = nil) {
+        public init(kind: Kind, span: TableView.VerticalSpan, title: String? = nil, cell: Cell? = nil) {
             self.kind = kind
             self.span = span
             self.title = title

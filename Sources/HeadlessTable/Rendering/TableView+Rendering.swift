@@ -73,19 +73,19 @@ extension TableView {
             let header = layout.span(ofHeader: s)
             if meets(header) {
                 let title = headerViews[s]?.text ?? dataSource?.tableView(self, titleForHeaderInSection: s)
-                elements.append(.init(kind: .header(section: s), span: Span(y: header.y, height: header.height), title: title))
+                elements.append(.init(kind: .header(section: s), span: VerticalSpan(y: header.y, height: header.height), title: title))
             }
             while next < windowRows.count, windowRows[next].section == s {
                 let path = windowRows[next]
                 next += 1
                 guard let cell = cells[path] else { continue }
                 let span = layout.span(ofRow: path)
-                elements.append(.init(kind: .row(path), span: Span(y: span.y, height: span.height), cell: frameCell(cell, at: path)))
+                elements.append(.init(kind: .row(path), span: VerticalSpan(y: span.y, height: span.height), cell: frameCell(cell, at: path)))
             }
             let footer = layout.span(ofFooter: s)
             if meets(footer) {
                 let title = footerViews[s]?.text ?? dataSource?.tableView(self, titleForFooterInSection: s)
-                elements.append(.init(kind: .footer(section: s), span: Span(y: footer.y, height: footer.height), title: title))
+                elements.append(.init(kind: .footer(section: s), span: VerticalSpan(y: footer.y, height: footer.height), title: title))
             }
         }
         return TableFrame(

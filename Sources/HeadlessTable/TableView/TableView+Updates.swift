@@ -255,15 +255,27 @@ extension TableView {
     }
 
     /// Refreshes the cells of these rows that are in the window, in place.
+    ///
+    /// When a refreshed row's height changed, the window is filled again for
+    /// the new layout — also when a later cell fails — and an error of that
+    /// filling is thrown unless the cell's error comes first.
     func reconfigure(_ paths: [TablePath]) throws {
         guard !isBusy else { throw TableViewError.busy }
         var moved = false
-        defer {
-            if moved {
-                contentOffset = clampedOffset(contentOffset)
-                try? fillWindow(leaving: [])
-            }
+        let refreshed = Result { try refreshCells(at: paths, moved: &moved) }
+        if moved {
+            contentOffset = clampedOffset(contentOffset)
+            let filled = Result { try fillWindow(leaving: []) }
+            try refreshed.get()
+            try filled.get()
         }
+        try refreshed.get()
+    }
+
+    /// Configures the shown cells of `paths` again (or takes the new cells the
+    /// data source gives), and sets their measured heights; `moved` tells
+    /// whether a height changed.
+    private func refreshCells(at paths: [TablePath], moved: inout Bool) throws {
         for path in Set(paths).sorted() {
             guard let existing = cells[path] else { continue }
             isBusy = true

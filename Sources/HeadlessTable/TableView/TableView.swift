@@ -531,8 +531,10 @@ public final class TableView {
     /// The height of everything: headers, rows and footers.
     public var contentHeight: Double { layout.contentHeight }
 
-    /// A span of the content: its top and its height.
-    public struct Span: Hashable, Sendable, CustomStringConvertible {
+    /// A vertical span of the content — its top and its height: where a
+    /// section, header, footer or row is (UIKit gives a `CGRect`; a headless
+    /// table has no horizontal extent).
+    public struct VerticalSpan: Hashable, Sendable, CustomStringConvertible {
         public var y: Double
         public var height: Double
         public init(y: Double, height: Double) {
@@ -544,31 +546,31 @@ public final class TableView {
     }
 
     /// A section's span — header, rows and footer; nil for a section that does not exist.
-    public func rect(forSection section: Int) -> Span? {
+    public func rect(forSection section: Int) -> VerticalSpan? {
         guard rowCounts.indices.contains(section) else { return nil }
         let span = layout.span(ofSection: section)
-        return Span(y: span.y, height: span.height)
+        return VerticalSpan(y: span.y, height: span.height)
     }
 
-    public func rectForHeader(inSection section: Int) -> Span? {
+    public func rectForHeader(inSection section: Int) -> VerticalSpan? {
         guard rowCounts.indices.contains(section) else { return nil }
         let span = layout.span(ofHeader: section)
-        return Span(y: span.y, height: span.height)
+        return VerticalSpan(y: span.y, height: span.height)
     }
 
-    public func rectForFooter(inSection section: Int) -> Span? {
+    public func rectForFooter(inSection section: Int) -> VerticalSpan? {
         guard rowCounts.indices.contains(section) else { return nil }
         let span = layout.span(ofFooter: section)
-        return Span(y: span.y, height: span.height)
+        return VerticalSpan(y: span.y, height: span.height)
     }
 
     /// A row's span; nil for a row that does not exist.
     ///
     /// - Complexity: O(log *n*).
-    public func rectForRow(at path: TablePath) -> Span? {
+    public func rectForRow(at path: TablePath) -> VerticalSpan? {
         guard isValid(path) else { return nil }
         let span = layout.span(ofRow: path)
-        return Span(y: span.y, height: span.height)
+        return VerticalSpan(y: span.y, height: span.height)
     }
 
     /// The row at a distance from the content's top; nil in a header, a footer,
