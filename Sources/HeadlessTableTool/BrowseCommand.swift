@@ -32,7 +32,7 @@ enum BrowseCommand {
 /// The browser's state: the store and its tables, the selection, the search.
 final class Browser: TableRenderer {
     let name: String
-    let context = ObjectContext(store: ObjectStore<DynamicObject>())
+    let context: ObjectContext<DynamicObject>
     let table = TableView(viewportHeight: 10)
     let binding: FetchedResultsTableBinding<DynamicObject>
     let search: TableSearch<DynamicObject>
@@ -45,7 +45,7 @@ final class Browser: TableRenderer {
 
     init(file: String, query: Query, textKey: String?, detailKey: String?) throws {
         name = URL(fileURLWithPath: file).lastPathComponent
-        try Query.load(file, into: context)
+        context = ObjectContext(store: try Query.store(of: file, quiet: query.quiet))
         let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
         let controller = query.controller(request, in: context)

@@ -57,6 +57,9 @@ package enum HeadlessTableCommand {
         (German files Ä Ö Ü under A O U, Swedish ends with Å Ä Ö, Russian and Greek have their
         alphabets; en without --locale), empty sections left out, rows sorted by it within each.
 
+        Big files are read a piece at a time; while one is read, standard error (when it is a terminal)
+        shows how far: --quiet turns that off (query, render, browse, diff, scroll).
+
         A fetch result is a JSON file: {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]},
         or a plain array of objects (one section named ""). Rows are identified by "id"
         (--id names another key); their content is the whole object.

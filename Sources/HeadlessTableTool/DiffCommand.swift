@@ -8,16 +8,23 @@ enum DiffCommand {
         let idKey = try arguments.option("--id") ?? "id"
         let format = try OutputFormat.parse(try arguments.option("--format"))
         let render = arguments.flag("--render")
+        let quiet = arguments.flag("--quiet")
         let look = try Look.parse(&arguments)
         let oldPath = try arguments.positional("OLD (a fetch result as JSON)")
         let newPath = try arguments.positional("NEW (a fetch result as JSON)")
         try arguments.finish()
         if render && format == .json { throw CommandError.usage("--render draws text: it does not go with --format json") }
 
-        let old = try FetchResultFile.read(oldPath, idKey: idKey)
-        let new = try FetchResultFile.read(newPath, idKey: idKey)
+        if render {
+            let old = try FetchResultFile.read(oldPath, idKey: idKey, quiet: quiet)
+            let new = try FetchResultFile.read(newPath, idKey: idKey, quiet: quiet)
+            return output.out(try rendered(TableChangeset(from: old, to: new), from: old, to: new, look: look))
+        }
+        // Without --render only identities and whether contents changed count:
+        // rows are kept as an identity and a digest of the object.
+        let old = try FetchResultFile.read(oldPath, idKey: idKey, quiet: quiet, as: DigestRow.self)
+        let new = try FetchResultFile.read(newPath, idKey: idKey, quiet: quiet, as: DigestRow.self)
         let changeset = TableChangeset(from: old, to: new)
-        if render { return output.out(try rendered(changeset, from: old, to: new, look: look)) }
         switch format {
         case .json: output.out(json(changeset) + "\n")
         case .text: output.out(text(changeset, from: old))
@@ -28,7 +35,7 @@ enum DiffCommand {
     /// `{"stages":[{"deletedSections":[…],"insertedSections":[…],"movedSections":[[from,to],…],
     /// "reloadedSections":[…],"deletedRows":[[s,r],…],"insertedRows":[[s,r],…],
     /// "movedRows":[[[s,r],[s,r]],…],"reloadedRows":[[s,r],…],"rowCounts":[…]}],"duplicates":[…]}`
-    static func json(_ changeset: TableChangeset<JSONRow>) -> String {
+    static func json<Row: FetchResultRow>(_ changeset: TableChangeset<Row>) -> String {
         func list<T>(_ items: [T], _ item: (T) -> String) -> String { "[" + items.map(item).joined(separator: ",") + "]" }
         func path(_ p: TablePath) -> String { "[\(p.section),\(p.row)]" }
         let stages = changeset.stages.map { stage in
@@ -47,7 +54,7 @@ enum DiffCommand {
     }
 
     /// The changeset for people: a line per stage, a line per change, the row's id beside it.
-    static func text(_ changeset: TableChangeset<JSONRow>, from old: [TableSection<JSONRow>]) -> String {
+    static func text<Row: FetchResultRow>(_ changeset: TableChangeset<Row>, from old: [TableSection<Row>]) -> String {
         changeset.logLines(from: old) { JSON.string($0.id) }.joined(separator: "\n") + "\n"
     }
 

@@ -50,6 +50,7 @@ enum ScrollCommand {
         let randomHeights = arguments.flag("--random-heights")
         let step = try number(try arguments.option("--step"), "--step")
         let jump = arguments.flag("--jump")
+        let quiet = arguments.flag("--quiet")
         let path = arguments.next()
         try arguments.finish()
         if rowHeight != nil && randomHeights { throw CommandError.usage("--row-height and --random-heights go one at a time") }
@@ -59,10 +60,8 @@ enum ScrollCommand {
         let count: Int
         let texts: (Int) -> String
         if let path {
-            let value = try FetchResultFile.readJSON(path)
-            guard case .array(let objects) = value else {
-                throw CommandError("\(path): expected an array of objects, found \(FetchResultFile.article(value))")
-            }
+            var objects: [RecordValue] = []
+            try FetchResultFile.forEachElement(of: path, quiet: quiet) { _, object in objects.append(object) }
             count = objects.count
             texts = { JSON.string(objects[$0]) }
         } else {

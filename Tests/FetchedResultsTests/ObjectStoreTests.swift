@@ -20,6 +20,35 @@ import TableTestSupport
         return folder.appendingPathComponent(name)
     }
 
+    /// A store made from records is the store a context's inserts and one
+    /// save make: the same fetches (ties in insertion order), version and
+    /// sequences after; a repeated identity is an error.
+    @Test func aStoreMadeFromRecordsIsTheSavedStore() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        for _ in 0..<20 {
+            let notes = (0..<g.int(0...60)).map { id in Note(id: id * 7 % 61, group: ["a", "b", "c"][g.int(0..<3)], rank: g.int(0...5)) }
+            let bulk = try ObjectStore(records: notes)
+            let saved = ObjectStore<Note>()
+            let inserting = ObjectContext(store: saved)
+            for note in notes { try inserting.insert(note) }
+            _ = try inserting.save()
+            #expect(bulk.count == saved.count && bulk.version == saved.version, "seed \(seed)")
+            #expect(bulk.allObjects() == saved.allObjects(), "seed \(seed)")
+            let request = FetchRequest<Note>(sortKeys: [SortKey("group"), SortKey("rank", ascending: false)])
+            let (a, b) = (ObjectContext(store: bulk), ObjectContext(store: saved))
+            #expect(try a.fetch(request) == b.fetch(request), "seed \(seed)")
+            try a.insert(Note(id: 100, group: "a", rank: 0))
+            try b.insert(Note(id: 100, group: "a", rank: 0))
+            _ = try a.save()
+            _ = try b.save()
+            #expect(try a.fetch(request) == b.fetch(request), "seed \(seed)")
+        }
+        #expect(throws: StoreError.duplicateIdentity("1")) {
+            try ObjectStore(records: [Note(id: 1, group: "a", rank: 1), Note(id: 1, group: "b", rank: 2)])
+        }
+    }
+
     @Test func contextsInsertUpdateDeleteSaveAndRollBack() throws {
         let store = ObjectStore<Note>()
         let context = ObjectContext(store: store)

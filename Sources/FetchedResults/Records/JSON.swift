@@ -43,70 +43,122 @@ public enum JSON {
     /// Writes a value as compact JSON: no spaces, keys in their order (or sorted),
     /// dates as `{"$date":"…"}` in UTC.
     public static func string(_ value: RecordValue, sortedKeys: Bool = false) -> String {
-        var out = ""
-        write(value, to: &out, sortedKeys: sortedKeys)
-        return out
+        var bytes: [UInt8] = []
+        write(value, into: &bytes, sortedKeys: sortedKeys)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func write(_ value: RecordValue, to out: inout String, sortedKeys: Bool) {
+    /// Appends a value as compact JSON to `out`, as ``string(_:sortedKeys:)`` writes it.
+    ///
+    /// - Complexity: O(*n*) in the length of the text written.
+    public static func write(_ value: RecordValue, to out: inout String, sortedKeys: Bool = false) {
+        out += string(value, sortedKeys: sortedKeys)
+    }
+
+    /// Appends a value as compact JSON, in UTF-8, to `bytes`, as
+    /// ``string(_:sortedKeys:)`` writes it (the fastest way to write many values).
+    ///
+    /// - Complexity: O(*n*) in the length of the text written.
+    public static func write(_ value: RecordValue, into bytes: inout [UInt8], sortedKeys: Bool = false) {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .uint(let u): out += String(u)
+        case .null: bytes += "null".utf8
+        case .bool(let b): bytes += b ? "true".utf8 : "false".utf8
+        case .int(let i): writeInteger(i, into: &bytes)
+        case .uint(let u): bytes += String(u).utf8
         case .double(let d):
             if d.isFinite {
-                out += "\(d)"
+                bytes += d.description.utf8
             } else {
-                out += "null"   // JSON has no infinities or NaN
+                bytes += "null".utf8   // JSON has no infinities or NaN
             }
-        case .string(let s): writeString(s, to: &out)
+        case .string(let s): writeString(s, into: &bytes)
         case .date(let d):
-            out += "{\"$date\":"
-            writeString(ISO8601.string(from: d), to: &out)
-            out += "}"
+            bytes += "{\"$date\":".utf8
+            writeString(ISO8601.string(from: d), into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
         case .array(let elements):
-            out += "["
+            bytes.append(UInt8(ascii: "["))
             for (k, element) in elements.enumerated() {
-                if k > 0 { out += "," }
-                write(element, to: &out, sortedKeys: sortedKeys)
+                if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element, into: &bytes, sortedKeys: sortedKeys)
             }
-            out += "]"
+            bytes.append(UInt8(ascii: "]"))
         case .record(let record):
-            out += "{"
-            let fields = sortedKeys ? record.fields.sorted { $0.key < $1.key } : record.fields
-            for (k, field) in fields.enumerated() {
-                if k > 0 { out += "," }
-                writeString(field.key, to: &out)
-                out += ":"
-                write(field.value, to: &out, sortedKeys: sortedKeys)
+            bytes.append(UInt8(ascii: "{"))
+            if sortedKeys {
+                for (k, field) in record.fields.sorted(by: { $0.key < $1.key }).enumerated() {
+                    if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                    writeString(field.key, into: &bytes)
+                    bytes.append(UInt8(ascii: ":"))
+                    write(field.value, into: &bytes, sortedKeys: sortedKeys)
+                }
+            } else {
+                let keys = record.shape.keys
+                for k in keys.indices {
+                    if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                    writeString(keys[k], into: &bytes)
+                    bytes.append(UInt8(ascii: ":"))
+                    write(record.values[k], into: &bytes, sortedKeys: false)
+                }
             }
-            out += "}"
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func writeInteger(_ i: Int, into bytes: inout [UInt8]) {
+        if i == Int.min {
+            bytes += String(i).utf8
+            return
+        }
+        if i < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = i < 0 ? -i : i
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // room for 24 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: buffer[(24 - count)...])
         }
     }
 
     /// Writes a JSON string literal.
     public static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
+        var bytes: [UInt8] = []
+        writeString(s, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends a JSON string literal, in UTF-8, to `bytes`.
+    public static func writeString(_ s: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { text in
+            var runStart = 0
+            for k in text.indices {
+                let byte = text[k]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<k]))
+                runStart = k + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes += [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
                 }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart...]))
         }
-        out += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }
 
@@ -340,41 +392,99 @@ struct _JSONParser {
     }
 
     mutating func parseNumber() throws(JSONError) -> RecordValue {
-        let start = position
-        func isDigit(_ k: Int) -> Bool { k < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[k]) }
-        if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard isDigit(position) else { throw error("expected a digit in a number, found \(found)") }
+        let parsed = bytes.withUnsafeBufferPointer { _JSONNumber.parse($0, at: position) }
+        switch parsed {
+        case .value(let value, let end):
+            position = end
+            return value
+        case .failure(let reason, let offset):
+            throw error(reason, at: offset)
+        }
+    }
+}
+
+/// How a JSON number is read: the one function every JSON reader of the
+/// package calls (`JSON.parse(_:)` and `JSONStreamReader`), so
+/// that they agree on every number.
+enum _JSONNumber {
+    /// A number read, or why there is none.
+    enum Parsed {
+        /// The value and the offset just after the number's text.
+        case value(RecordValue, end: Int)
+        /// What is wrong (as a ``JSONError``'s reason) and where.
+        case failure(reason: String, offset: Int)
+    }
+
+    /// Reads the number whose text starts at `start` (a `-` or a digit).
+    ///
+    /// The caller makes sure the whole number and the character after it are
+    /// in `bytes` (or that `bytes` ends where the text ends). A number written
+    /// with `.` or an exponent is a double, otherwise an int (a double when it
+    /// does not fit in `Int`); one beyond `Double`'s range is an error.
+    ///
+    /// - Complexity: O(*k*) for a number of *k* characters.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Parsed {
+        var position = start
+        let count = bytes.count
+        @inline(__always) func isDigit(_ k: Int) -> Bool { k < count && bytes[k] &- UInt8(ascii: "0") < 10 }
+        if position < count && bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard isDigit(position) else {
+            return .failure(reason: "expected a digit in a number, found \(_describe(bytes, at: position))", offset: position)
+        }
+        let digitsStart = position
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
-            if isDigit(position) { throw error("a number may not start with 0 (write 7, not 07)", at: start) }
+            if isDigit(position) { return .failure(reason: "a number may not start with 0 (write 7, not 07)", offset: start) }
         } else {
             while isDigit(position) { position += 1 }
         }
         var isInteger = true
-        if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
+        if position < count && bytes[position] == UInt8(ascii: ".") {
             isInteger = false
             position += 1
-            guard isDigit(position) else { throw error("expected a digit after the decimal point, found \(found)") }
+            guard isDigit(position) else {
+                return .failure(reason: "expected a digit after the decimal point, found \(_describe(bytes, at: position))", offset: position)
+            }
             while isDigit(position) { position += 1 }
         }
-        if position < bytes.count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
+        if position < count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
             isInteger = false
             position += 1
-            if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) { position += 1 }
-            guard isDigit(position) else { throw error("expected a digit in the exponent, found \(found)") }
+            if position < count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) { position += 1 }
+            guard isDigit(position) else {
+                return .failure(reason: "expected a digit in the exponent, found \(_describe(bytes, at: position))", offset: position)
+            }
             while isDigit(position) { position += 1 }
         }
-        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        // Integers of up to 18 digits fit in Int: add them up directly.
+        if isInteger && position - digitsStart <= 18 {
+            var magnitude = 0
+            for k in digitsStart..<position { magnitude = magnitude &* 10 &+ Int(bytes[k] &- UInt8(ascii: "0")) }
+            return .value(.int(digitsStart == start ? magnitude : -magnitude), end: position)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         if isInteger {
-            if let exact = _exactInteger(text) { return exact }
-            throw error(
-                "the integer \(_excerpt(text)) does not fit in 64 bits (\(Int.min)…\(UInt64.max)); "
+            if let exact = _exactInteger(text) { return .value(exact, end: position) }
+            return .failure(
+                reason: "the integer \(_excerpt(text)) does not fit in 64 bits (\(Int.min)…\(UInt64.max)); "
                     + "write it as a string to keep it exact, or with a decimal point for the nearest double",
-                at: start)
+                offset: start)
         }
-        guard let double = Double(text), double.isFinite else { throw error("the number \(_excerpt(text)) is out of range", at: start) }
-        return .double(double)
+        guard let double = Double(text), double.isFinite else {
+            return .failure(reason: "the number \(_excerpt(text)) is out of range", offset: start)
+        }
+        return .value(.double(double), end: position)
     }
+}
+
+/// The character at `position` of a UTF-8 text, quoted, for messages (or
+/// "the end of the text").
+func _describe(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> String {
+    guard position < bytes.count else { return "the end of the text" }
+    var end = position + 1
+    while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
+    return "'\(text)'"
 }
 
 /// `text` whole when short, else its start and end around an ellipsis, and

@@ -122,34 +122,119 @@ extension RecordValue {
 /// command-line tool reads, and tests.
 ///
 /// Fields keep the order they were given in (for printing); equality ignores it.
+///
+/// A record is held compactly: its field names are a list that records of the
+/// same shape share (``JSONStreamReader`` gives every object with the same
+/// keys in the same order one list), and its values are one array beside it.
+/// Reading a field compares names (a hash table for records of more than
+/// eight fields); adding or removing a field makes the record a list of its own.
 public struct DynamicRecord: Hashable, Sendable {
+    @usableFromInline var shape: _RecordShape
+    @usableFromInline var values: ContiguousArray<RecordValue>
+
     /// The field names, in order.
-    public private(set) var keys: [String]
-    private var values: [String: RecordValue]
+    public var keys: [String] { shape.keys }
 
     /// Creates a record from its fields; a repeated name keeps the last value.
+    ///
+    /// - Complexity: O(*n*) for *n* fields.
     public init(fields: some Sequence<(String, RecordValue)>) {
-        keys = []
-        values = [:]
-        for (key, value) in fields { self[key] = value }
+        var keys: [String] = []
+        var values: ContiguousArray<RecordValue> = []
+        var positions: [String: Int] = [:]
+        for (key, value) in fields {
+            if let k = positions[key] {
+                values[k] = value
+            } else {
+                positions[key] = keys.count
+                keys.append(key)
+                values.append(value)
+            }
+        }
+        shape = _RecordShape(keys: keys)
+        self.values = values
+    }
+
+    /// A record of a shared shape: `values` are in the order of `shape.keys`.
+    @usableFromInline
+    init(shape: _RecordShape, values: ContiguousArray<RecordValue>) {
+        self.shape = shape
+        self.values = values
     }
 
     /// The value of a field, or nil when there is no such field. Setting nil
     /// removes the field.
     public subscript(key: String) -> RecordValue? {
-        get { values[key] }
+        get { shape.position(of: key).map { values[$0] } }
         set {
-            if let newValue {
-                if values.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if values.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+            if let k = shape.position(of: key) {
+                if let newValue {
+                    values[k] = newValue
+                } else {
+                    var keys = shape.keys
+                    keys.remove(at: k)
+                    shape = _RecordShape(keys: keys)
+                    values.remove(at: k)
+                }
+            } else if let newValue {
+                shape = _RecordShape(keys: shape.keys + [key])
+                values.append(newValue)
             }
         }
     }
 
-    /// The fields, in order.
-    public var fields: [(key: String, value: RecordValue)] { keys.compactMap { key in values[key].map { (key, $0) } } }
+    /// The number of fields.
+    public var count: Int { values.count }
 
-    public static func == (lhs: DynamicRecord, rhs: DynamicRecord) -> Bool { lhs.values == rhs.values }
-    public func hash(into hasher: inout Hasher) { hasher.combine(values) }
+    /// The fields, in order.
+    public var fields: [(key: String, value: RecordValue)] { zip(shape.keys, values).map { ($0, $1) } }
+
+    public static func == (lhs: DynamicRecord, rhs: DynamicRecord) -> Bool {
+        guard lhs.values.count == rhs.values.count else { return false }
+        if lhs.shape === rhs.shape { return lhs.values == rhs.values }
+        for (k, key) in lhs.shape.keys.enumerated() {
+            guard let other = rhs[key], other == lhs.values[k] else { return false }
+        }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Regardless of order: the fields' own hashes, added up.
+        var sum = 0
+        for (k, key) in shape.keys.enumerated() {
+            var field = Hasher()
+            field.combine(key)
+            field.combine(values[k])
+            sum = sum &+ field.finalize()
+        }
+        hasher.combine(values.count)
+        hasher.combine(sum)
+    }
+}
+
+/// The field names of records of one shape, shared by them: immutable.
+@usableFromInline
+final class _RecordShape: Sendable {
+    @usableFromInline let keys: [String]
+    /// For shapes of more than eight keys, the position of each.
+    let positions: [String: Int]?
+
+    init(keys: [String]) {
+        self.keys = keys
+        if keys.count > 8 {
+            var positions: [String: Int] = [:]
+            positions.reserveCapacity(keys.count)
+            for (k, key) in keys.enumerated() { positions[key] = k }
+            self.positions = positions
+        } else {
+            positions = nil
+        }
+    }
+
+    /// The position of a key, or nil.
+    func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        for k in keys.indices where keys[k] == key { return k }
+        return nil
+    }
 }

@@ -45,6 +45,24 @@ struct _StoreState<R: Record> {
         recoveries = contents.recoveries
     }
 
+    /// Makes an empty state hold `records`, saved once in this order.
+    ///
+    /// - Complexity: O(*n*).
+    mutating func load(_ records: [R]) throws(StoreError) {
+        var index: [R.ID: Int] = [:]
+        index.reserveCapacity(records.count)
+        for k in records.indices {
+            guard index.updateValue(k, forKey: records[k].id) == nil else { throw .duplicateIdentity("\(records[k].id)") }
+        }
+        self.index = index
+        self.records = records
+        sequences = (0..<records.count).map { Int64($0) + nextSequence }
+        let version: Int64 = records.isEmpty ? self.version : self.version + 1
+        versions = Array(repeating: version, count: records.count)
+        self.version = version
+        nextSequence += Int64(records.count)
+    }
+
     /// Positions of the records in order of first insertion.
     func order() -> [Int] { records.indices.sorted { sequences[$0] < sequences[$1] } }
 

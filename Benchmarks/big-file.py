@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""The big-file benchmark: `headless-table` on a generated JSON array, beside Python.
+
+    python3 Benchmarks/big-file.py run [--objects 2080000] [--seed 1] [--tool PATH] [--dir /tmp]
+    python3 Benchmarks/big-file.py generate [--objects N] [--seed S] [--changed] OUT
+
+`run` generates two files with the seeded generator (OLD, about 200 MB at the
+default size, and NEW: OLD with 1% of the objects deleted, 1% inserted, 1%
+changed and a few moved), then measures with `/usr/bin/time -v`, one after
+another in this one run:
+
+- `python3 -c 'import json,sys; json.load(open(sys.argv[1]))' OLD`
+- `headless-table query OLD` (the release build; its output to /dev/null)
+- `headless-table query OLD --where 'age >= 40' --sort city,name` (the store and the controller)
+- `headless-table diff OLD NEW` and `headless-table diff OLD OLD`
+
+and prints the wall times, the maximum resident set sizes and the ratios to
+the goals of issue 16 as JSON: `query` within 1.5x Python's time and 2x the
+file's size in memory, `diff` of two such files within 2.5x the file's size.
+The files are deleted at the end (`--keep` keeps them).
+
+Build the tool first: `swift build -c release --product headless-table`.
+`generate` writes one file (the CI-sized test reads one of a few MB).
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+FIRST = ["Anna", "Ben", "Chloé", "Dmitri", "Elif", "Farah", "Gustav", "Hana", "Ivan", "Jürgen", "Kenji", "Lena",
+         "Maria", "Noah", "Olga", "Pedro", "Quinn", "Rosa", "Sven", "Tomás", "Uma", "Viktor", "Wei", "Yara", "Zoë"]
+LAST = ["Smith", "Müller", "García", "Rossi", "Kowalski", "Nakamura", "Ivanova", "Dubois", "Andersson", "Novák",
+        "Öztürk", "Silva", "Jensen", "O'Brien", "Kim", "Wang", "Nguyen", "Sato", "Berg", "Lee"]
+CITIES = ["Berlin", "München", "Zürich", "Paris", "London", "New York", "São Paulo", "Tokyo", "Kraków", "Oslo",
+          "Lisbon", "Wien", "Toronto", "Seoul", "Madrid", "Rome"]
+
+
+def person(rng, id):
+    """One object: about 96 bytes of JSON (ints, doubles, strings with accents, bools, arrays)."""
+    return {
+        "id": id,
+        "name": rng.choice(FIRST) + " " + rng.choice(LAST),
+        "city": rng.choice(CITIES),
+        "age": rng.randint(18, 90),
+        "score": round(rng.uniform(0, 100), 2),
+        "active": rng.random() < 0.7,
+        "tags": rng.sample(["a", "b", "c", "d"], rng.randint(0, 2)),
+    }
+
+
+def objects(count, seed, changed):
+    """The objects of OLD, or of NEW (`changed`): deletes, inserts, updates and moves."""
+    rng = random.Random(seed)
+    items = [person(rng, id) for id in range(1, count + 1)]
+    if changed:
+        rng = random.Random(seed + 1)
+        items = [item for item in items if rng.random() >= 0.01]
+        for item in rng.sample(items, len(items) // 100):
+            item["score"] = round(item["score"] + 1, 2)
+        inserts = sorted((rng.randrange(len(items) + 1), k) for k in range(count // 100))
+        merged, at = [], 0
+        for place, k in inserts:
+            merged.extend(items[at:place])
+            at = place
+            merged.append(person(rng, count + 1 + k))
+        merged.extend(items[at:])
+        items = merged
+        for _ in range(10):
+            items.insert(rng.randrange(len(items)), items.pop(rng.randrange(len(items))))
+    return items
+
+
+def generate(path, count, seed, changed=False):
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("[\n")
+        first = True
+        for item in objects(count, seed, changed):
+            if not first:
+                out.write(",\n")
+            out.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+            first = False
+        out.write("\n]\n")
+    return os.path.getsize(path)
+
+
+def measure(command):
+    """Wall seconds and max RSS in bytes of `command`, by /usr/bin/time -v."""
+    with open(os.devnull, "w") as devnull:
+        run = subprocess.run(["/usr/bin/time", "-v"] + command, stdout=devnull, stderr=subprocess.PIPE, text=True)
+    report = run.stderr
+    if run.returncode != 0:
+        raise SystemExit("failed (%d): %s\n%s" % (run.returncode, " ".join(command), report[-2000:]))
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", report)
+    seconds = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report).group(1)) * 1024
+    return {"seconds": round(seconds, 2), "maxRSSMB": round(rss / 1e6, 1), "rss": rss}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="mode", required=True)
+    gen = sub.add_parser("generate", help="write one file")
+    gen.add_argument("out")
+    gen.add_argument("--objects", type=int, default=2_080_000)
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--changed", action="store_true", help="the NEW file: OLD with deletes, inserts, updates, moves")
+    run = sub.add_parser("run", help="generate, measure, print JSON")
+    run.add_argument("--objects", type=int, default=2_080_000)
+    run.add_argument("--seed", type=int, default=1)
+    run.add_argument("--tool", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "headless-table"))
+    run.add_argument("--dir", default=tempfile.gettempdir())
+    run.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+
+    if args.mode == "generate":
+        size = generate(args.out, args.objects, args.seed, args.changed)
+        print(json.dumps({"path": args.out, "objects": args.objects, "bytes": size}))
+        return
+
+    if not os.access(args.tool, os.X_OK):
+        raise SystemExit("no tool at %s: build it with `swift build -c release --product headless-table` or pass --tool" % args.tool)
+    folder = tempfile.mkdtemp(prefix="big-file-", dir=args.dir)
+    try:
+        old, new = os.path.join(folder, "old.json"), os.path.join(folder, "new.json")
+        size = generate(old, args.objects, args.seed)
+        generate(new, args.objects, args.seed, changed=True)
+        python = measure([sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1]))", old])
+        query = measure([args.tool, "query", old])
+        sorted_query = measure([args.tool, "query", old, "--where", "age >= 40", "--sort", "city,name"])
+        diff = measure([args.tool, "diff", old, new])
+        diff_same = measure([args.tool, "diff", old, old])
+        results = {
+            "objects": args.objects,
+            "fileMB": round(size / 1e6, 1),
+            "python json.load": python,
+            "query": query,
+            "query --where --sort": sorted_query,
+            "diff OLD NEW": diff,
+            "diff OLD OLD": diff_same,
+            "ratios": {
+                "query time / python (goal <= 1.5)": round(query["seconds"] / python["seconds"], 2),
+                "query max RSS / file (goal <= 2)": round(query["rss"] / size, 2),
+                "diff max RSS / file (goal <= 2.5)": round(diff["rss"] / size, 2),
+                "query --where --sort time / python": round(sorted_query["seconds"] / python["seconds"], 2),
+                "query --where --sort max RSS / file": round(sorted_query["rss"] / size, 2),
+                "diff time / python": round(diff["seconds"] / python["seconds"], 2),
+            },
+        }
+        for entry in results.values():
+            if isinstance(entry, dict):
+                entry.pop("rss", None)
+        print(json.dumps(results, indent=2, ensure_ascii=False))
+    finally:
+        if args.keep:
+            print("kept %s" % folder, file=sys.stderr)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
