@@ -21,6 +21,7 @@ import TableTestSupport
 
     /// The table agrees with the controller, and its cells with the records.
     static func check(_ table: TableView, _ controller: FetchedResultsController<Note>, _ context: String) {
+        controller._checkInvariants()
         let sections = controller.sections ?? []
         #expect(table.numberOfSections == sections.count, "\(context)")
         for (s, section) in sections.enumerated() {
