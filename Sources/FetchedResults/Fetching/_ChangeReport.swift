@@ -61,27 +61,37 @@ struct _ChangeReport<R: Record> {
 /// An object a change concerns, with its index paths before and after (nil:
 /// not in the results then).
 struct _ObjectPaths<R: Record> {
+    /// The object as it is told (the record now, or the last one seen).
     var record: R
+    /// Its index path before the change; nil when it was not in the results.
     var old: TablePath?
+    /// Its index path after the change; nil when it is not in the results.
     var new: TablePath?
 }
 
 /// An object at one index path: a deleted object at its old one, an inserted
 /// object at its new one.
 struct _PlacedObject<R: Record> {
+    /// The object.
     var record: R
+    /// Its index path: before the change for a delete, after it for an insert.
     var path: TablePath
 }
 
 /// An object that stays in the results: its index paths before and after.
 struct _MovedObject<R: Record> {
+    /// The object after the change.
     var record: R
+    /// Its index path before the change.
     var old: TablePath
+    /// Its index path after the change.
     var new: TablePath
 }
 
 /// A section a change deleted (at its old index) or inserted (at its new index).
 struct _SectionChange {
+    /// The section's index: before the change for a delete, after it for an insert.
     var index: Int
+    /// Its name, and its number of objects (before or after).
     var section: _SectionRun
 }

@@ -17,12 +17,19 @@ struct _FetchCacheKey: Hashable, Sendable {
         case unidentified
     }
 
+    /// The record type (a store holds one, but a key says what it is for).
     @usableFromInline var recordType: ObjectIdentifier
+    /// The predicate, as far as it can be told.
     @usableFromInline var predicate: Predicate
+    /// The sort keys, in order.
     @usableFromInline var sortKeys: [SortKey]
+    /// The section key path; nil for one section.
     @usableFromInline var sectionKeyPath: String?
+    /// The collation whose sections the section key's values go into, if any.
     @usableFromInline var sectionCollation: TableIndexCollation?
+    /// The request's offset.
     @usableFromInline var fetchOffset: Int
+    /// The request's limit; nil for none.
     @usableFromInline var fetchLimit: Int?
 
     /// The key of a request's results, in sections by a key path's value
