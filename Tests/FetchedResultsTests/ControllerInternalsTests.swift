@@ -135,14 +135,15 @@ import TableTestSupport
             controller._checkInvariants()
             var nextID = 100
             for step in 0..<20 {
-                let ids = context.store.allObjects().map(\.id)
+                var live = context.store.allObjects().map(\.id)   // in this context, as the burst goes
                 for _ in 0..<g.int(1...3) {
-                    if let id = ids.randomElement(using: &g), g.chance(0.6), var note = context.object(withID: id) {
+                    if !live.isEmpty, g.chance(0.6), var note = context.object(withID: live[g.int(0..<live.count)]) {
                         if g.chance(0.5) { note.rank = g.int(0...30) } else { note.group = groups[g.int(0..<3)] }
                         try context.update(note)
-                    } else if let id = ids.randomElement(using: &g), g.chance(0.3) {
-                        try context.delete(id)
+                    } else if !live.isEmpty, g.chance(0.3) {
+                        try context.delete(live.remove(at: g.int(0..<live.count)))
                     } else {
+                        live.append(nextID)
                         try context.insert(Note(id: nextID, group: groups[g.int(0..<3)], rank: g.int(0...30)))
                         nextID += 1
                     }
