@@ -21,7 +21,6 @@ import TableTestSupport
 
     /// The table agrees with the controller, and its cells with the records.
     static func check(_ table: TableView, _ controller: FetchedResultsController<Note>, _ context: String) {
-        controller._checkInvariants()
         let sections = controller.sections ?? []
         #expect(table.numberOfSections == sections.count, "\(context)")
         for (s, section) in sections.enumerated() {
@@ -31,6 +30,7 @@ import TableTestSupport
             let note = try? controller.object(at: path)
             #expect(table.cellForRow(at: path)?.text == note.map(text), "\(context): \(path)")
         }
+        controller._checkInvariants()
     }
 
     @Test(arguments: [false, true])
