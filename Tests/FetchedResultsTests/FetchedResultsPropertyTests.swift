@@ -6,7 +6,7 @@ import TableTestSupport
 
 /// Random inserts, updates (sort and section keys included) and deletes, saved
 /// from several contexts, merged into a view context with a controller. After
-/// every change: the delegate's callbacks replayed on the previous results give
+/// every change: the controller's invariants hold; the delegate's callbacks replayed on the previous results give
 /// the new ones; the new ones are what a fresh fetch gives; and the whole
 /// change, as a staged changeset, replays under UIKit's rules.
 @Suite struct FetchedResultsPropertyTests {
@@ -57,6 +57,7 @@ import TableTestSupport
             controller.delegate = recorder
             controller.deliversWholeChanges = true
             try controller.performFetch()
+            controller._checkInvariants()
 
             for _ in 0..<25 {
                 let before = controller.tableSections
@@ -81,6 +82,8 @@ import TableTestSupport
                         context.rollback()
                     }
                 }
+                // 0. The controller's state agrees with itself (debug builds).
+                controller._checkInvariants()
                 let events = recorder.take()
                 let after = controller.tableSections
                 let message = "seed \(seed) (TABLE_TEST_SEED=\(seed)), \(setup.name)\nbefore: \(describe(before))\nafter:  \(describe(after))\n\(events.map(\.description).joined(separator: "\n"))"
@@ -90,6 +93,7 @@ import TableTestSupport
                 // 2. The results after are a fresh fetch's.
                 let fresh = FetchedResultsController(fetchRequest: request, context: view, sectionNameKeyPath: sectionKey)
                 try fresh.performFetch()
+                fresh._checkInvariants()
                 #expect(describe(fresh.tableSections) == describe(after), "\(message)")
                 // 3. The whole change replays under UIKit's rules.
                 if !events.isEmpty {

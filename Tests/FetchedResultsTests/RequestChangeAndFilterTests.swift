@@ -200,8 +200,10 @@ import TableTestSupport
                     controller.fetchRequest = try request(text)
                     try controller.performFetch()
                 }
+                controller._checkInvariants()
                 let fresh = try makeController()
                 try fresh.performFetch()
+                fresh._checkInvariants()
                 #expect(controller.sectionIndexTitles == fresh.sectionIndexTitles)
                 let context = "seed \(seed), round \(round), step \(step): \(format) \"\(text)\""
                 #expect(controller.fetchedObjects?.map(\.id) == fresh.fetchedObjects?.map(\.id), "\(context)")

@@ -31,6 +31,7 @@ import TableTestSupport
             let note = try? controller.object(at: path)
             #expect(table.cellForRow(at: path)?.text == note.map(text), "\(context): \(path)")
         }
+        controller._checkInvariants()
     }
 
     @Test(arguments: [false, true])

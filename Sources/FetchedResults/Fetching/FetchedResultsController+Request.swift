@@ -7,14 +7,12 @@ extension FetchedResultsController {
     package var fetchedRequest: FetchRequest<R>? { compiled?.request }
 
     /// Whether the store holds a cache named `name` made for a request other
-    /// than the one `fingerprint` identifies (nil: a request that cannot be
-    /// identified, which no cache matches).
+    /// than the one `key` identifies (whether it kept the records or not).
     @usableFromInline
-    func _cacheDiffers(_ name: String, _ fingerprint: String?) -> Bool {
+    func _cacheDiffers(_ name: String, _ key: _FetchCacheKey) -> Bool {
         context.store.state.withLock { state in
             guard let cache = state.fetchCaches[name] else { return false }
-            guard let fingerprint else { return true }
-            return cache.fingerprint != "\(fingerprint)|true" && cache.fingerprint != "\(fingerprint)|false"
+            return cache.key != key
         }
     }
 }
@@ -62,29 +60,19 @@ extension FetchedResultsController {
                 if keepRecords { records.append(record) }
             }
         }
-        // A section name in two runs: a fetch would fail (out of order); let it.
-        if sectionNameKeyPath != nil {
-            var seen = Set<String>()
-            var last: String?
+        // The sections; a section name in two runs: a fetch would fail (out of order); let it.
+        var sections = _SectionRuns(checkingOrder: true)
+        if sectionNameKeyPath == nil {
+            sections.append("", count: found.count)
+        } else {
             for element in found {
-                guard let name = element?.sectionName, name != last else { continue }
-                guard seen.insert(name).inserted else { return false }
-                last = name
+                guard let name = element?.sectionName else { continue }
+                guard sections.append(name) else { return false }
             }
         }
         let order = (0..<Int32(found.count)).map { $0 }
         fetchRequest = request
-        requestChangedSinceFetch = false
-        fetchGeneration &+= 1
-        compiled = narrowed
-        _lastError = nil
-        sectionsRepeatNames = false
-        cachedIndexTitles = nil
-        ordered = _OrderedElements(_Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...]))
-        sectionList = sectionNameKeyPath == nil ? [("", ordered.count)] : ordered.sectionRuns
-        recomputeStarts()
-        batchCache.removeAll()
-        batchCacheOrder.removeAll()
+        didFetch(narrowed, _OrderedElements(_Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...])), sections: sections.runs)
         return true
     }
 }

@@ -9,7 +9,7 @@ struct _Kept<R: Record> {
     var sameSection: Bool
 }
 
-extension FetchedResultsController {
+extension _ChangeReport {
     /// Which objects that stay in the results are Core Data's updates, and
     /// which are moves.
     ///
@@ -30,26 +30,26 @@ extension FetchedResultsController {
     ///
     /// - Complexity: O(*k* log *k*) for *k* reported objects.
     static func updatesAndMoves(
-        _ kept: [_Kept<R>], deletes: [(R, TablePath)], inserts: [(R, TablePath)]
-    ) -> (updates: [(R, TablePath, TablePath)], moves: [(R, TablePath, TablePath)]) {
-        let reportedBefore = (deletes.map(\.1) + kept.map(\.old)).sorted()
-        let reportedAfter = (inserts.map(\.1) + kept.map(\.new)).sorted()
+        _ kept: [_Kept<R>], deletes: [_PlacedObject<R>], inserts: [_PlacedObject<R>]
+    ) -> (updates: [_MovedObject<R>], moves: [_MovedObject<R>]) {
+        let reportedBefore = (deletes.map(\.path) + kept.map(\.old)).sorted()
+        let reportedAfter = (inserts.map(\.path) + kept.map(\.new)).sorted()
         /// The rows of a section, before `path`, that the change does not report.
         func unreportedBefore(_ path: TablePath, reported sorted: [TablePath]) -> Int {
             let reported = sorted.partitioningIndex { $0 >= path } - sorted.partitioningIndex { $0 >= TablePath(row: 0, section: path.section) }
             return path.row - reported
         }
-        var updates: [(R, TablePath, TablePath)] = [], moves: [(R, TablePath, TablePath)] = []
+        var updates: [_MovedObject<R>] = [], moves: [_MovedObject<R>] = []
         var lastUpdateRow: [Int: Int] = [:]   // by old section: the new row of the last update taken
         for object in kept.sorted(by: { $0.old < $1.old }) {
             if object.sameSection,
                 unreportedBefore(object.old, reported: reportedBefore) == unreportedBefore(object.new, reported: reportedAfter),
                 object.new.row > lastUpdateRow[object.old.section, default: -1]
             {
-                updates.append((object.record, object.old, object.new))
+                updates.append(_MovedObject(record: object.record, old: object.old, new: object.new))
                 lastUpdateRow[object.old.section] = object.new.row
             } else {
-                moves.append((object.record, object.old, object.new))
+                moves.append(_MovedObject(record: object.record, old: object.old, new: object.new))
             }
         }
         return (updates, moves)

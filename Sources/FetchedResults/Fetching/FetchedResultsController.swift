@@ -100,7 +100,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     /// The delegate, then the observers still alive.
-    private var receivers: [any FetchedResultsControllerDelegate<R>] {
+    var receivers: [any FetchedResultsControllerDelegate<R>] {
         (delegate.map { [$0] } ?? []) + observers.compactMap(\.receiver)
     }
 
@@ -141,7 +141,9 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     @usableFromInline var compiled: _CompiledRequest<R>?
     @usableFromInline var ordered = _OrderedElements<R>()
-    @usableFromInline var sectionList: [(name: String, count: Int)] = []
+    /// The sections: each one's name and number of objects, in order.
+    @usableFromInline var sectionList: [_SectionRun] = []
+    /// Where each section starts among the objects, and (last) the number of objects.
     @usableFromInline var sectionStarts: [Int] = [0]
     /// Whether a change made the first sort key stop ordering the sections (a name in two runs).
     @usableFromInline var sectionsRepeatNames = false
@@ -149,8 +151,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     @usableFromInline var cachedIndexTitles: [String]?
     private var observation: _ObservationToken?
     /// Records read on demand, by batch (batch size only); cleared on every change.
-    @usableFromInline var batchCache: [Int: [R]] = [:]
-    @usableFromInline var batchCacheOrder: [Int] = []
+    var batchCache = _BatchCache<R>(capacity: 4)
 
     /// A controller of a request's results in a context, in sections by a key
     /// path's value (one section without), its results kept under a cache
@@ -197,69 +198,62 @@ public final class FetchedResultsController<R: Record & Codable> {
     public func performFetch() throws(FetchError) {
         guard !fetchRequest.sortKeys.isEmpty else { throw .noSortKeys }
         let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
-        let fingerprint = cacheFingerprint
+        let key = cacheKey
         let keepRecords = keepsRecords
-        if requestChangedSinceFetch, let cacheName, _cacheDiffers(cacheName, fingerprint) { throw .cacheMismatch(cacheName: cacheName) }
+        if requestChangedSinceFetch, let cacheName, _cacheDiffers(cacheName, key) { throw .cacheMismatch(cacheName: cacheName) }
         var fetched: _Fetched<R>
-        if let cacheName, let fingerprint, !context.hasChanges,
-            let cached = context.store.state.withLock({ (state: inout _StoreState<R>) -> _Fetched<R>? in
-                guard let cache = state.fetchCaches[cacheName], cache.storeVersion == state.version,
-                    cache.fingerprint == "\(fingerprint)|\(keepRecords)"
-                else { return nil }
-                return cache.payload as? _Fetched<R>
+        if let cacheName, !context.hasChanges,
+            let cached = context.store.state.withLock({ state in
+                state.fetchCaches[cacheName]?.results(for: key, keepingRecords: keepRecords, atVersion: state.version)
             })
         {
             fetched = cached
         } else {
             fetched = try _Fetch.run(compiled, in: context, keepRecords: keepRecords)
-            if let cacheName, let fingerprint, !context.hasChanges {
-                let payload = fetched
+            if let cacheName, !context.hasChanges {
+                let results = fetched
                 context.store.state.withLock { state in
-                    state.fetchCaches[cacheName] = _FetchCache(fingerprint: "\(fingerprint)|\(keepRecords)", storeVersion: state.version, payload: payload)
+                    state.fetchCaches[cacheName] = _FetchCache(key: key, keepsRecords: keepRecords, storeVersion: state.version, results: results)
                 }
             }
         }
         fetched.narrow(offset: fetchRequest.fetchOffset, limit: fetchRequest.fetchLimit)
-        // Sections: contiguous runs of a name; a name seen before is out of order.
-        var sections: [(name: String, count: Int)] = []
+        // Sections: runs of a name; a name that starts a second run is out of order.
+        var sections = _SectionRuns(checkingOrder: true)
         if sectionNameKeyPath == nil {
-            sections = [("", fetched.count)]
+            sections.append("", count: fetched.count)
         } else {
-            var seen = Set<String>()
             for k in 0..<fetched.count {
                 let name = fetched.sectionName(at: k)
-                if let last = sections.last, last.name == name {
-                    sections[sections.count - 1].count += 1
-                } else {
-                    guard seen.insert(name).inserted else { throw .sectionsOutOfOrder(index: k + fetchRequest.fetchOffset, sectionName: name) }
-                    sections.append((name, 1))
-                }
+                guard sections.append(name) else { throw .sectionsOutOfOrder(index: k + fetchRequest.fetchOffset, sectionName: name) }
             }
         }
+        didFetch(compiled, _OrderedElements(consume fetched), sections: sections.runs)
+    }
+
+    /// Makes a fetch's results the controller's: its request, its objects in
+    /// order and its sections; clears what the last results left (the last
+    /// change's error, the index titles, the batches read).
+    @usableFromInline
+    func didFetch(_ compiled: _CompiledRequest<R>, _ ordered: consuming _OrderedElements<R>, sections: [_SectionRun]) {
         self.compiled = compiled
         _lastError = nil
         sectionsRepeatNames = false
         cachedIndexTitles = nil
         requestChangedSinceFetch = false
         fetchGeneration &+= 1
-        ordered = _OrderedElements(consume fetched)
+        self.ordered = ordered
         sectionList = sections
         recomputeStarts()
         batchCache.removeAll()
-        batchCacheOrder.removeAll()
     }
 
-    /// What identifies the request for a cache; nil when it cannot be
-    /// identified (a closure or Foundation predicate: delete the cache yourself
-    /// when you change it, as with Core Data).
-    @usableFromInline var cacheFingerprint: String? {
-        let predicate: String
-        if let p = fetchRequest.predicate {
-            predicate = p.fingerprint ?? "closure"
-        } else {
-            predicate = "all"
-        }
-        return "\(R.self)|\(predicate)|\(fetchRequest.sortKeys)|\(sectionNameKeyPath ?? "")\(sectionCollation.map { "@" + $0.tableIdentifier } ?? "")|\(fetchRequest.fetchOffset)|\(fetchRequest.fetchLimit ?? -1)"
+    /// What identifies the request's results in the store's cache.
+    /// A closure or Foundation predicate cannot be identified: every such
+    /// predicate counts as the same (delete the cache yourself when you
+    /// change it, as with Core Data).
+    @usableFromInline var cacheKey: _FetchCacheKey {
+        _FetchCacheKey(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
     }
 
     /// Deletes the results kept under a cache name (every cache for nil).
@@ -291,7 +285,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         return sectionList.enumerated().map { k, section in sectionInfo(k, name: section.name, count: section.count) }
     }
 
-    private func sectionInfo(_ k: Int, name: String, count: Int) -> FetchedResultsSectionInfo<R> {
+    func sectionInfo(_ k: Int, name: String, count: Int) -> FetchedResultsSectionInfo<R> {
         let start = sectionStarts[k]
         return FetchedResultsSectionInfo(
             name: name, indexTitle: sectionIndexTitle(forSectionName: name), numberOfObjects: count,
@@ -380,7 +374,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         return path(ofPosition: position)
     }
 
-    private func path(ofPosition position: Int) -> TablePath {
+    func path(ofPosition position: Int) -> TablePath {
         // The last section starting at or before the position (sections may be empty only transiently).
         var low = 0, high = sectionList.count - 1
         while low < high {
@@ -392,18 +386,16 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     /// The record at a position: kept, or read from the context a batch at a time.
-    private func record(at position: Int) -> R? {
+    func record(at position: Int) -> R? {
         if let record = ordered.record(at: position) { return record }
         let element = ordered.element(at: position)
         let size = max(fetchRequest.fetchBatchSize, 1)
         let batch = position / size
-        if batchCache[batch] == nil {
+        let records = batchCache.batch(batch) {
             let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
-            batchCache[batch] = range.map { context.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
-            batchCacheOrder.append(batch)
-            if batchCacheOrder.count > 4 { batchCache[batchCacheOrder.removeFirst()] = nil }
+            return range.map { context.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
         }
-        if let records = batchCache[batch], position - batch * size < records.count, records[position - batch * size].id == element.id {
+        if position - batch * size < records.count, records[position - batch * size].id == element.id {
             return records[position - batch * size]
         }
         return context.object(withID: element.id)
@@ -465,254 +457,9 @@ public final class FetchedResultsController<R: Record & Codable> {
             TableSection(name: section.name, rows: (sectionStarts[k]..<sectionStarts[k] + section.count).compactMap { record(at: $0) })
         }
     }
-
-    // MARK: Following changes
-
-    /// Updates the results for the records with these identities, and reports
-    /// the change. O(*k* log *n* + *c* + *s*) for *k* identities, *c* = *n* / 512
-    /// chunks and *s* sections. A request with an offset or a limit refetches
-    /// (its window moves with every change): O(*n* log *n*).
-    private func contextDidChange(_ contextChange: _ContextChange<R>) {
-        guard let compiled, !receivers.isEmpty else { return }
-        let ids = contextChange.ids
-        let before = deliversWholeChanges ? tableSections : []
-        let oldSections = sectionList
-
-        // 1. What each identity was and is.
-        var changes: [_Change<R>] = []
-        for id in ids {
-            var change = _Change<R>()
-            var oldRecord: R?
-            if let position = ordered.position(of: id) {
-                change.old = (ordered.element(at: position), path(ofPosition: position))
-                oldRecord = ordered.record(at: position)
-            }
-            if let record = context.object(withID: id), (try? compiled.matches?(record) ?? true) == true {
-                let sequence = change.old?.element.sequence ?? context.sequence(of: id) ?? Int64.max
-                change.new = compiled.element(record, sequence: sequence)
-                change.record = record
-            } else {
-                change.record = oldRecord ?? contextChange.removed[id] ?? context.object(withID: id) ?? context.store.object(withID: id)
-            }
-            if change.old != nil || change.new != nil { changes.append(change) }
-        }
-        // With an offset or a limit, any change may move the window.
-        if compiled.request.fetchOffset > 0 || compiled.request.fetchLimit != nil {
-            refetchAndReport(changes, before: before)
-            return
-        }
-        guard !changes.isEmpty else { return }
-
-        // 2. Apply: out with the old, in with the new.
-        for change in changes {
-            if let old = change.old { _ = ordered.remove(old.element.id) }
-        }
-        let isBefore = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) < 0 }
-        for change in changes {
-            if let element = change.new, let record = change.record { ordered.insert(element, record: record, isBefore: isBefore) }
-        }
-        batchCache.removeAll()
-        batchCacheOrder.removeAll()
-        rebuildSections()
-
-        // 3. Sections deleted and inserted, by name.
-        let (deletedSections, insertedSections) = sectionsDeletedAndInserted(from: oldSections, by: changes)
-
-        // 4. Object changes, with Core Data's index paths.
-        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = [], kept: [_Kept<R>] = []
-        for change in changes {
-            guard let record = change.record else { continue }
-            switch (change.old, change.new) {
-            case let (old?, nil):
-                deletes.append((record, old.path))
-            case let (nil, new?):
-                if let position = ordered.position(of: new.id) { inserts.append((record, path(ofPosition: position))) }
-            case let (old?, new?):
-                guard let position = ordered.position(of: new.id) else { continue }
-                let newPath = path(ofPosition: position)
-                kept.append(_Kept(record: record, old: old.path, new: newPath, sameSection: oldSections[old.path.section].name == sectionList[newPath.section].name))
-            default:
-                break
-            }
-        }
-        let (updates, moves) = Self.updatesAndMoves(kept, deletes: deletes, inserts: inserts)
-
-        report(
-            deletedSections: deletedSections, insertedSections: insertedSections,
-            deletes: deletes, updates: updates, moves: moves, inserts: inserts, before: before)
-    }
-
-    /// A change of a request with an offset or a limit: fetch again, and report
-    /// the changed records, and those the window let in or out.
-    private func refetchAndReport(_ changes: [_Change<R>], before: [TableSection<R>]) {
-        let oldSections = sectionList
-        var oldPaths: [R.ID: (path: TablePath, record: R?)] = [:]
-        for position in 0..<ordered.count {
-            oldPaths[ordered.element(at: position).id] = (path(ofPosition: position), ordered.record(at: position))
-        }
-        do {
-            try performFetch()
-        } catch {
-            _lastError = error
-            return
-        }
-        var newPaths: [R.ID: TablePath] = [:]
-        for position in 0..<ordered.count { newPaths[ordered.element(at: position).id] = path(ofPosition: position) }
-        let changedRecords = Dictionary(changes.compactMap { c in c.record.map { ($0.id, $0) } }, uniquingKeysWith: { a, _ in a })
-        var deletes: [(R, TablePath)] = [], inserts: [(R, TablePath)] = [], kept: [_Kept<R>] = []
-        for (id, old) in oldPaths {
-            if let newPath = newPaths[id] {
-                guard let record = changedRecords[id] else { continue }   // unchanged: not reported
-                kept.append(_Kept(record: record, old: old.path, new: newPath, sameSection: oldSections[old.path.section].name == sectionList[newPath.section].name))
-            } else if let record = changedRecords[id] ?? old.record ?? context.object(withID: id) {
-                deletes.append((record, old.path))
-            }
-        }
-        for (id, newPath) in newPaths where oldPaths[id] == nil {
-            if let record = changedRecords[id] ?? context.object(withID: id) { inserts.append((record, newPath)) }
-        }
-        let oldNames = Set(oldSections.map(\.name)), newNames = Set(sectionList.map(\.name))
-        if deletes.isEmpty && inserts.isEmpty && kept.isEmpty && oldNames == newNames { return }
-        let (updates, moves) = Self.updatesAndMoves(kept, deletes: deletes, inserts: inserts)
-        report(
-            deletedSections: oldSections.enumerated().filter { !newNames.contains($0.element.name) },
-            insertedSections: sectionList.enumerated().filter { !oldNames.contains($0.element.name) },
-            deletes: deletes, updates: updates, moves: moves, inserts: inserts, before: before)
-    }
-
-    /// Tells the delegate and the observers, in Core Data's order.
-    private func report(
-        deletedSections: [(offset: Int, element: (name: String, count: Int))],
-        insertedSections: [(offset: Int, element: (name: String, count: Int))],
-        deletes: [(R, TablePath)], updates: [(R, TablePath, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)],
-        before: [TableSection<R>]
-    ) {
-        let after = deliversWholeChanges ? tableSections : []
-        for delegate in receivers {
-            if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
-                deliverSnapshot(to: receiver, changed: updates.map(\.0.id) + moves.map(\.0.id))
-                continue
-            }
-            tell(
-                delegate, deletedSections: deletedSections, insertedSections: insertedSections,
-                deletes: deletes, updates: updates, moves: moves, inserts: inserts)
-            if deliversWholeChanges {
-                delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: after))
-            }
-        }
-    }
-
-    /// Tells one receiver a change, in Core Data's order.
-    private func tell(
-        _ delegate: any FetchedResultsControllerDelegate<R>,
-        deletedSections: [(offset: Int, element: (name: String, count: Int))],
-        insertedSections: [(offset: Int, element: (name: String, count: Int))],
-        deletes: [(R, TablePath)], updates: [(R, TablePath, TablePath)], moves: [(R, TablePath, TablePath)], inserts: [(R, TablePath)]
-    ) {
-        delegate.controllerWillChangeContent(self)
-        for (k, section) in deletedSections {
-            delegate.controller(self, didChange: FetchedResultsSectionInfo(name: section.name, indexTitle: sectionIndexTitle(forSectionName: section.name), numberOfObjects: 0, load: { [] }), atSectionIndex: k, for: .delete)
-        }
-        for (k, section) in insertedSections {
-            delegate.controller(self, didChange: sectionInfo(k, name: section.name, count: section.count), atSectionIndex: k, for: .insert)
-        }
-        for (record, path) in deletes.sorted(by: { $0.1 < $1.1 }) {
-            delegate.controller(self, didChange: record, at: path, for: .delete, newIndexPath: nil)
-        }
-        for (record, path, newPath) in updates.sorted(by: { $0.1 < $1.1 }) {
-            delegate.controller(self, didChange: record, at: path, for: .update, newIndexPath: newPath)
-        }
-        for (record, from, to) in moves.sorted(by: { $0.1 < $1.1 }) {
-            delegate.controller(self, didChange: record, at: from, for: .move, newIndexPath: to)
-        }
-        for (record, path) in inserts.sorted(by: { $0.1 < $1.1 }) {
-            delegate.controller(self, didChange: record, at: nil, for: .insert, newIndexPath: path)
-        }
-        delegate.controllerDidChangeContent(self)
-    }
-
-    /// Hands a snapshot delegate the results, with the changed objects marked.
-    private func deliverSnapshot<D: FetchedResultsControllerSnapshotDelegate>(to receiver: D, changed: [R.ID]) {
-        guard let controller = self as? FetchedResultsController<D.Object>, let changed = changed as? [D.Object.ID] else { return }
-        guard var snapshot = try? controller.snapshot() else { return }   // sections out of order: lastError says so
-        let present = changed.filter { snapshot.indexOfItem($0) != nil }   // so marking cannot fail
-        switch changedObjectsInSnapshots {
-        case .reconfigure: try? snapshot.reconfigureItems(present)
-        case .reload: try? snapshot.reloadItems(present)
-        }
-        receiver.controller(controller, didChangeContentWith: snapshot)
-    }
-
-    /// Sections from the order: its runs of one section name. O(*c* + *s*).
-    private func rebuildSections() {
-        sectionList = sectionNameKeyPath == nil ? [("", ordered.count)] : ordered.sectionRuns
-        recomputeStarts()
-    }
-
-    /// The sections a change deleted (old indexes) and inserted (new ones).
-    ///
-    /// Only the sections of the changed objects can come or go: a section is
-    /// gone when its objects before, less those that left it, plus those
-    /// that came, are none — and new when the same holds the other way.
-    /// That is O(*k* log *n*) without looking at the other sections. When the
-    /// count of sections does not add up, or a new section's name is also
-    /// another section's, the first sort key stopped ordering the sections
-    /// (a name in two runs): the sections are compared by name, O(*s*), and
-    /// ``lastError`` says so (the runs stay separate sections, as the objects
-    /// are ordered).
-    private func sectionsDeletedAndInserted(
-        from oldSections: [(name: String, count: Int)], by changes: [_Change<R>]
-    ) -> (deleted: [(offset: Int, element: (name: String, count: Int))], inserted: [(offset: Int, element: (name: String, count: Int))]) {
-        guard sectionNameKeyPath != nil else { return ([], []) }
-        var delta: [String: Int] = [:], oldIndex: [String: Int] = [:], newIndex: [String: Int] = [:]
-        for change in changes {
-            if let old = change.old {
-                let name = oldSections[old.path.section].name
-                delta[name, default: 0] -= 1
-                oldIndex[name] = old.path.section
-            }
-            if let new = change.new, let position = ordered.position(of: new.id) {
-                let section = path(ofPosition: position).section, name = sectionList[section].name
-                delta[name, default: 0] += 1
-                newIndex[name] = section
-            }
-        }
-        let deleted = oldIndex.filter { oldSections[$0.value].count + delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
-        let inserted = newIndex.filter { sectionList[$0.value].count - delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
-        let consistent = !sectionsRepeatNames && sectionList.count == oldSections.count - deleted.count + inserted.count
-            && inserted.allSatisfy { t in !sectionList.indices.contains { $0 != t && sectionList[$0].name == sectionList[t].name } }
-        if consistent {
-            if !deleted.isEmpty || !inserted.isEmpty { cachedIndexTitles = nil }
-            return (deleted.map { ($0, oldSections[$0]) }, inserted.map { ($0, sectionList[$0]) })
-        }
-        // By name, over all sections.
-        cachedIndexTitles = nil
-        var seen = Set<String>(), offset = 0
-        sectionsRepeatNames = false
-        for section in sectionList {
-            if !seen.insert(section.name).inserted {
-                _lastError = .sectionsOutOfOrder(index: offset, sectionName: section.name)
-                sectionsRepeatNames = true
-                break
-            }
-            offset += section.count
-        }
-        let oldNames = Set(oldSections.map(\.name)), newNames = seen.union(sectionList.map(\.name))
-        return (
-            oldSections.enumerated().filter { !newNames.contains($0.element.name) },
-            sectionList.enumerated().filter { !oldNames.contains($0.element.name) }
-        )
-    }
 }
 
 /// A receiver of changes, held weakly.
 struct _WeakDelegate<R: Record & Codable> {
     weak var receiver: (any FetchedResultsControllerDelegate<R>)?
-}
-
-/// What one identity was and is, in a change.
-struct _Change<R: Record> {
-    var old: (element: _Element<R>, path: TablePath)?
-    var new: _Element<R>?
-    var record: R?
 }

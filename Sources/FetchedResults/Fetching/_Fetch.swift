@@ -110,7 +110,7 @@ func _sectionName(_ value: RecordValue) -> String {
 /// records, when kept), and their order. Offset and limit narrow the order;
 /// nothing moves until the elements are taken, in order, once.
 @usableFromInline
-struct _Fetched<R: Record> {
+struct _Fetched<R: Record>: Sendable {
     @usableFromInline var found: [_Element<R>?]
     /// In step with `found` when records are kept; empty otherwise.
     @usableFromInline var records: [R?]

@@ -27,7 +27,7 @@ extension _OrderedElements {
         precondition(total == count, "count \(count) but \(total) elements in chunks")
         if let chunk = touched, chunk.index < chunks.count, chunks[chunk.index] === chunk {
             let runs = _Chunk<R>.runs(of: chunk.elements)
-            precondition(runs.count == chunk.runs.count && zip(runs, chunk.runs).allSatisfy { $0 == $1 }, "chunk \(chunk.index): stale section runs")
+            precondition(runs == chunk.runs, "chunk \(chunk.index): stale section runs")
             if let members {
                 for element in chunk.elements { precondition(members[element.id] === chunk, "the identity index points elsewhere") }
             }

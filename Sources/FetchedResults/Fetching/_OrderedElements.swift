@@ -2,7 +2,7 @@ import InternalTableUtilities
 /// One fetched object as a controller keeps it: what places it (its record,
 /// when kept, is beside it in its chunk).
 @usableFromInline
-struct _Element<R: Record> {
+struct _Element<R: Record>: Sendable {
     @usableFromInline var id: R.ID
     /// First-insertion order: the last tie-breaker.
     @usableFromInline var sequence: Int64
@@ -27,7 +27,7 @@ final class _Chunk<R: Record> {
     /// The chunk's place in `_OrderedElements.chunks`.
     @usableFromInline var index: Int
     /// The chunk's section runs: consecutive elements with one section name.
-    @usableFromInline var runs: [(name: String, count: Int)]
+    @usableFromInline var runs: [_SectionRun]
 
     @inlinable
     init(_ elements: [_Element<R>], records: [R], index: Int) {
@@ -38,19 +38,13 @@ final class _Chunk<R: Record> {
     }
 
     @inlinable
-    static func runs(of elements: [_Element<R>]) -> [(name: String, count: Int)] {
-        var runs: [(name: String, count: Int)] = []
+    static func runs(of elements: [_Element<R>]) -> [_SectionRun] {
+        var runs = _SectionRuns(checkingOrder: false)
         // Through the buffer: reading a name does not copy the element.
         elements.withUnsafeBufferPointer { elements in
-            for k in elements.indices {
-                if let last = runs.last, last.name == elements[k].sectionName {
-                    runs[runs.count - 1].count += 1
-                } else {
-                    runs.append((elements[k].sectionName, 1))
-                }
-            }
+            for k in elements.indices { runs.append(elements[k].sectionName) }
         }
-        return runs
+        return runs.runs
     }
 }
 
@@ -150,14 +144,12 @@ struct _OrderedElements<R: Record> {
     /// The section runs of the whole order: consecutive elements with one name.
     ///
     /// - Complexity: O(*c* + *s*) for *c* chunks and *s* runs.
-    var sectionRuns: [(name: String, count: Int)] {
-        var runs: [(name: String, count: Int)] = []
+    var sectionRuns: [_SectionRun] {
+        var runs = _SectionRuns(checkingOrder: false)
         for chunk in chunks {
-            for run in chunk.runs {
-                if let last = runs.last, last.name == run.name { runs[runs.count - 1].count += run.count } else { runs.append(run) }
-            }
+            for run in chunk.runs { runs.append(run.name, count: run.count) }
         }
-        return runs
+        return runs.runs
     }
 
     /// The position of an identity, or nil.

@@ -15,7 +15,7 @@ struct _StoreState<R: Record> {
     @usableFromInline var version: Int64 = 0
     var subscribers: [UUID: AsyncStream<ContextDidSave<R>>.Continuation] = [:]
     /// Cached fetch results, by cache name (see `FetchedResultsController`).
-    @usableFromInline var fetchCaches: [String: _FetchCache] = [:]
+    @usableFromInline var fetchCaches: [String: _FetchCache<R>] = [:]
     /// Damage the persistence repaired.
     var recoveries: [StoreRecovery] = []
 
@@ -177,20 +177,5 @@ struct _StoreState<R: Record> {
         sequences.append(stored.sequence)
         versions.append(stored.version)
         nextSequence = max(nextSequence, stored.sequence + 1)
-    }
-}
-
-/// Results a fetched results controller computed, kept by cache name.
-@usableFromInline
-struct _FetchCache: @unchecked Sendable {
-    @usableFromInline var fingerprint: String
-    @usableFromInline var storeVersion: Int64
-    @usableFromInline var payload: Any
-
-    @inlinable
-    init(fingerprint: String, storeVersion: Int64, payload: Any) {
-        self.fingerprint = fingerprint
-        self.storeVersion = storeVersion
-        self.payload = payload
     }
 }

@@ -1,0 +1,268 @@
+import Foundation
+import TableDiff
+
+// Following the context: each change in phases — what each identity was and
+// is, the order updated, the sections deleted and inserted, the objects
+// classified — then the report to the delegate and the observers.
+
+extension FetchedResultsController {
+    /// Updates the results for the records with these identities, and reports
+    /// the change. O(*k* log *n* + *c* + *s*) for *k* identities, *c* = *n* / 512
+    /// chunks and *s* sections. A request with an offset or a limit refetches
+    /// (its window moves with every change): O(*n* log *n*).
+    func contextDidChange(_ contextChange: _ContextChange<R>) {
+        guard let compiled, !receivers.isEmpty else { return }
+        let before = deliversWholeChanges ? tableSections : []
+        let changes = self.changes(of: contextChange, compiled: compiled)
+        // With an offset or a limit, any change may move the window.
+        if compiled.request.fetchOffset > 0 || compiled.request.fetchLimit != nil {
+            refetchAndReport(changes, before: before)
+            return
+        }
+        guard !changes.isEmpty else { return }
+        let oldSections = sectionList
+        apply(changes, compiled: compiled)
+        let (deletedSections, insertedSections) = sectionsDeletedAndInserted(from: oldSections, by: changes)
+        let objects = changes.compactMap { change -> _ObjectPaths<R>? in
+            guard let record = change.record else { return nil }
+            var new: TablePath?
+            if let element = change.new {
+                guard let position = ordered.position(of: element.id) else { return nil }
+                new = path(ofPosition: position)
+            }
+            return _ObjectPaths(record: record, old: change.old?.path, new: new)
+        }
+        report(
+            _ChangeReport(
+                deletedSections: deletedSections, insertedSections: insertedSections,
+                objects: objects, oldSections: oldSections, newSections: sectionList),
+            before: before)
+    }
+
+    /// Phase 1: what each identity was (its element and index path in the
+    /// results) and is (its element, when its record matches), with its
+    /// record — the one now, or the last one seen when it left. Identities
+    /// neither in the results before nor after are left out.
+    ///
+    /// - Complexity: O(*k* log *n*) for *k* identities.
+    func changes(of contextChange: _ContextChange<R>, compiled: _CompiledRequest<R>) -> [_Change<R>] {
+        var changes: [_Change<R>] = []
+        for id in contextChange.ids {
+            var change = _Change<R>()
+            var oldRecord: R?
+            if let position = ordered.position(of: id) {
+                change.old = _Change.Old(element: ordered.element(at: position), path: path(ofPosition: position))
+                oldRecord = ordered.record(at: position)
+            }
+            if let record = context.object(withID: id), (try? compiled.matches?(record) ?? true) == true {
+                let sequence = change.old?.element.sequence ?? context.sequence(of: id) ?? Int64.max
+                change.new = compiled.element(record, sequence: sequence)
+                change.record = record
+            } else {
+                change.record = oldRecord ?? contextChange.removed[id] ?? context.object(withID: id) ?? context.store.object(withID: id)
+            }
+            if change.old != nil || change.new != nil { changes.append(change) }
+        }
+        return changes
+    }
+
+    /// Phase 2: out with the old elements, in with the new; the batches read
+    /// are dropped and the sections made again.
+    ///
+    /// - Complexity: O(*k* log *n* + *c* + *s*).
+    func apply(_ changes: [_Change<R>], compiled: _CompiledRequest<R>) {
+        for change in changes {
+            if let old = change.old { _ = ordered.remove(old.element.id) }
+        }
+        let isBefore = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) < 0 }
+        for change in changes {
+            if let element = change.new, let record = change.record { ordered.insert(element, record: record, isBefore: isBefore) }
+        }
+        batchCache.removeAll()
+        rebuildSections()
+    }
+
+    /// A change of a request with an offset or a limit: fetch again, and report
+    /// the changed records, and those the window let in or out.
+    func refetchAndReport(_ changes: [_Change<R>], before: [TableSection<R>]) {
+        let oldSections = sectionList
+        var oldPaths: [R.ID: (path: TablePath, record: R?)] = [:]
+        for position in 0..<ordered.count {
+            oldPaths[ordered.element(at: position).id] = (path(ofPosition: position), ordered.record(at: position))
+        }
+        do {
+            try performFetch()
+        } catch {
+            _lastError = error
+            return
+        }
+        var newPaths: [R.ID: TablePath] = [:]
+        for position in 0..<ordered.count { newPaths[ordered.element(at: position).id] = path(ofPosition: position) }
+        let changedRecords = Dictionary(changes.compactMap { c in c.record.map { ($0.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        // The changed objects, and those the window let in or out (unchanged
+        // objects that stay are not reported).
+        var objects: [_ObjectPaths<R>] = []
+        for (id, old) in oldPaths {
+            let newPath = newPaths[id]
+            let record = newPath == nil ? changedRecords[id] ?? old.record ?? context.object(withID: id) : changedRecords[id]
+            if let record { objects.append(_ObjectPaths(record: record, old: old.path, new: newPath)) }
+        }
+        for (id, newPath) in newPaths where oldPaths[id] == nil {
+            if let record = changedRecords[id] ?? context.object(withID: id) { objects.append(_ObjectPaths(record: record, old: nil, new: newPath)) }
+        }
+        let (deletedSections, insertedSections) = Self.sectionsByName(from: oldSections, to: sectionList)
+        let change = _ChangeReport(
+            deletedSections: deletedSections, insertedSections: insertedSections,
+            objects: objects, oldSections: oldSections, newSections: sectionList)
+        if change.isEmpty { return }
+        report(change, before: before)
+    }
+
+    /// Tells the delegate and the observers, in Core Data's order.
+    func report(_ change: _ChangeReport<R>, before: [TableSection<R>]) {
+        let after = deliversWholeChanges ? tableSections : []
+        for delegate in receivers {
+            if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
+                deliverSnapshot(to: receiver, changed: change.updates.map(\.record.id) + change.moves.map(\.record.id))
+                continue
+            }
+            tell(delegate, change)
+            if deliversWholeChanges {
+                delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: after))
+            }
+        }
+    }
+
+    /// Tells one receiver a change, in Core Data's order: sections deleted,
+    /// sections inserted, then objects deleted, updated, moved and inserted,
+    /// each by index path.
+    func tell(_ delegate: any FetchedResultsControllerDelegate<R>, _ change: _ChangeReport<R>) {
+        delegate.controllerWillChangeContent(self)
+        for deleted in change.deletedSections {
+            let name = deleted.section.name
+            delegate.controller(
+                self, didChange: FetchedResultsSectionInfo(name: name, indexTitle: sectionIndexTitle(forSectionName: name), numberOfObjects: 0, load: { [] }),
+                atSectionIndex: deleted.index, for: .delete)
+        }
+        for inserted in change.insertedSections {
+            delegate.controller(
+                self, didChange: sectionInfo(inserted.index, name: inserted.section.name, count: inserted.section.count),
+                atSectionIndex: inserted.index, for: .insert)
+        }
+        for object in change.deletes.sorted(by: { $0.path < $1.path }) {
+            delegate.controller(self, didChange: object.record, at: object.path, for: .delete, newIndexPath: nil)
+        }
+        for object in change.updates.sorted(by: { $0.old < $1.old }) {
+            delegate.controller(self, didChange: object.record, at: object.old, for: .update, newIndexPath: object.new)
+        }
+        for object in change.moves.sorted(by: { $0.old < $1.old }) {
+            delegate.controller(self, didChange: object.record, at: object.old, for: .move, newIndexPath: object.new)
+        }
+        for object in change.inserts.sorted(by: { $0.path < $1.path }) {
+            delegate.controller(self, didChange: object.record, at: nil, for: .insert, newIndexPath: object.path)
+        }
+        delegate.controllerDidChangeContent(self)
+    }
+
+    /// Hands a snapshot delegate the results, with the changed objects marked.
+    private func deliverSnapshot<D: FetchedResultsControllerSnapshotDelegate>(to receiver: D, changed: [R.ID]) {
+        guard let controller = self as? FetchedResultsController<D.Object>, let changed = changed as? [D.Object.ID] else { return }
+        guard var snapshot = try? controller.snapshot() else { return }   // sections out of order: lastError says so
+        let present = changed.filter { snapshot.indexOfItem($0) != nil }   // so marking cannot fail
+        switch changedObjectsInSnapshots {
+        case .reconfigure: try? snapshot.reconfigureItems(present)
+        case .reload: try? snapshot.reloadItems(present)
+        }
+        receiver.controller(controller, didChangeContentWith: snapshot)
+    }
+
+    /// Sections from the order: its runs of one section name. O(*c* + *s*).
+    func rebuildSections() {
+        sectionList = sectionNameKeyPath == nil ? [_SectionRun(name: "", count: ordered.count)] : ordered.sectionRuns
+        recomputeStarts()
+    }
+
+    /// Phase 3: the sections a change deleted (old indexes) and inserted (new ones).
+    ///
+    /// Only the sections of the changed objects can come or go: a section is
+    /// gone when its objects before, less those that left it, plus those
+    /// that came, are none — and new when the same holds the other way.
+    /// That is O(*k* log *n*) without looking at the other sections. When the
+    /// count of sections does not add up, or a new section's name is also
+    /// another section's, the first sort key stopped ordering the sections
+    /// (a name in two runs): the sections are compared by name, O(*s*), and
+    /// ``lastError`` says so (the runs stay separate sections, as the objects
+    /// are ordered).
+    func sectionsDeletedAndInserted(
+        from oldSections: [_SectionRun], by changes: [_Change<R>]
+    ) -> (deleted: [_SectionChange], inserted: [_SectionChange]) {
+        guard sectionNameKeyPath != nil else { return ([], []) }
+        var delta: [String: Int] = [:], oldIndex: [String: Int] = [:], newIndex: [String: Int] = [:]
+        for change in changes {
+            if let old = change.old {
+                let name = oldSections[old.path.section].name
+                delta[name, default: 0] -= 1
+                oldIndex[name] = old.path.section
+            }
+            if let new = change.new, let position = ordered.position(of: new.id) {
+                let section = path(ofPosition: position).section, name = sectionList[section].name
+                delta[name, default: 0] += 1
+                newIndex[name] = section
+            }
+        }
+        let deleted = oldIndex.filter { oldSections[$0.value].count + delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
+        let inserted = newIndex.filter { sectionList[$0.value].count - delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
+        let consistent = !sectionsRepeatNames && sectionList.count == oldSections.count - deleted.count + inserted.count
+            && inserted.allSatisfy { t in !sectionList.indices.contains { $0 != t && sectionList[$0].name == sectionList[t].name } }
+        if consistent {
+            if !deleted.isEmpty || !inserted.isEmpty { cachedIndexTitles = nil }
+            return (
+                deleted.map { _SectionChange(index: $0, section: oldSections[$0]) },
+                inserted.map { _SectionChange(index: $0, section: sectionList[$0]) }
+            )
+        }
+        // By name, over all sections.
+        cachedIndexTitles = nil
+        checkSectionOrder()
+        return Self.sectionsByName(from: oldSections, to: sectionList)
+    }
+
+    /// Notes whether a section name occurs in two runs (the first sort key
+    /// stopped ordering the sections): ``lastError`` then names the first.
+    ///
+    /// - Complexity: O(*s*).
+    func checkSectionOrder() {
+        var runs = _SectionRuns(checkingOrder: true)
+        for section in sectionList { runs.append(section.name, count: section.count) }
+        sectionsRepeatNames = runs.firstRepeat != nil
+        if let out = runs.firstRepeat { _lastError = .sectionsOutOfOrder(index: out.offset, sectionName: out.name) }
+    }
+
+    /// The sections deleted (old indexes) and inserted (new ones), by name:
+    /// those whose name the other side does not have.
+    ///
+    /// - Complexity: O(*s*) for *s* sections before and after.
+    static func sectionsByName(from oldSections: [_SectionRun], to newSections: [_SectionRun]) -> (deleted: [_SectionChange], inserted: [_SectionChange]) {
+        let oldNames = Set(oldSections.map(\.name)), newNames = Set(newSections.map(\.name))
+        return (
+            oldSections.indices.filter { !newNames.contains(oldSections[$0].name) }.map { _SectionChange(index: $0, section: oldSections[$0]) },
+            newSections.indices.filter { !oldNames.contains(newSections[$0].name) }.map { _SectionChange(index: $0, section: newSections[$0]) }
+        )
+    }
+}
+
+/// What one identity was and is, in a change.
+struct _Change<R: Record> {
+    /// An element in the results before the change, and its index path.
+    struct Old {
+        var element: _Element<R>
+        var path: TablePath
+    }
+
+    /// The identity's place before the change; nil when it was not in the results.
+    var old: Old?
+    /// Its element after the change; nil when its record does not match (or is gone).
+    var new: _Element<R>?
+    /// Its record: the one now, or the last one seen when it left.
+    var record: R?
+}

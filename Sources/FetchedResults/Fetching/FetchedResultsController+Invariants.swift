@@ -1,0 +1,62 @@
+import TableDiff
+
+// Invariant checks, swift-collections style: compiled in debug builds (or any
+// build with `-Xswiftc -DHEADLESS_TABLE_INTERNAL_CHECKS`), empty otherwise.
+// The controller property tests call them after every change.
+
+extension FetchedResultsController {
+    /// Traps when the controller's state disagrees with itself: the order's
+    /// chunk list (`_OrderedElements._checkInvariants()`); the sections'
+    /// counts against the number of objects and the section starts; the
+    /// sections against the objects' section names (one section "" without
+    /// a section key path; otherwise no empty section, no two consecutive
+    /// sections with one name, and no name twice unless a change made the
+    /// first sort key stop ordering the sections, which ``lastError`` says);
+    /// the objects out of the request's order; index paths and identities
+    /// that do not lead back to each other; kept records out of step with the
+    /// settings; or the batches read (`_BatchCache._checkInvariants()`).
+    ///
+    /// - Complexity: O(*n* log *n*) in the builds that check; O(1) otherwise.
+    package func _checkInvariants() {
+        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
+        ordered._checkInvariants()
+        batchCache._checkInvariants()
+        guard let compiled else {
+            precondition(sectionList.isEmpty && ordered.count == 0, "results before a fetch")
+            return
+        }
+        // The sections against the count and the starts.
+        precondition(sectionStarts.count == sectionList.count + 1 && sectionStarts.first == 0, "\(sectionStarts.count) section starts for \(sectionList.count) sections")
+        for (k, section) in sectionList.enumerated() {
+            precondition(section.count >= 0 && sectionStarts[k + 1] == sectionStarts[k] + section.count, "section \(k) starts at \(sectionStarts[k]), holds \(section.count), next at \(sectionStarts[k + 1])")
+        }
+        precondition(sectionStarts.last == ordered.count, "the sections hold \(sectionStarts.last ?? 0) objects, the results \(ordered.count)")
+        // The sections against the names.
+        if sectionNameKeyPath == nil {
+            precondition(sectionList.count == 1 && sectionList[0].name == "", "one section \"\" without a section key path")
+        } else {
+            var runs = _SectionRuns(checkingOrder: true)
+            for position in 0..<ordered.count { runs.append(ordered.element(at: position).sectionName) }
+            precondition(runs.runs == sectionList, "the sections against the objects' section names")
+            precondition(sectionList.allSatisfy { $0.count > 0 }, "an empty section")
+            precondition((runs.firstRepeat != nil) == sectionsRepeatNames, "a section name twice: \(runs.firstRepeat?.name ?? "none"), noted: \(sectionsRepeatNames)")
+            precondition(!sectionsRepeatNames || _lastError != nil, "a section name twice, and no last error")
+        }
+        // The order, the records, and the index paths both ways.
+        var previous: _Element<R>?
+        for position in 0..<ordered.count {
+            let element = ordered.element(at: position)
+            if let previous {
+                precondition(compiled.compare(previous.sortValues, previous.sequence, element.sortValues, element.sequence) <= 0, "objects \(position - 1) and \(position) out of order")
+            }
+            previous = element
+            let path = path(ofPosition: position)
+            precondition(sectionStarts[path.section] + path.row == position && path.row < sectionList[path.section].count, "position \(position) at \(path)")
+            precondition(objectID(at: path) == element.id, "the identity at \(path)")
+            precondition(indexPath(forObjectWithID: element.id) == path, "the index path of the object at \(path)")
+            if let record = ordered.record(at: position) { precondition(record.id == element.id, "the record at \(path) is another's") }
+        }
+        precondition(!(compiled.request.fetchBatchSize <= 0 || deliversWholeChanges) || ordered.keepsRecords, "records not kept")
+        #endif
+    }
+}
