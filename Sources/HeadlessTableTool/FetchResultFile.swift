@@ -55,28 +55,17 @@ enum FetchResultFile {
             guard case .record(let fields) = object else {
                 throw CommandError("\(file): \(place) is \(article(object)), not an object")
             }
-            guard let id = fields[idKey] else {
-                throw CommandError("\(file): \(place) has no \"\(idKey)\" key to identify it (use --id to name another key)")
-            }
+            let id = try InputRules.id(of: fields, idKey: idKey, file: file, place: place)
             return JSONRow(id: id, object: object)
         }
     }
 
     static func readJSON(_ path: String) throws -> RecordValue {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                throw CommandError("\(path): no such file")
-            }
-            throw CommandError("\(path): cannot be read\(isDirectory.boolValue ? " (it is a directory)" : "")")
-        }
+        let data = try InputFile.read(path)
         do {
             return try JSON.parse(data)
         } catch {
-            throw CommandError("\(path): malformed JSON at \(error)")
+            throw CommandError("\(InputFile.name(path)): malformed JSON at \(error)")
         }
     }
 

@@ -1,0 +1,35 @@
+/// Levenshtein distance, for "did you mean" suggestions.
+package enum EditDistance {
+    /// The edits (insert, delete, replace a character) from `a` to `b`,
+    /// stopping at `limit + 1` (the words compared are short; longer inputs
+    /// are cut to 64 characters first).
+    package static func distance(_ a: String, _ b: String, limit: Int = 3) -> Int {
+        let a = Array(a.prefix(64)), b = Array(b.prefix(64))
+        if abs(a.count - b.count) > limit { return limit + 1 }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            current[0] = i
+            var best = current[0]
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let replace = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(replace, previous[j] + 1, current[j - 1] + 1)
+                best = min(best, current[j])
+            }
+            if best > limit { return limit + 1 }
+            swap(&previous, &current)
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
+
+    /// The candidate closest to `word`, if one is within a third of its
+    /// length (at least 1, at most 3 edits), or starts with it; nil otherwise.
+    package static func closest(to word: String, among candidates: [String]) -> String? {
+        guard !word.isEmpty else { return nil }
+        let limit = min(3, max(1, word.count / 3))
+        let scored = candidates.map { ($0, distance(word, $0, limit: limit)) }.filter { $0.1 <= limit }
+        if let best = scored.min(by: { $0.1 < $1.1 }) { return best.0 }
+        if word.count >= 3 { return candidates.first { $0.hasPrefix(word) } }
+        return nil
+    }
+}
