@@ -47,7 +47,7 @@ package enum ArgumentParser {
 
     /// A tool without commands (`table-benchmarks`): help, version, or its arguments.
     package static func parse(_ arguments: [String], single command: CommandDeclaration, tool: String, version: String) throws(UsageError) -> Invocation {
-        if helpRequested(arguments) { return .help(HelpText.command(command, tool: tool)) }
+        if helpRequested(arguments) { return .help(HelpText.command(command, tool: tool, version: true)) }
         let end = arguments.firstIndex(of: "--") ?? arguments.count
         if arguments[..<end].contains("--version") { return .version("\(tool) \(version)\n") }
         return .run(try parse(arguments, command: command))

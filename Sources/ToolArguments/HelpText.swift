@@ -42,7 +42,7 @@ package enum HelpText {
         var done = Set<String>()
         for option in command.options where !option.isHidden && !done.contains(option.name) {
             if let group = command.exclusive.first(where: { $0.contains(option.name) }) {
-                let members = group.compactMap(command.option).filter { !$0.isHidden }
+                let members = group.compactMap(command.option).filter { !$0.isHidden && !done.contains($0.name) }
                 done.formUnion(members.map(\.name))
                 words.append("[" + members.map(\.synopsis).joined(separator: " | ") + "]")
             } else {
@@ -55,7 +55,7 @@ package enum HelpText {
 
     /// A command's help: usage, what it does, its arguments and options
     /// (with defaults, ranges and the options they apply with), the discussion.
-    package static func command(_ command: CommandDeclaration, tool: String) -> String {
+    package static func command(_ command: CommandDeclaration, tool: String, version: Bool = false) -> String {
         let items = synopsisItems(command, tool: tool)
         var lines = wrap(items: ["usage:"] + items, indent: 7 + items.prefix(command.name.isEmpty ? 1 : 2).joined(separator: " ").count + 1)
         lines += [""] + wrap(command.summary, indent: 0, first: 0)
@@ -75,7 +75,8 @@ package enum HelpText {
             lines += table(option.synopsis, describe(option, in: command), column: column)
         }
         lines += table("-h, --help", "this help", column: column)
-        if !command.discussion.isEmpty { lines += ["", command.discussion.trimmingTrailingNewlines] }
+        if version { lines += table("--version", "the version", column: column) }
+        if !command.discussion.isEmpty { lines += [""] + wrap(command.discussion.trimmingTrailingNewlines, indent: 0, first: 0) }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -87,9 +88,13 @@ package enum HelpText {
         if let value = option.defaultValue ?? option.defaultNote { notes.append("default \(value)") }
         if option.repeatable { notes.append("repeatable") }
         if let required = option.requires { notes.append("only with --\(required)") }
+        var excluded: [String] = []
         for group in command.exclusive where group.contains(option.name) {
-            notes.append("not with " + group.filter { $0 != option.name }.map { "--" + $0 }.joined(separator: ", "))
+            for name in group where name != option.name && !excluded.contains(name) && command.option(name)?.isHidden == false {
+                excluded.append(name)
+            }
         }
+        if !excluded.isEmpty { notes.append("not with " + excluded.map { "--" + $0 }.joined(separator: ", ")) }
         return option.help + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")
     }
 
