@@ -61,6 +61,7 @@ enum DiffCommand {
     static func checkUnique(_ sections: [TableSection<JSONRow>], file: String) throws {
         let ids = sections.flatMap { $0.rows.map(\.id) }
         try InputRules.checkUnique(ids, file: file) { k in
+            if sections.count == 1 && sections[0].name.isEmpty { return "object \(k)" }
             var k = k
             for (s, section) in sections.enumerated() {
                 if k < section.rows.count { return "section \(s) (\(section.name.debugDescription)), object \(k)" }

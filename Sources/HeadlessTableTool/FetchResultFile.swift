@@ -55,7 +55,7 @@ enum FetchResultFile {
             guard case .record(let fields) = object else {
                 throw CommandError("\(file): \(place) is \(article(object)), not an object")
             }
-            let id = try InputRules.id(of: fields, idKey: idKey, file: file, place: place)
+            let id = try InputRules.id(of: fields, idKey: idKey, file: file, place: place, idOption: true)
             return JSONRow(id: id, object: object)
         }
     }

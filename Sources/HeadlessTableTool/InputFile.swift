@@ -13,7 +13,7 @@ enum InputFile {
         if path == "-" { return try readToEnd(FileHandle.standardInput, path) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CommandError("\(UsageError.excerpt(path)): no such file")
+            throw CommandError("\(path): no such file")
         }
         if isDirectory.boolValue { throw CommandError("\(path): cannot be read (it is a directory)") }
         let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType

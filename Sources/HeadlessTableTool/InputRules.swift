@@ -23,10 +23,10 @@ enum InputRules {
     static let namedDuplicates = 5
 
     /// The id of `object` (under `idKey`), or the error saying it has none.
-    static func id(of fields: DynamicRecord, idKey: String, file: String, place: @autoclosure () -> String) throws -> RecordValue {
+    static func id(of fields: DynamicRecord, idKey: String, file: String, place: @autoclosure () -> String, idOption: Bool = false) throws -> RecordValue {
         guard let id = fields[idKey], id != .null else {
-            throw CommandError("\(InputFile.name(file)): \(place()) has no \"\(idKey)\" to identify it"
-                + (idKey == "id" ? "" : " (--id names the key)") + "; an id is any JSON value but null")
+            throw CommandError("\(InputFile.name(file)): \(place()) has no \"\(UsageError.excerpt(idKey))\" to identify it"
+                + " (an id is any JSON value but null\(idOption ? "; --id names another key" : ""))")
         }
         return id
     }

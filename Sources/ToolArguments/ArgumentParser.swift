@@ -102,27 +102,28 @@ package enum ArgumentParser {
                     + (command.name.isEmpty ? "" : " for \(command.name)")
                     + suggestion("--" + name, among: command.options.filter { !$0.isHidden }.map(\.spelled)))
             }
-            var value: String
+            let value: String?
             if let equals {
-                value = String(body[body.index(after: equals)...])
-                try option.kind.check(value, option: option.spelled)
+                let text = String(body[body.index(after: equals)...])
+                try option.kind.check(text, option: option.spelled)
+                value = text
             } else if option.kind == .flag {
                 value = ""
             } else if option.valueIsOptional {
                 if index < arguments.count, !arguments[index].hasPrefix("-") {
+                    try option.kind.check(arguments[index], option: option.spelled)
                     value = arguments[index]
                     index += 1
-                    try option.kind.check(value, option: option.spelled)
                 } else {
-                    value = ""
+                    value = nil
                 }
             } else {
                 guard index < arguments.count, !isDeclaredOption(arguments[index], of: command) else {
                     throw UsageError("\(option.spelled) needs a value: \(option.synopsis)")
                 }
+                try option.kind.check(arguments[index], option: option.spelled)
                 value = arguments[index]
                 index += 1
-                try option.kind.check(value, option: option.spelled)
             }
             if parsed.isGiven(name) && !option.repeatable {
                 throw UsageError("\(option.spelled) is given twice: give it once")
@@ -146,7 +147,7 @@ package enum ArgumentParser {
         for (k, declaration) in declared.enumerated() {
             guard k < positionals.count else {
                 if declaration.isOptional { continue }
-                throw UsageError("missing \(declaration.name) (\(declaration.help))")
+                throw UsageError("missing \(declaration.name): \(declaration.help)")
             }
             parsed.set(positionals[k], positional: declaration.name)
         }

@@ -1,25 +1,28 @@
-/// Levenshtein distance, for "did you mean" suggestions.
+/// Edit distance, for "did you mean" suggestions.
 package enum EditDistance {
-    /// The edits (insert, delete, replace a character) from `a` to `b`,
-    /// stopping at `limit + 1` (the words compared are short; longer inputs
-    /// are cut to 64 characters first).
+    /// The edits from `a` to `b` — insert, delete or replace a character, or
+    /// swap two neighbours (optimal string alignment) — at most `limit + 1`
+    /// (the words compared are short: both are cut to 64 characters first).
     package static func distance(_ a: String, _ b: String, limit: Int = 3) -> Int {
         let a = Array(a.prefix(64)), b = Array(b.prefix(64))
         if abs(a.count - b.count) > limit { return limit + 1 }
+        if a.isEmpty || b.isEmpty { return min(limit + 1, max(a.count, b.count)) }
+        var before = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...max(1, a.count) where !a.isEmpty {
+        for i in 1...a.count {
             current[0] = i
-            var best = current[0]
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let replace = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current[j] = min(replace, previous[j] + 1, current[j - 1] + 1)
-                best = min(best, current[j])
+            var best = i
+            for j in 1...b.count {
+                var d = min(previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1), previous[j] + 1, current[j - 1] + 1)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d = min(d, before[j - 2] + 1) }
+                current[j] = d
+                best = min(best, d)
             }
             if best > limit { return limit + 1 }
-            swap(&previous, &current)
+            (before, previous, current) = (previous, current, before)
         }
-        return a.isEmpty ? b.count : previous[b.count]
+        return min(limit + 1, previous[b.count])
     }
 
     /// The candidate closest to `word`, if one is within a third of its

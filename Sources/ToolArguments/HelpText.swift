@@ -7,12 +7,12 @@ package enum HelpText {
     /// The tool's help: usage, the commands, the notes.
     package static func tool(_ tool: ToolDeclaration) -> String {
         var lines = [
-            "\(tool.name) \(tool.version): \(tool.summary)",
-            "",
             "usage: \(tool.name) COMMAND [ARGUMENTS] [OPTIONS]",
             "       \(tool.name) COMMAND --help      a command's arguments and options",
             "       \(tool.name) help [COMMAND]",
             "       \(tool.name) --version",
+            "",
+            "\(tool.name) \(tool.version): \(tool.summary)",
             "",
             "commands:",
         ]

@@ -4,12 +4,18 @@ package struct ParsedArguments: Sendable {
     package let command: CommandDeclaration
     /// The values of each option given, in order (a flag's is `""`).
     package private(set) var values: [String: [String]] = [:]
+    /// The options with an optional value given without one (`--index` alone).
+    package private(set) var bare: Set<String> = []
     /// The positionals given, by name.
     package private(set) var positionals: [String: String] = [:]
 
     init(command: CommandDeclaration) { self.command = command }
 
-    mutating func add(_ value: String, to option: String) { values[option, default: []].append(value) }
+    /// Adds a value of `option` (nil: given without its optional value).
+    mutating func add(_ value: String?, to option: String) {
+        values[option, default: []].append(value ?? "")
+        if value == nil { bare.insert(option) } else { bare.remove(option) }
+    }
     mutating func set(_ value: String, positional name: String) { positionals[name] = value }
 
     /// Whether `--name` was given.
@@ -20,7 +26,7 @@ package struct ParsedArguments: Sendable {
 
     /// The value of `--name`, or its default; nil when neither (or given without its optional value).
     package func string(_ name: String) -> String? {
-        if let value = values[name]?.last { return value.isEmpty && command.option(name)?.valueIsOptional == true ? nil : value }
+        if let value = values[name]?.last { return bare.contains(name) ? nil : value }
         return command.option(name)?.defaultValue
     }
 
