@@ -86,7 +86,7 @@ enum ScrollCommand {
         // By default, 10 points a frame: a finger's slow scroll.
         let stepSize = jump ? height : (parsed.number("step") ?? 10)
         let rows = Rows(count: count, heights: heights, texts: texts)
-        let statistics = try withExtendedLifetime(rows) { try scroll(rows, viewport: height, rowHeight: rowHeight, step: stepSize) }
+        let statistics = try withExtendedLifetime(rows) { try scroll(rows, viewport: height, rowHeight: rowHeight, step: stepSize, jump: jump) }
         switch format {
         case .json:
             output.out(statistics.json + "\n")
@@ -109,7 +109,7 @@ enum ScrollCommand {
     static func points(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x) }
 
     /// Scrolls a table of `rows` from top to bottom in steps, frame by frame.
-    static func scroll(_ rows: Rows, viewport: Double, rowHeight: Double, step: Double) throws -> Statistics {
+    static func scroll(_ rows: Rows, viewport: Double, rowHeight: Double, step: Double, jump: Bool = false) throws -> Statistics {
         let table = TableView(viewportHeight: viewport)
         table.rowHeight = rowHeight
         try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
@@ -120,8 +120,14 @@ enum ScrollCommand {
         let end = max(0, table.contentHeight - viewport)
         let frames = (end / step).rounded(.up) + 1
         if frames > Double(maximumFrames) {
+            let count = frames < 1e15 ? String(Int(frames)) : String(frames)
+            if jump {
+                throw CommandError.usage(
+                    "--jump with a viewport of \(points(viewport)) points would take \(count) frames to scroll \(points(end)) points;"
+                        + " at most \(maximumFrames): give a taller --height")
+            }
             throw CommandError.usage(
-                "--step \(points(step)) would take \(frames < 1e15 ? String(Int(frames)) : String(frames)) frames to scroll \(points(end)) points;"
+                "--step \(points(step)) would take \(count) frames to scroll \(points(end)) points;"
                     + " at most \(maximumFrames): give a --step of at least \(points((end / Double(maximumFrames - 1) * 100).rounded(.up) / 100)), or --jump")
         }
         var offset = 0.0

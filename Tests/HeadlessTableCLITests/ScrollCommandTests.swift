@@ -56,6 +56,8 @@ import HeadlessTable
             (["--rows", "1000000", "--step", "0.01"],
              "--step 0.01 would take 4399940001 frames to scroll 43999400 points; at most 10000000: give a --step of at least 4.4, or --jump"),
             (["--rows=10", "x.json"], "give DATA or --rows, not both"),
+            (["--rows", "1000000", "--row-height", "10000", "--height", "1", "--jump"],
+             "--jump with a viewport of 1 points would take 10000000000 frames to scroll 9999999999 points; at most 10000000: give a taller --height"),
             (["--row-height", "10", "--random-heights"], "--row-height and --random-heights go one at a time"),
             (["--step", "5", "--jump"], "--step and --jump go one at a time"),
         ] {
