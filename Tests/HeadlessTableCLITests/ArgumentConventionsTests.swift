@@ -226,6 +226,19 @@ import ToolArguments
             """)
     }
 
+    /// The largest values in the ranges do not trap.
+    @Test func theLargestValuesAreFine() {
+        let folder = TemporaryFolder()
+        let path = folder.file("people.json", Self.people)
+        let max = String(Int.max)
+        for sort in [[], ["--sort", "name"], ["--sort", "city", "--section-key", "city"]] {
+            #expect(runCLI(["query", path, "--limit", max, "--offset", max, "--format", "json"] + sort).status == 0, "\(sort)")
+            let some = runCLI(["query", path, "--limit", max, "--offset", "1", "--format", "json"] + sort)
+            #expect(some.status == 0 && some.out.contains(#""ids":[2]}]}"#), "\(sort): \(some)")
+        }
+        #expect(runCLI(["render", path, "--offset", max, "--height", "100000", "--width", "10000"]).status == 0)
+    }
+
     @Test func sectionKeysAndTextKeysAreCheckedInTheCommandLinesWords() {
         let folder = TemporaryFolder()
         let path = folder.file("people.json", Self.people)

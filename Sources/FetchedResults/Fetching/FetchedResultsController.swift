@@ -231,7 +231,7 @@ public final class FetchedResultsController<R: Record & Codable> {
                 if let last = sections.last, last.name == name {
                     sections[sections.count - 1].count += 1
                 } else {
-                    guard seen.insert(name).inserted else { throw .sectionsOutOfOrder(index: k + fetchRequest.fetchOffset, sectionName: name) }
+                    guard seen.insert(name).inserted else { throw .sectionsOutOfOrder(index: k.addingReportingOverflow(fetchRequest.fetchOffset).overflow ? Int.max : k + fetchRequest.fetchOffset, sectionName: name) }
                     sections.append((name, 1))
                 }
             }
