@@ -21,6 +21,9 @@ let package = Package(
         // Internals the layers share (a lock that needs no newer OS, a Fenwick tree).
         // Not a product: nothing outside the package imports it.
         .target(name: "InternalTableUtilities"),
+        // The command-line parser the tool and the benchmarks share: commands
+        // declare their arguments once; parsing, usage and help come from that.
+        .target(name: "ToolArguments"),
         // The diff: identities, the linear-time sectioned diff, staged changesets,
         // and UIKit's batch-update rules on a plain value model. Standard library only
         // (and the shared internals).
@@ -32,13 +35,13 @@ let package = Package(
         // Text snapshots for XCTest and Swift Testing.
         .target(name: "TableSnapshotTesting", dependencies: ["HeadlessTable", "InternalTableUtilities"]),
         // The command-line tool's commands, as a library: tests and benchmarks call them in-process.
-        .target(name: "HeadlessTableTool", dependencies: ["HeadlessTable", "PhotoDiary", "InternalTableUtilities"]),
+        .target(name: "HeadlessTableTool", dependencies: ["HeadlessTable", "PhotoDiary", "InternalTableUtilities", "ToolArguments"]),
         // The command-line tool: a few lines that run HeadlessTableTool.
         .executableTarget(name: "headless-table", dependencies: ["HeadlessTableTool"]),
         // `swift run -c release table-benchmarks`
         .executableTarget(
             name: "table-benchmarks",
-            dependencies: ["HeadlessTable", "InternalTableUtilities"],
+            dependencies: ["HeadlessTable", "InternalTableUtilities", "ToolArguments"],
             path: "Benchmarks/TableBenchmarks"
         ),
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),
@@ -73,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessTableCLITests",
-            dependencies: ["HeadlessTableTool", "headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "InternalTableUtilities"],
+            dependencies: ["HeadlessTableTool", "headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "InternalTableUtilities", "ToolArguments"],
             exclude: ["__Snapshots__"]
         ),
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),

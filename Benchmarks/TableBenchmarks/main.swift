@@ -1,46 +1,82 @@
 import Foundation
 import InternalTableUtilities
+import ToolArguments
 
 // table-benchmarks: `swift run -c release table-benchmarks [--filter REGEX] [--format text|json]
-// [--compare SAVED.json] [--list]`. Save a run with `--format json > saved.json`; a later
-// run with `--compare saved.json` prints each benchmark's median then and now.
+// [--compare SAVED.json] [--list]` (`--help` says it all, from the declaration below). Save a
+// run with `--format json > saved.json`; a later run with `--compare saved.json` prints each
+// benchmark's median then and now.
 //
 // Every workload runs in a child process (this executable with `--child NAME`),
 // and prints its result as JSON for the parent to collect.
 
 #if DEBUG
-FileHandle.standardError.write(Data("table-benchmarks measures optimized code only: run `swift run -c release table-benchmarks`.\n".utf8))
-exit(2)
+exit(BenchmarkCommand.run(arguments: Array(CommandLine.arguments.dropFirst()), optimized: false))
 #else
-var command = BenchmarkCommand(arguments: Array(CommandLine.arguments.dropFirst()))
-exit(command.run())
+exit(BenchmarkCommand.run(arguments: Array(CommandLine.arguments.dropFirst()), optimized: true))
 #endif
 
-struct BenchmarkCommand {
-    var arguments: [String]
-    let workloads: [Workload] = DiffWorkloads.all + FetchWorkloads.all + SearchWorkloads.all + StoreWorkloads.all + PredicateWorkloads.all + TableWorkloads.all + RenderWorkloads.all + SnapshotWorkloads.all + BindingWorkloads.all
+/// The benchmarks' command line, declared once (help and usage come from it).
+enum BenchmarkCommand {
+    static let declaration = CommandDeclaration(
+        "",
+        summary: "runs HeadlessTable's benchmarks, each workload in a child process, and prints their medians",
+        options: [
+            OptionDeclaration("filter", .text("REGEX"), help: "only the workloads whose name the regular expression matches"),
+            OptionDeclaration("format", .choice(["text", "json"]), help: "text for people, json to save and compare", default: "text"),
+            OptionDeclaration("compare", .text("SAVED.json"), help: "also prints each median beside a saved --format json run's"),
+            .flag("list", help: "lists the workloads instead of running them"),
+            OptionDeclaration("profile", .text("NAME"), help: "runs only workload NAME's subject, repeatedly, for about five seconds (for perf and valgrind)"),
+            OptionDeclaration("child", .text("NAME"), help: "runs workload NAME and prints its result as JSON", isHidden: true),
+        ],
+        exclusive: [["profile", "list", "compare", "child"], ["profile", "filter"], ["child", "filter"]],
+        discussion: "Build optimized: swift run -c release table-benchmarks. Save a run with --format json > saved.json; a later run with --compare saved.json prints each benchmark's median then and now.")
 
-    mutating func option(_ name: String) -> String? {
-        guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
-        defer { arguments.removeSubrange(i...(i + 1)) }
-        return arguments[i + 1]
-    }
+    static var workloads: [Workload] { DiffWorkloads.all + FetchWorkloads.all + SearchWorkloads.all + StoreWorkloads.all + PredicateWorkloads.all + TableWorkloads.all + RenderWorkloads.all + SnapshotWorkloads.all + BindingWorkloads.all }
 
-    func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("table-benchmarks: \(message)\nusage: table-benchmarks [--filter REGEX] [--format text|json] [--compare SAVED.json] [--list] | --profile NAME\n".utf8))
+    static func fail(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("table-benchmarks: \(message)\nrun 'table-benchmarks --help' for usage\n".utf8))
         return 2
     }
 
-    mutating func run() -> Int32 {
-        if let child = option("--child") {
-            guard let workload = workloads.first(where: { $0.name == child }) else { return fail("no workload named \(child)") }
+    /// Help, version and usage errors in any build; the benchmarks only optimized.
+    static func run(arguments: [String], optimized: Bool) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            switch try ArgumentParser.parse(arguments, single: declaration, tool: "table-benchmarks", version: PackageVersion.current) {
+            case .help(let text), .version(let text), .missingCommand(let text):
+                FileHandle.standardOutput.write(Data(text.utf8))
+                return 0
+            case .run(let arguments):
+                parsed = arguments
+            }
+        } catch {
+            return fail(error.message)
+        }
+        guard optimized else {
+            FileHandle.standardError.write(Data("table-benchmarks measures optimized code only: run `swift run -c release table-benchmarks`.\n".utf8))
+            return 2
+        }
+        return run(parsed)
+    }
+
+    /// `no workload named X (did you mean Y?)`.
+    static func unknown(_ name: String) -> String {
+        "no workload named \(UsageError.excerpt(name))"
+            + (EditDistance.closest(to: name, among: workloads.map(\.name)).map { " (did you mean \($0)?)" } ?? "")
+            + "; --list lists them"
+    }
+
+    static func run(_ parsed: ParsedArguments) -> Int32 {
+        if let child = parsed.string("child") {
+            guard let workload = workloads.first(where: { $0.name == child }) else { return fail(unknown(child)) }
             guard let data = try? JSONEncoder().encode(runWorkload(workload)) else { return 1 }
             FileHandle.standardOutput.write(data)
             return 0
         }
-        if let name = option("--profile") {
+        if let name = parsed.string("profile") {
             // For perf and valgrind: only the subject, repeatedly, for about five seconds.
-            guard let workload = workloads.first(where: { $0.name == name }) else { return fail("no workload named \(name)") }
+            guard let workload = workloads.first(where: { $0.name == name }) else { return fail(unknown(name)) }
             keepHeapWarm()
             let prepared = workload.prepare()
             let start = _Monotonic.nanoseconds()
@@ -49,13 +85,10 @@ struct BenchmarkCommand {
             print("\(runs) runs")
             return 0
         }
-        let format = option("--format") ?? "text"
-        guard format == "text" || format == "json" else { return fail("--format takes text or json") }
-        let filter = option("--filter")
-        let comparePath = option("--compare")
-        let list = arguments.contains("--list")
-        arguments.removeAll { $0 == "--list" }
-        if !arguments.isEmpty { return fail("unexpected \(arguments.joined(separator: " "))") }
+        let format = parsed.string("format") ?? "text"
+        let filter = parsed.string("filter")
+        let comparePath = parsed.string("compare")
+        let list = parsed.flag("list")
 
         var selected = workloads
         if let filter {

@@ -1,6 +1,7 @@
 import Foundation
 import HeadlessTable
 import InternalTableUtilities
+import ToolArguments
 
 /// `headless-table browse DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…]
 /// [--section-key KEY | --index KEY [--locale L]] [--text KEY] [--detail KEY]`
@@ -12,12 +13,27 @@ import InternalTableUtilities
 /// the change shown; `q` or Ctrl-C quits. It uses the terminal's size, redraws
 /// when it changes, and puts the terminal back as it was on the way out.
 enum BrowseCommand {
-    static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
-        var query = try Query.parse(&arguments, limits: false)
-        let textKey = try arguments.option("--text")
-        let detailKey = try arguments.option("--detail")
-        let file = try arguments.positional("DATA (a JSON array of objects)")
-        try arguments.finish()
+    static let declaration = CommandDeclaration(
+        "browse",
+        summary: "DATA's objects as an interactive table in the terminal",
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects")],
+        options: Query.options(limits: false) + [
+            OptionDeclaration("text", .text("KEY"), help: "the field a row shows", defaultNote: "title, name or text"),
+            OptionDeclaration("detail", .text("KEY"), help: "a field shown at the right of a row"),
+        ],
+        exclusive: [["section-key", "index"]],
+        discussion: """
+            Keys: ↑/↓ (or k/j) move the selection, PgUp/PgDn a page, Home/End to the ends;
+            / searches as you type (Enter browses the results, Esc cancels); d deletes the
+            selected object; q or Ctrl-C quits. Standard input and output must be a terminal.
+            """)
+
+    static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
+        var query = try Query.parse(parsed)
+        let textKey = parsed.string("text")
+        let detailKey = parsed.string("detail")
+        let file = parsed.positional("DATA") ?? "-"
+        if file == "-" { throw CommandError.usage("browse reads its keys from standard input: give DATA as a file") }
         try query.compile()
         guard Terminal.isInteractive else {
             throw CommandError("browse draws on a terminal: run it with standard input and output on one (for text, use render)")

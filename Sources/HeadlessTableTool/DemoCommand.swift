@@ -1,14 +1,21 @@
 import Foundation
 import HeadlessTable
 import PhotoDiary
+import ToolArguments
 
 /// `headless-table demo [--store PATH]`: the photo diary story (see
 /// Examples/PhotoDiary) on the embedded store — a temporary file, or PATH,
 /// kept afterwards.
 enum DemoCommand {
-    static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
-        let path = try arguments.option("--store")
-        try arguments.finish()
+    static let declaration = CommandDeclaration(
+        "demo",
+        summary: "the photo diary's story on the embedded store, step by step, as a person would see it",
+        options: [
+            OptionDeclaration("store", .text("PATH"), help: "keeps the store in PATH (a store left by an earlier run starts over); without it, a temporary file"),
+        ])
+
+    static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
+        let path = parsed.string("store")
         let file = path.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("headless-table-demo-\(UUID().uuidString).json")
         defer { if path == nil { try? FileManager.default.removeItem(at: file) } }

@@ -1,33 +1,82 @@
 import Foundation
 import HeadlessTable
+import ToolArguments
 
 /// `headless-table diff OLD NEW [--id KEY] [--format text|json]
 /// [--render [--width W] [--height H] [--ascii] [--text KEY] [--detail KEY]]`
+/// (the declaration below is what the tool takes and its help shows).
 enum DiffCommand {
-    static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
-        let idKey = try arguments.option("--id") ?? "id"
-        let format = try OutputFormat.parse(try arguments.option("--format"))
-        let render = arguments.flag("--render")
-        let quiet = arguments.flag("--quiet")
-        let look = try Look.parse(&arguments)
-        let oldPath = try arguments.positional("OLD (a fetch result as JSON)")
-        let newPath = try arguments.positional("NEW (a fetch result as JSON)")
-        try arguments.finish()
-        if render && format == .json { throw CommandError.usage("--render draws text: it does not go with --format json") }
+    static let declaration = CommandDeclaration(
+        "diff",
+        summary: "the batch updates from one fetch result (a JSON file) to another; --render draws each stage",
+        positionals: [
+            PositionalDeclaration("OLD", help: "the fetch result before, as JSON (- for standard input)"),
+            PositionalDeclaration("NEW", help: "the fetch result after, as JSON (- for standard input)"),
+        ],
+        options: [
+            OptionDeclaration("id", .text("KEY"), help: "the key whose value identifies a row", default: "id"),
+            OutputFormat.option,
+            .flag("render", help: "draws each stage as a table applies it: the table before, the batch, after"),
+            ReadProgress.quietOption,
+        ] + Look.options(requires: "render", height: "the tallest stage, at most 50"),
+        discussion: """
+            A fetch result is {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]} or a plain
+            array of objects (one section named ""). A row's content is its whole object: a
+            changed object is a reload. In JSON, paths are [section,row]; deleted, reloaded and
+            moved-from paths are before their stage, inserted and moved-to after it; rowCounts
+            are every section's rows after the stage; duplicates is always [] (duplicate ids
+            are refused).
+            """)
+
+    static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
+        let idKey = parsed.string("id") ?? "id"
+        let format = OutputFormat(parsed)
+        let render = parsed.flag("render")
+        let look = Look(parsed)
+        let oldPath = parsed.positional("OLD") ?? "-", newPath = parsed.positional("NEW") ?? "-"
+        if render && format == .json && parsed.isGiven("format") {
+            throw CommandError.usage("--render draws text: it does not go with --format json")
+        }
+        if idKey.isEmpty { throw CommandError.usage("--id needs a KEY, not an empty one") }
+        try InputFile.checkStandardInputOnce([oldPath, newPath])
+
+        let quiet = parsed.flag("quiet")
 
         if render {
             let old = try FetchResultFile.read(oldPath, idKey: idKey, quiet: quiet)
+            try checkUnique(old, file: oldPath)
             let new = try FetchResultFile.read(newPath, idKey: idKey, quiet: quiet)
+            try checkUnique(new, file: newPath)
+            let records = (old + new).lazy.flatMap(\.rows).compactMap { row -> DynamicRecord? in
+                if case .record(let record) = row.object { record } else { nil }
+            }
+            try look.checkKeys(records)
             return output.out(try rendered(TableChangeset(from: old, to: new), from: old, to: new, look: look))
         }
         // Without --render only identities and whether contents changed count:
         // rows are kept as an identity and a digest of the object.
         let old = try FetchResultFile.read(oldPath, idKey: idKey, quiet: quiet, as: DigestRow.self)
+        try checkUnique(old, file: oldPath)
         let new = try FetchResultFile.read(newPath, idKey: idKey, quiet: quiet, as: DigestRow.self)
+        try checkUnique(new, file: newPath)
         let changeset = TableChangeset(from: old, to: new)
         switch format {
         case .json: output.out(json(changeset) + "\n")
         case .text: output.out(text(changeset, from: old))
+        }
+    }
+
+    /// The input rules: ids are unique in a file (across its sections).
+    static func checkUnique<Row: FetchResultRow>(_ sections: [TableSection<Row>], file: String) throws {
+        let ids = sections.flatMap { $0.rows.map(\.id) }
+        try InputRules.checkUnique(ids, file: file) { k in
+            if sections.count == 1 && sections[0].name.isEmpty { return "object \(k)" }
+            var k = k
+            for (s, section) in sections.enumerated() {
+                if k < section.rows.count { return "section \(s) (\(section.name.debugDescription)), object \(k)" }
+                k -= section.rows.count
+            }
+            return "object \(k)"
         }
     }
 

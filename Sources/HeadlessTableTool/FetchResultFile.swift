@@ -87,7 +87,7 @@ enum FetchResultFile {
             return [TableSection(name: "", rows: try rows(objects, idKey: idKey, file: path, section: nil))]
         case .record(let record):
             guard let sections = record["sections"] else {
-                throw CommandError("\(path): expected an array of objects or {\"sections\":[…]}, found an object without \"sections\"")
+                throw CommandError("\(InputFile.name(path)): expected an array of objects or {\"sections\":[…]}, found an object without \"sections\"")
             }
             guard case .array(let list) = sections else {
                 throw CommandError("\(path): \"sections\" is \(article(sections)), not an array")
@@ -111,7 +111,7 @@ enum FetchResultFile {
                 return TableSection(name: name, rows: try rows(list, idKey: idKey, file: path, section: (k, name)))
             }
         default:
-            throw CommandError("\(path): expected an array of objects or {\"sections\":[…]}, found \(article(value))")
+            throw CommandError("\(InputFile.name(path)): expected an array of objects or {\"sections\":[…]}, found \(article(value))")
         }
     }
 
@@ -120,20 +120,19 @@ enum FetchResultFile {
     }
 
     static func row<Row: FetchResultRow>(_ object: RecordValue, at k: Int, idKey: String, file: String, section: (Int, String)?) throws -> Row {
+        let place = section.map { "section \($0.0) (\($0.1.debugDescription)), object \(k)" } ?? "object \(k)"
         guard case .record(let fields) = object else {
-            let place = section.map { "section \($0.0) (\($0.1.debugDescription)), object \(k)" } ?? "object \(k)"
-            throw CommandError("\(file): \(place) is \(article(object)), not an object")
+            throw CommandError("\(InputFile.name(file)): \(place) is \(article(object)), not an object")
         }
-        guard let id = fields[idKey] else {
-            let place = section.map { "section \($0.0) (\($0.1.debugDescription)), object \(k)" } ?? "object \(k)"
-            throw CommandError("\(file): \(place) has no \"\(idKey)\" key to identify it (use --id to name another key)")
-        }
+        let id = try InputRules.id(of: fields, idKey: idKey, file: file, place: place, idOption: true)
         return Row(id: id, object: object)
     }
 
-    /// A reader of the file at `path`, with a progress line for long reads
-    /// (unless `quiet`).
+    /// A reader of the file at `path` (`-`: standard input), with a progress
+    /// line for long reads of a file (unless `quiet`). Pipes, FIFOs and
+    /// `/dev/stdin` are read to their end.
     static func open(_ path: String, quiet: Bool) throws -> JSONStreamReader {
+        if path == "-" { return JSONStreamReader(fileDescriptor: FileHandle.standardInput.fileDescriptor) }
         let reader: JSONStreamReader
         do {
             reader = try JSONStreamReader(contentsOfFile: path)
@@ -151,7 +150,7 @@ enum FetchResultFile {
         do {
             return try step()
         } catch let error as JSONError {
-            throw CommandError("\(path): malformed JSON at \(error)")
+            throw CommandError("\(InputFile.name(path)): malformed JSON at \(error)")
         }
     }
 
@@ -172,7 +171,7 @@ enum FetchResultFile {
         guard try parsing(path, { try reader.beginArray() }) else {
             let value = try parsing(path, { try reader.readValue() })
             try parsing(path, { try reader.finish() })
-            throw CommandError("\(path): expected an array of objects, found \(article(value))")
+            throw CommandError("\(InputFile.name(path)): expected an array of objects, found \(article(value))")
         }
         var problem: (any Error)?
         var k = 0

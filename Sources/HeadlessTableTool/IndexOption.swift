@@ -1,5 +1,6 @@
 import Foundation
 import HeadlessTable
+import ToolArguments
 
 /// `--index KEY [--locale L]`, shared by `query`, `render` and `browse`: the
 /// sections are the locale's index sections of KEY (`A`…`Z`, `#`; German folds
@@ -12,23 +13,30 @@ struct IndexOption {
     /// The locale's collation (English's without `--locale`).
     var collation: TableIndexCollation
 
-    /// Takes `--index KEY` and `--locale L` from the command line; nil without
-    /// `--index KEY`. A bare `--index` (the last argument, or before another
-    /// option) is left where it is for `render`, whose `--index` alone shows the
-    /// sections' index titles; elsewhere it is refused.
-    static func parse(_ arguments: inout ArgumentList, bareIndexIsAFlag: Bool) throws -> IndexOption? {
-        let key = try arguments.optionWithValue("--index")
-        let locale = try arguments.option("--locale")
-        if key == nil && !bareIndexIsAFlag && arguments.flag("--index") {
-            throw CommandError.usage("--index needs a KEY, as in --index name (sections by the index titles of name)")
-        }
-        guard let key else {
+    /// `--index KEY` (for `render`, `--index [KEY]`: alone, it shows the
+    /// sections' index titles) and `--locale L`.
+    static func options(bareIndexIsAFlag: Bool) -> [OptionDeclaration] {
+        [
+            OptionDeclaration(
+                "index", .text("KEY"),
+                help: bareIndexIsAFlag
+                    ? "sections by the locale's index of KEY (A…Z, #), shown beside the table; alone, shows --section-key's index titles"
+                    : "sections by the locale's index of KEY (A…Z, #), as a contacts list",
+                valueIsOptional: bareIndexIsAFlag),
+            OptionDeclaration("locale", .text("L"), help: "the index's alphabet: de, sv, ru, el, … (English without it)", requires: "index"),
+        ]
+    }
+
+    /// `--index KEY` and `--locale L` as given; nil without `--index KEY`.
+    static func parse(_ parsed: ParsedArguments) throws -> IndexOption? {
+        let locale = parsed.string("locale")
+        guard let key = parsed.string("index") else {
             if locale != nil { throw CommandError.usage("--locale goes with --index KEY: it chooses the index's alphabet") }
             return nil
         }
         if key.isEmpty { throw CommandError.usage("--index needs a KEY, not an empty one") }
         if let locale, locale.isEmpty || !locale.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) {
-            throw CommandError.usage("--locale takes a locale identifier, as in --locale de or --locale sv_SE, not '\(locale)'")
+            throw CommandError.usage("--locale takes a locale identifier, as in --locale de or --locale sv_SE, not '\(UsageError.excerpt(locale))'")
         }
         return IndexOption(key: key, collation: TableIndexCollation(localeIdentifier: locale ?? "en"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HeadlessTable
+import ToolArguments
 
 #if canImport(Darwin)
 import Darwin
@@ -24,6 +25,9 @@ final class ReadProgress {
         self.name = name
         self.total = total
     }
+
+    /// `--quiet`, for every command that reads DATA.
+    static let quietOption = OptionDeclaration.flag("quiet", help: "no progress line on standard error while a big file is read")
 
     /// Whether standard error is a terminal.
     static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeadlessTable
+import ToolArguments
 
 /// `headless-table render DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]… [--sort KEY[,-KEY]…]
 /// [--section-key KEY | --index KEY [--locale L]] [--text KEY] [--detail KEY] [--width W] [--height H] [--offset Y | --row S,R]
@@ -10,22 +11,38 @@ import HeadlessTable
 /// header. A bare `--index` shows the sections' index titles beside the table
 /// (with `--section-key`); `--index KEY` sections by KEY's index and shows it.
 enum RenderCommand {
-    static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
-        var query = try Query.parse(&arguments, limits: false, bareIndexIsAFlag: true)
-        let look = try Look.parse(&arguments)
-        let offset = try ArgumentList.wholeNumber(try arguments.option("--offset"), "--offset", minimum: 0)
-        let row = try arguments.option("--row").map(path)
-        let index = arguments.flag("--index") || query.index != nil
-        let search = try arguments.option("--search")
-        let file = try arguments.positional("DATA (a JSON array of objects)")
-        try arguments.finish()
-        if offset != nil && row != nil { throw CommandError.usage("--offset and --row go one at a time") }
-        if index && query.sectionKey == nil && query.index == nil { throw CommandError.usage("--index shows the sections' index titles: give --section-key too") }
+    static let declaration = CommandDeclaration(
+        "render",
+        summary: "DATA's objects drawn as a table's window shows them: a line per row and per section header",
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (- for standard input)")],
+        options: Query.options(limits: false, bareIndexIsAFlag: true)
+            + Look.options(requires: nil, height: "20")
+            + [
+                OptionDeclaration("offset", .integer("Y", 0...Int.max), help: "scrolled Y lines down"),
+                OptionDeclaration("row", .text("S,R"), help: "scrolled to row R of section S"),
+                OptionDeclaration("search", .text("TEXT"), help: "a search field, and only the rows whose text contains TEXT (case and diacritics ignored)"),
+            ],
+        exclusive: [["offset", "row"]],
+        discussion: """
+            A row's text is its --text field, else its title, name or text, else the object
+            without its id.
+            """)
+
+    static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
+        var query = try Query.parse(parsed)
+        let look = Look(parsed)
+        let offset = parsed.integer("offset")
+        let row = try parsed.string("row").map(path)
+        let index = parsed.isGiven("index")
+        let search = parsed.string("search")
+        let file = parsed.positional("DATA") ?? "-"
+        if index && query.sectionKey == nil && query.index == nil { throw CommandError.usage("--index alone shows the sections' index titles: give --section-key too, or --index KEY") }
         try query.compile()
 
         // A search keeps the objects whose text contains the search text.
         let matching = try search.flatMap { $0.isEmpty ? nil : try RecordTable.matching($0, textKey: look.textKey) }
         let sections = try query.sections(of: file, also: matching)
+        try look.checkKeys(sections.lazy.flatMap(\.objects).map(\.fields))
         let source = RecordTable(
             sections: sections.map { .init(name: query.sectionKey == nil ? nil : $0.name, rows: $0.objects.map(\.fields)) },
             textKey: look.textKey, detailKey: look.detailKey)
@@ -39,7 +56,7 @@ enum RenderCommand {
             if let offset { try table.setContentOffset(Double(offset)) }
             if let row { try table.scrollToRow(at: row, at: .top) }
         } catch {
-            throw CommandError("--row: \(error)")
+            throw CommandError("--row \(row.map { "\($0.section),\($0.row)" } ?? ""): \(error)")
         }
         output.out(try look.renderer().text(for: table.currentFrame))
     }
@@ -48,39 +65,11 @@ enum RenderCommand {
     static func path(_ text: String) throws -> TablePath {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 2, let section = parts[0], let row = parts[1], section >= 0, row >= 0 else {
-            throw CommandError.usage("--row takes SECTION,ROW, as in --row 0,12, not '\(text)'")
+            throw CommandError.usage("--row takes SECTION,ROW, as in --row 0,12, not '\(UsageError.excerpt(text))'")
         }
         return TablePath(row: row, section: section)
     }
 
-}
-
-/// How a command draws tables: `--width W`, `--height H`, `--ascii`, `--text KEY`, `--detail KEY`.
-struct Look {
-    var width = 60
-    /// Nil when not given: each command has its own default.
-    var height: Int?
-    var ascii = false
-    var textKey: String?
-    var detailKey: String?
-
-    static func parse(_ arguments: inout ArgumentList) throws -> Look {
-        var look = Look()
-        look.width = try ArgumentList.wholeNumber(try arguments.option("--width"), "--width", minimum: 1) ?? look.width
-        look.height = try ArgumentList.wholeNumber(try arguments.option("--height"), "--height", minimum: 1)
-        look.ascii = arguments.flag("--ascii")
-        look.textKey = try arguments.option("--text")
-        look.detailKey = try arguments.option("--detail")
-        return look
-    }
-
-    func renderer() throws -> TextRenderer {
-        do {
-            return try TextRenderer(width: width, style: ascii ? .ascii : .box, pointsPerLine: 1)
-        } catch {
-            throw CommandError.usage("--width: \(error)")
-        }
-    }
 }
 
 /// A table of JSON objects: a section per name (with a header when it has

@@ -1,6 +1,7 @@
 import Foundation
 import HeadlessTable
 import InternalTableUtilities
+import ToolArguments
 
 /// `headless-table scroll [DATA] [--rows N] [--height H] [--row-height h|--random-heights]
 /// [--step S|--jump] [--format text|json]`
@@ -42,38 +43,51 @@ enum ScrollCommand {
         }
     }
 
-    static func run(_ arguments: inout ArgumentList, output: CommandOutput) throws {
-        let format = try OutputFormat.parse(try arguments.option("--format"))
-        let rowsText = try arguments.option("--rows")
-        let height = try number(try arguments.option("--height"), "--height") ?? 600
-        let rowHeight = try number(try arguments.option("--row-height"), "--row-height")
-        let randomHeights = arguments.flag("--random-heights")
-        let step = try number(try arguments.option("--step"), "--step")
-        let jump = arguments.flag("--jump")
-        let quiet = arguments.flag("--quiet")
-        let path = arguments.next()
-        try arguments.finish()
-        if rowHeight != nil && randomHeights { throw CommandError.usage("--row-height and --random-heights go one at a time") }
-        if step != nil && jump { throw CommandError.usage("--step and --jump go one at a time") }
-        if path != nil && rowsText != nil { throw CommandError.usage("give DATA or --rows, not both") }
+    /// The most frames a scroll may take: a smaller `--step` is refused.
+    static let maximumFrames = 10_000_000
+
+    static let declaration = CommandDeclaration(
+        "scroll",
+        summary: "scrolls a table (DATA's objects, or N rows) top to bottom and prints what reuse did: frames, cells created and reused, most cells alive, time per frame",
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (- for standard input); without it, --rows", isOptional: true)],
+        options: [
+            OptionDeclaration("rows", .integer("N", 0...10_000_000), help: "generated rows, when there is no DATA", default: "1000"),
+            OptionDeclaration("height", .number("H", 1...1_000_000), help: "the viewport's height in points", default: "600"),
+            OptionDeclaration("row-height", .number("h", 0.1...10_000), help: "every row's height in points", default: "44"),
+            .flag("random-heights", help: "rows of seeded random heights from 20 to 80 points"),
+            OptionDeclaration("step", .number("S", 0.01...1_000_000_000), help: "points scrolled a frame", default: "10"),
+            .flag("jump", help: "scrolls a viewport a frame"),
+            OutputFormat.option,
+            ReadProgress.quietOption,
+        ],
+        exclusive: [["row-height", "random-heights"], ["step", "jump"]],
+        discussion: "A scroll takes at most \(maximumFrames) frames: a --step that would need more is refused.")
+
+    static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
+        let format = OutputFormat(parsed)
+        let height = parsed.number("height") ?? 600
+        let rowHeight = parsed.number("row-height") ?? 44
+        let randomHeights = parsed.flag("random-heights")
+        let jump = parsed.flag("jump")
+        let path = parsed.positional("DATA")
+        if path != nil && parsed.isGiven("rows") { throw CommandError.usage("give DATA or --rows, not both") }
 
         let count: Int
         let texts: (Int) -> String
         if let path {
-            var objects: [RecordValue] = []
-            try FetchResultFile.forEachElement(of: path, quiet: quiet) { _, object in objects.append(object) }
+            let objects = try InputRules.objects(path, quiet: parsed.flag("quiet"))
             count = objects.count
-            texts = { JSON.string(objects[$0]) }
+            texts = { JSON.string(.record(objects[$0])) }
         } else {
-            count = try ArgumentList.wholeNumber(rowsText, "--rows", minimum: 0) ?? 1_000
+            count = parsed.integer("rows") ?? 1_000
             texts = { "Row \($0 + 1)" }
         }
         var generator = SeededHeights(seed: 42)
         let heights = randomHeights ? (0..<count).map { _ in generator.next() } : nil
         // By default, 10 points a frame: a finger's slow scroll.
-        let stepSize = jump ? height : (step ?? 10)
+        let stepSize = jump ? height : (parsed.number("step") ?? 10)
         let rows = Rows(count: count, heights: heights, texts: texts)
-        let statistics = try withExtendedLifetime(rows) { try scroll(rows, viewport: height, rowHeight: rowHeight ?? 44, step: stepSize) }
+        let statistics = try withExtendedLifetime(rows) { try scroll(rows, viewport: height, rowHeight: rowHeight, step: stepSize, jump: jump) }
         switch format {
         case .json:
             output.out(statistics.json + "\n")
@@ -95,14 +109,8 @@ enum ScrollCommand {
 
     static func points(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x) }
 
-    static func number(_ text: String?, _ option: String) throws -> Double? {
-        guard let text else { return nil }
-        guard let x = Double(text), x.isFinite, x > 0 else { throw CommandError.usage("\(option) takes a number above 0, not '\(text)'") }
-        return x
-    }
-
     /// Scrolls a table of `rows` from top to bottom in steps, frame by frame.
-    static func scroll(_ rows: Rows, viewport: Double, rowHeight: Double, step: Double) throws -> Statistics {
+    static func scroll(_ rows: Rows, viewport: Double, rowHeight: Double, step: Double, jump: Bool = false) throws -> Statistics {
         let table = TableView(viewportHeight: viewport)
         table.rowHeight = rowHeight
         try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
@@ -111,6 +119,18 @@ enum ScrollCommand {
         try table.reloadData()
         var statistics = Statistics(rows: rows.count, frames: 1, maxVisibleRows: table.indexPathsForVisibleRows.count)
         let end = max(0, table.contentHeight - viewport)
+        let frames = (end / step).rounded(.up) + 1
+        if frames > Double(maximumFrames) {
+            let count = frames < 1e15 ? String(Int(frames)) : String(frames)
+            if jump {
+                throw CommandError.usage(
+                    "--jump with a viewport of \(points(viewport)) points would take \(count) frames to scroll \(points(end)) points;"
+                        + " at most \(maximumFrames): give a taller --height")
+            }
+            throw CommandError.usage(
+                "--step \(points(step)) would take \(count) frames to scroll \(points(end)) points;"
+                    + " at most \(maximumFrames): give a --step of at least \(points((end / Double(maximumFrames - 1) * 100).rounded(.up) / 100)), or --jump")
+        }
         var offset = 0.0
         while offset < end {
             offset = min(end, offset + step)

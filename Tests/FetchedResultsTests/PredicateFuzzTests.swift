@@ -103,7 +103,7 @@ import TableTestSupport
             "x == " + String(repeating: "{", count: 5_000) + String(repeating: "}", count: 5_000),
             "x == " + String(repeating: "-", count: 5_000) + "1",
             "x == " + String(repeating: "sqrt(", count: 5_000) + "1" + String(repeating: ")", count: 5_000),
-            // Chains nest the tree as deeply.
+            // Chains longer than 1,000 links (the tree as deep).
             "x == " + String(repeating: "1 + ", count: 5_000) + "1",
             "x == " + String(repeating: "2 ** ", count: 5_000) + "1",
             "a" + String(repeating: ".b", count: 5_000) + " == 1",
@@ -119,13 +119,13 @@ import TableTestSupport
                 for format in formats { fine = fine && (try? FormatPredicate(format: format)) == nil }
                 if let predicate = try? FormatPredicate(format: deepest) { fine = fine && (try? predicate.evaluate(with: ["a": 2])) == true }
                 if let predicate = try? FormatPredicate(format: chain) { fine = fine && (try? predicate.evaluate(with: ["x": 2])) == false }
-                // Twenty levels always fit, and so do chains of fifty (not with the
+                // Twenty levels always fit, and so do chains of 150 (not with the
                 // address sanitizer's much larger frames: there, only no crash).
                 if !isRunningUnderAddressSanitizer {
                     let modest = "x == " + String(repeating: "sqrt(", count: 20) + "16" + String(repeating: ")", count: 20)
                     fine = fine && (try? FormatPredicate(format: modest).evaluate(with: ["x": 1])) == false
-                    let sum = "x == " + String(repeating: "1 + ", count: 49) + "1"
-                    fine = fine && (try? FormatPredicate(format: sum).evaluate(with: ["x": 50])) == true
+                    let sum = "x == " + String(repeating: "1 + ", count: 149) + "1"
+                    fine = fine && (try? FormatPredicate(format: sum).evaluate(with: ["x": 150])) == true
                 }
                 continuation.resume(returning: fine)
             }
@@ -133,6 +133,50 @@ import TableTestSupport
             thread.start()
         }
         #expect(ok)
+    }
+
+    /// Chains are long, not deep: `age > 1 + 1 + …` with 150 flat terms
+    /// parses and evaluates (the nesting limit counts nesting); chains are
+    /// limited by their own count of links.
+    @Test func flatChainsCountLinksNotNesting() async throws {
+        let sum = "age > " + Array(repeating: "1", count: 150).joined(separator: " + ")
+        #expect(try FormatPredicate(format: sum).evaluate(with: ["age": 151]))
+        #expect(try !FormatPredicate(format: sum).evaluate(with: ["age": 150]))
+        let longest = "x == " + Array(repeating: "1", count: 1_001).joined(separator: " + ")
+        let tooLong = "x == " + Array(repeating: "1", count: 1_002).joined(separator: " + ")
+        #expect((try? FormatPredicate(format: longest)) != nil)
+        #expect(throws: PredicateSyntaxError.self) { try FormatPredicate(format: tooLong) }
+        do {
+            _ = try FormatPredicate(format: tooLong)
+        } catch {
+            #expect(error.expected == "at most 1000 operators in a chain")
+        }
+        // Nesting inside a chain still counts as nesting, and chains inside nesting as links.
+        let nested = "x == " + String(repeating: "(1 + ", count: 101) + "1" + String(repeating: ")", count: 101)
+        #expect(throws: PredicateSyntaxError.self) { try FormatPredicate(format: nested) }
+        // The longest chains parse, evaluate, print and are dropped on a 512 KiB
+        // thread, and parse (or are refused) and are dropped on a 64 KiB one.
+        let outcomes = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
+            let thread = Thread {
+                var outcomes: [String] = []
+                let predicate = try? FormatPredicate(format: longest)
+                outcomes.append((try? predicate?.evaluate(with: ["x": 1_001])).map { "\($0)" } ?? "failed")
+                outcomes.append(predicate.map { "\($0.predicateFormat.count)" } ?? "failed")
+                continuation.resume(returning: outcomes)
+            }
+            thread.stackSize = 512 * 1024
+            thread.start()
+        }
+        #expect(outcomes == ["true", "\(longest.count)"])
+        let small = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let thread = Thread {
+                let parsed = (try? FormatPredicate(format: longest)) != nil
+                continuation.resume(returning: parsed ? "parsed" : "refused")
+            }
+            thread.stackSize = 64 * 1024
+            thread.start()
+        }
+        #expect(["parsed", "refused"].contains(small))
     }
 
     /// On a thread of 64 KiB of stack, deep nesting of every kind is a nesting

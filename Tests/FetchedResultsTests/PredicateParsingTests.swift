@@ -197,7 +197,7 @@ import TableTestSupport
         (String(repeating: "(", count: 150) + "a > 1" + String(repeating: ")", count: 150), []),
         (String(repeating: "NOT ", count: 150) + "a > 1", []),
         ("x == " + String(repeating: "-", count: 150) + "1", []),
-        ("{1} UNION {2} == x", []), ("x == " + String(repeating: "1 + ", count: 120) + "1", []),
+        ("{1} UNION {2} == x", []), ("x == " + String(repeating: "1 + ", count: 1_001) + "1", []),
     ]
 }
 

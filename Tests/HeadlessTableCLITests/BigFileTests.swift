@@ -3,6 +3,7 @@ import HeadlessTable
 import TableTestSupport
 import Testing
 @testable import HeadlessTableTool
+import ToolArguments
 
 /// python3 on the PATH, if there is one.
 let pythonForTheGenerator: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
@@ -75,8 +76,7 @@ struct BigFileTests {
 
         for options in [[], ["--where", "age >= 40 AND active == true", "--limit", "500", "--offset", "20"],
                         ["--where", "age >= 40", "--sort", "city,-score"], ["--section-key", "city", "--sort", "city,name"]] {
-            var arguments = ArgumentList(options)
-            var query = try Query.parse(&arguments, limits: true)
+            var query = try Query.parse(try ArgumentParser.parse(options + [old], command: QueryCommand.declaration))
             try query.compile()
             let result = runCLI(["query", old] + options)
             #expect(result.status == 0, "\(options): \(result.err)")

@@ -18,6 +18,15 @@ import TableTestSupport
             let oldPath = folder.file("old\(k).json", fetchResultJSON(old))
             let newPath = folder.file("new\(k).json", fetchResultJSON(new))
             let result = runCLI(["diff", oldPath, newPath, "--format", "json"])
+            // Duplicate ids are refused (exit 1, the ids named), as in every command.
+            func duplicated(_ table: Table) -> Bool { let ids = table.flatMap(\.rows).map(\.id); return Set(ids).count < ids.count }
+            if duplicated(old) || duplicated(new) {
+                if result.status != 1 || result.out != "" || !result.err.contains(": duplicate id") {
+                    failures += 1
+                    if failures <= 3 { Issue.record("seed \(seed): duplicates not refused: \(result.status) \(result.err)") }
+                }
+                continue
+            }
             let problems = result.status != 0
                 ? ["exit status \(result.status): \(result.err)"]
                 : JSONReplay.problems(output: try JSON.parse(result.out), old: old, new: new)

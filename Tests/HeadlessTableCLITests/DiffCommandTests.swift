@@ -25,16 +25,21 @@ import TableTestSupport
 
     @Test func plainArraysAndAnotherIdentityKey() {
         let folder = TemporaryFolder()
-        let old = folder.file("old.json", #"[{"key":"a","n":1},{"key":"b","n":2},{"key":"a","n":3}]"#)
+        let old = folder.file("old.json", #"[{"key":"a","n":1},{"key":"b","n":2},{"key":"d","n":3}]"#)
         let new = folder.file("new.json", #"[{"key":"b","n":2},{"key":"c","n":1}]"#)
         let result = runCLI(["diff", "--id", "key", old, new, "--format", "json"])
         #expect(result.status == 0)
         #expect(result.out == """
             {"stages":[{"deletedSections":[],"insertedSections":[],"movedSections":[],"reloadedSections":[],\
             "deletedRows":[[0,0],[0,2]],"insertedRows":[[0,1]],"movedRows":[],"reloadedRows":[],\
-            "rowCounts":[2]}],"duplicates":["a"]}
+            "rowCounts":[2]}],"duplicates":[]}
 
             """)
+        // Duplicate ids are an error in diff as in every command (the JSON's duplicates stays []).
+        let twice = folder.file("twice.json", #"[{"key":"a","n":1},{"key":"b","n":2},{"key":"a","n":3}]"#)
+        let duplicates = runCLI(["diff", "--id=key", twice, new])
+        #expect(duplicates.status == 1 && duplicates.out == "")
+        #expect(duplicates.err == "headless-table: \(twice): duplicate id \"a\" (object 0 and object 2); ids must be unique\n")
     }
 
     @Test func textForPeople() {
@@ -77,9 +82,17 @@ import TableTestSupport
         BadInput(name: "trailing text", old: "[]", new: "[] []", arguments: [], status: 1,
                  message: "headless-table: NEW: malformed JSON at line 1, column 4: expected the end of the text after the value, found '['\n"),
         BadInput(name: "object without the id key", old: "[{\"id\":1},{\"name\":\"x\"}]", new: "[]", arguments: [], status: 1,
-                 message: "headless-table: OLD: object 1 has no \"id\" key to identify it (use --id to name another key)\n"),
+                 message: "headless-table: OLD: object 1 has no \"id\" to identify it (an id is any JSON value but null; --id names another key)\n"),
+        BadInput(name: "a null id", old: "[{\"id\":1}]", new: "[{\"id\":null}]", arguments: [], status: 1,
+                 message: "headless-table: NEW: object 0 has no \"id\" to identify it (an id is any JSON value but null; --id names another key)\n"),
+        BadInput(name: "duplicate ids", old: "[{\"id\":1},{\"id\":2},{\"id\":1},{\"id\":2},{\"id\":1}]", new: "[]", arguments: [], status: 1,
+                 message: "headless-table: OLD: duplicate ids 1 (object 0 and object 2), 2 (object 1 and object 3), 1 (object 0 and object 4); ids must be unique\n"),
+        BadInput(name: "duplicate ids across sections", old: "[]",
+                 new: "{\"sections\":[{\"name\":\"A\",\"objects\":[{\"id\":\"x\"}]},{\"name\":\"B\",\"objects\":[{\"id\":\"x\"}]}]}",
+                 arguments: [], status: 1,
+                 message: "headless-table: NEW: duplicate id \"x\" (section 0 (\"A\"), object 0 and section 1 (\"B\"), object 0); ids must be unique\n"),
         BadInput(name: "object without the --id key", old: "[{\"id\":1}]", new: "[]", arguments: ["--id", "uuid"], status: 1,
-                 message: "headless-table: OLD: object 0 has no \"uuid\" key to identify it (use --id to name another key)\n"),
+                 message: "headless-table: OLD: object 0 has no \"uuid\" to identify it (an id is any JSON value but null; --id names another key)\n"),
         BadInput(name: "objects is not an array", old: "{\"sections\":[{\"name\":\"A\",\"objects\":{}}]}", new: "[]", arguments: [], status: 1,
                  message: "headless-table: OLD: section 0 (\"A\"): \"objects\" is an object, not an array\n"),
         BadInput(name: "section without objects", old: "{\"sections\":[{\"name\":\"A\"}]}", new: "[]", arguments: [], status: 1,
@@ -97,11 +110,11 @@ import TableTestSupport
         BadInput(name: "a string document", old: "\"rows\"", new: "[]", arguments: [], status: 1,
                  message: "headless-table: OLD: expected an array of objects or {\"sections\":[…]}, found a string\n"),
         BadInput(name: "unknown format", old: "[]", new: "[]", arguments: ["--format", "xml"], status: 2,
-                 message: "headless-table: --format takes text or json, not 'xml'\ntry 'headless-table help'\n"),
+                 message: "headless-table: --format takes text or json, not 'xml'\nrun 'headless-table diff --help' for usage\n"),
         BadInput(name: "unknown option", old: "[]", new: "[]", arguments: ["--fast"], status: 2,
-                 message: "headless-table: unknown option --fast\ntry 'headless-table help'\n"),
+                 message: "headless-table: unknown option --fast for diff\nrun 'headless-table diff --help' for usage\n"),
         BadInput(name: "option without value", old: "[]", new: "[]", arguments: ["--id"], status: 2,
-                 message: "headless-table: --id needs a value\ntry 'headless-table help'\n"),
+                 message: "headless-table: --id needs a value: --id KEY\nrun 'headless-table diff --help' for usage\n"),
     ]
 
     @Test(arguments: badInputs)
@@ -119,7 +132,7 @@ import TableTestSupport
     @Test func missingArgumentsAndUnknownCommands() {
         let one = runCLI(["diff", "only-one.json"])
         #expect(one.status == 2 && one.out == "")
-        #expect(one.err == "headless-table: missing NEW (a fetch result as JSON)\ntry 'headless-table help'\n")
+        #expect(one.err == "headless-table: missing NEW: the fetch result after, as JSON (- for standard input)\nrun 'headless-table diff --help' for usage\n")
         let unknown = runCLI(["difff"])
         #expect(unknown.status == 2 && unknown.err.hasPrefix("headless-table: unknown command 'difff'"))
         let none = runCLI([])

@@ -22,7 +22,7 @@ import TableTestSupport
         #expect(ok.status == 0 && ok.err == "")
         #expect(ok.out.hasPrefix("{\"stages\":[{\"deletedSections\":[]"))
         let bad = try Self.run(["diff", old, folder.url.appendingPathComponent("nope.json").path])
-        #expect(bad.status == 1 && bad.out == "" && bad.err.hasSuffix("nope.json: no such file\n"))
+        #expect(bad.status == 1 && bad.out == "" && bad.err.hasSuffix("nope.json: no such file\n"), "\(bad.err)")
         let usage = try Self.run(["diff"])
         #expect(usage.status == 2 && usage.out == "")
     }

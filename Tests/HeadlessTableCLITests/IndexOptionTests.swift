@@ -4,6 +4,7 @@ import HeadlessTable
 import TableSnapshotTesting
 import TableTestSupport
 @testable import HeadlessTableTool
+import ToolArguments
 
 /// `--index KEY [--locale L]` on `query`, `render` and `browse`: sections by a
 /// locale's index of a key, rows sorted by its collation.
@@ -64,9 +65,8 @@ import TableTestSupport
 
     @Test func browseSectionsAndSearchesByTheIndex() throws {
         let folder = TemporaryFolder()
-        var arguments = ArgumentList(["--index", "name", "--locale", "de"])
-        var query = try Query.parse(&arguments, limits: false)
-        try arguments.finish()
+        let parsed = try ArgumentParser.parse(["people.json", "--index", "name", "--locale", "de"], command: BrowseCommand.declaration)
+        var query = try Query.parse(parsed)
         try query.compile()
         let browser = try Browser(file: folder.file("people.json", Self.people), query: query, textKey: nil, detailKey: nil)
         #expect(browser.table.sectionIndexTitles == ["A", "O", "Z", "#"])
@@ -76,10 +76,10 @@ import TableTestSupport
     }
 
     @Test(arguments: [
-        ("query", ["--index"], "--index needs a KEY, as in --index name (sections by the index titles of name)"),
-        ("query", ["--index", "--format", "json"], "--index needs a KEY, as in --index name (sections by the index titles of name)"),
-        ("query", ["--locale", "de"], "--locale goes with --index KEY: it chooses the index's alphabet"),
-        ("query", ["--index", "name", "--section-key", "name"], "--index KEY makes the sections (KEY's index titles): give it or --section-key, not both"),
+        ("query", ["--index"], "--index needs a value: --index KEY"),
+        ("query", ["--index", "--format", "json"], "--index needs a value: --index KEY"),
+        ("query", ["--locale", "de"], "--locale applies only with --index"),
+        ("query", ["--index", "name", "--section-key", "name"], "--section-key and --index go one at a time"),
         ("query", ["--index", "name", "--locale", "de DE"], "--locale takes a locale identifier, as in --locale de or --locale sv_SE, not 'de DE'"),
         ("render", ["--index", "", "--locale", "de"], "--index needs a KEY, not an empty one"),
         ("render", ["--locale", "de", "--index"], "--locale goes with --index KEY: it chooses the index's alphabet"),

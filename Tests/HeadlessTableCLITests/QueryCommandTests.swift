@@ -73,17 +73,19 @@ import TableTestSupport
                         ^
 
                 """),
-            (["--where", "name > 5"], 1, "headless-table: the predicate failed: > cannot take a string and an int\n"),
+            (["--where", "name > 5"], 1, "headless-table: --where: > cannot take a string and an int (evaluating name > 5)\n"),
             (["--where", "age > $MIN"], 1, "headless-table: --where needs $MIN: bind it with --var MIN=JSON\n"),
             (["--where", "age > %@", "--arg", "thirty"], 1,
              #"headless-table: --arg 1: "thirty" is not JSON (line 1, column 1: expected 'true', found 't'); a string needs quotes: '"Anna"'"# + "\n"),
-            (["--where", "age > $X", "--var", "X"], 2, "headless-table: --var takes NAME=JSON, as in --var MIN=18, not 'X'\ntry 'headless-table help'\n"),
-            (["--arg", "1"], 2, "headless-table: --arg and --var go with --where\ntry 'headless-table help'\n"),
-            (["--limit", "-1"], 2, "headless-table: --limit takes a whole number of at least 0, not '-1'\ntry 'headless-table help'\n"),
-            (["--sort", "a,,b"], 2, "headless-table: --sort takes key paths separated by commas, - before a descending one; '' is empty\ntry 'headless-table help'\n"),
-            (["--section-key", "city"], 1, "headless-table: An instance of NSFetchedResultsController requires a fetch request with sort descriptors\n"),
-            (["--section-key", "city", "--sort", "age"], 1,
-             "headless-table: The fetched object at index 3 has an out of order section name 'Berlin'. Objects must be sorted by section name\n"),
+            (["--where", "age > $X", "--var", "X"], 2, "headless-table: --var takes NAME=JSON, as in --var MIN=18, not 'X'\nrun 'headless-table query --help' for usage\n"),
+            (["--arg", "1"], 2, "headless-table: --arg applies only with --where\nrun 'headless-table query --help' for usage\n"),
+            (["--limit", "-1"], 2, "headless-table: --limit takes a whole number of at least 0, not '-1'\nrun 'headless-table query --help' for usage\n"),
+            (["--sort", "a,,b"], 2, "headless-table: --sort takes key paths separated by commas, - before a descending one; '' is empty\nrun 'headless-table query --help' for usage\n"),
+            (["--section-key", "city"], 2,
+             "headless-table: --section-key city needs --sort city,…: the first sort key orders the sections\nrun 'headless-table query --help' for usage\n"),
+            (["--section-key", "city", "--sort", "age"], 2,
+             "headless-table: --section-key city needs --sort city,…: the first sort key orders the sections (the first sort key is age)\n"
+                + "run 'headless-table query --help' for usage\n"),
         ]
         for (arguments, status, err) in cases {
             let result = query(arguments)
@@ -95,8 +97,9 @@ import TableTestSupport
         for (data, err) in [
             (#"{"id":1}"#, "expected an array of objects, found an object"),
             (#"[{"id":1},3]"#, "object 1 is a number, not an object"),
-            (#"[{"id":1},{"name":"x"}]"#, "object 1 has no \"id\" to identify it"),
-            (#"[{"id":1},{"id":2},{"id":1.0}]"#, "objects 0 and 2 have the same id, 1.0"),
+            (#"[{"id":1},{"name":"x"}]"#, "object 1 has no \"id\" to identify it (an id is any JSON value but null)"),
+            (#"[{"id":1},{"id":null}]"#, "object 1 has no \"id\" to identify it (an id is any JSON value but null)"),
+            (#"[{"id":1},{"id":2},{"id":1.0}]"#, "duplicate id 1.0 (object 0 and object 2); ids must be unique"),
         ] {
             let path = folder.file("data.json", data)
             let result = runCLI(["query", path])

@@ -53,16 +53,20 @@ import TableTestSupport
     }
 
     @Test(arguments: [
-        (["--width", "0"], "--width takes a whole number of at least 1, not '0'", 2),
-        (["--width", "20000"], "--width: A text renderer's width must be 1 to 10000 columns, not 20000.", 2),
-        (["--height", "x"], "--height takes a whole number of at least 1, not 'x'", 2),
+        (["--width", "0"], "--width takes a whole number from 1 to 10000, not '0'", 2),
+        (["--width", "20000"], "--width takes a whole number from 1 to 10000, not '20000'", 2),
+        (["--height", "x"], "--height takes a whole number from 1 to 100000, not 'x'", 2),
+        (["--height", "1000000"], "--height takes a whole number from 1 to 100000, not '1000000'", 2),
+        (["--text", "nosuch"], "--text nosuch: no object has the key \"nosuch\"", 1),
+        (["--text", "nmae"], "--text nmae: no object has the key \"nmae\" (did you mean name?)", 1),
+        (["--detail", "agee"], "--detail agee: no object has the key \"agee\" (did you mean age?)", 1),
         (["--offset", "-1"], "--offset takes a whole number of at least 0, not '-1'", 2),
         (["--offset", "1", "--row", "0,1"], "--offset and --row go one at a time", 2),
         (["--row", "1"], "--row takes SECTION,ROW, as in --row 0,12, not '1'", 2),
-        (["--row", "0,99"], "--row: invalid index path {0, 99}: section 0 has 8 rows", 1),
-        (["--index"], "--index shows the sections' index titles: give --section-key too", 2),
+        (["--row", "0,99"], "--row 0,99: invalid index path {0, 99}: section 0 has 8 rows", 1),
+        (["--index"], "--index alone shows the sections' index titles: give --section-key too, or --index KEY", 2),
         (["--where", "age >"], "--where: ", 1),
-        (["--limit", "2"], "unknown option --limit", 2),
+        (["--limit", "2"], "unknown option --limit for render", 2),
     ] as [([String], String, Int32)])
     func misuseIsRefused(arguments: [String], message: String, status: Int32) {
         let result = render(arguments)

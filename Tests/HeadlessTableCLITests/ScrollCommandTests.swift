@@ -49,15 +49,21 @@ import HeadlessTable
 
     @Test func badArgumentsAreUsageErrors() {
         for (arguments, message) in [
-            (["--rows", "-1"], "--rows takes a whole number of at least 0, not '-1'"),
-            (["--height", "0"], "--height takes a number above 0, not '0'"),
-            (["--step", "x"], "--step takes a number above 0, not 'x'"),
+            (["--rows", "-1"], "--rows takes a whole number from 0 to 10000000, not '-1'"),
+            (["--rows", "10000001"], "--rows takes a whole number from 0 to 10000000, not '10000001'"),
+            (["--height", "0"], "--height takes a number from 1 to 1000000, not '0'"),
+            (["--step", "x"], "--step takes a number from 0.01 to 1000000000, not 'x'"),
+            (["--rows", "1000000", "--step", "0.01"],
+             "--step 0.01 would take 4399940001 frames to scroll 43999400 points; at most 10000000: give a --step of at least 4.4, or --jump"),
+            (["--rows=10", "x.json"], "give DATA or --rows, not both"),
+            (["--rows", "1000000", "--row-height", "10000", "--height", "1", "--jump"],
+             "--jump with a viewport of 1 points would take 10000000000 frames to scroll 9999999999 points; at most 10000000: give a taller --height"),
             (["--row-height", "10", "--random-heights"], "--row-height and --random-heights go one at a time"),
             (["--step", "5", "--jump"], "--step and --jump go one at a time"),
         ] {
             let result = runCLI(["scroll"] + arguments)
             #expect(result.status == 2 && result.out == "")
-            #expect(result.err == "headless-table: \(message)\ntry 'headless-table help'\n")
+            #expect(result.err == "headless-table: \(message)\nrun 'headless-table scroll --help' for usage\n")
         }
         let missing = runCLI(["scroll", "/nonexistent.json"])
         #expect(missing.status == 1 && missing.err == "headless-table: /nonexistent.json: no such file\n")

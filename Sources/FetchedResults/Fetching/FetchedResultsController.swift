@@ -225,7 +225,10 @@ public final class FetchedResultsController<R: Record & Codable> {
         } else {
             for k in 0..<fetched.count {
                 let name = fetched.sectionName(at: k)
-                guard sections.append(name) else { throw .sectionsOutOfOrder(index: k + fetchRequest.fetchOffset, sectionName: name) }
+                guard sections.append(name) else {
+                    let index = k.addingReportingOverflow(fetchRequest.fetchOffset)
+                    throw .sectionsOutOfOrder(index: index.overflow ? Int.max : index.partialValue, sectionName: name)
+                }
             }
         }
         didFetch(compiled, _OrderedElements(consume fetched), sections: sections.runs)

@@ -137,7 +137,8 @@ struct _Fetched<R: Record>: Sendable {
     @inlinable
     mutating func narrow(offset: Int, limit: Int?) {
         let start = order.startIndex + min(max(0, offset), order.count)
-        let end = limit.map { min(order.endIndex, start + max(0, $0)) } ?? order.endIndex
+        // At most what is left: a limit up to Int.max does not overflow.
+        let end = limit.map { start + min(order.endIndex - start, max(0, $0)) } ?? order.endIndex
         order = order[start..<end]
     }
 

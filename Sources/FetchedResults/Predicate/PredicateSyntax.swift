@@ -270,12 +270,24 @@ extension FormatPredicate.Expression: CustomStringConvertible {
                 e.print(into: &out)
             }
             out += "}"
-        case .arithmetic(let a, let op, let b):
-            // Operands that are themselves arithmetic are parenthesized: the tree
-            // is explicit, whatever the precedence.
-            a.printArithmeticOperand(into: &out)
-            out += " " + op.rawValue + " "
-            b.printArithmeticOperand(into: &out)
+        case .arithmetic:
+            // Right operands that are themselves arithmetic are parenthesized, and
+            // left ones that bind less tightly; a left operand that binds as
+            // tightly or more does not need it (the parser reads chains left to
+            // right): `1 + 2 + 3`, `a * b + c`, `(a + b) * c`, `a - (b - c)`.
+            // The left spine is printed by a loop, so a long chain needs no deep
+            // recursion (and prints without a parenthesis per link).
+            var links: [(FormatPredicate.ArithmeticOperator, FormatPredicate.Expression)] = []
+            var spine = self
+            while case .arithmetic(let a, let op, let b) = spine, links.last.map({ op.precedence >= $0.0.precedence }) ?? true {
+                links.append((op, b))
+                spine = a
+            }
+            spine.printArithmeticOperand(into: &out)
+            for (op, b) in links.reversed() {
+                out += " " + op.rawValue + " "
+                b.printArithmeticOperand(into: &out)
+            }
         case .negation(let e):
             out += "-"
             e.printArithmeticOperand(into: &out)

@@ -24,6 +24,11 @@ struct _PredicateCompiler<Root> {
     /// metadata (macOS 15 / iOS 18); an array of structs holding one does not.
     struct TestBox { let run: Test }
     struct ValueBox { let run: Value }
+    /// A link of an arithmetic chain, compiled: the operator and its right operand.
+    struct ArithmeticStep {
+        let op: FormatPredicate.ArithmeticOperator
+        let operand: Value
+    }
     /// The test of one left value against a prepared constant.
     struct PreparedTest { let run: (RecordValue) throws(PredicateEvaluationError) -> Bool }
 
@@ -240,9 +245,29 @@ struct _PredicateCompiler<Root> {
                 for value in values { result.append(try value.run(root, bindings)) }
                 return .array(result)
             }
-        case .arithmetic(let a, let op, let b):
-            let (x, y) = (try expression(a), try expression(b))
-            return { root, bindings throws(PredicateEvaluationError) in try Values.arithmetic(op, try x(root, bindings), try y(root, bindings)) }
+        case .arithmetic:
+            // A chain `a + b - c …` nests the tree to the left as deep as it is
+            // long: compiled and evaluated by a loop over its links, not by
+            // recursion, so that a long chain needs no more stack than a short one.
+            var links: [(FormatPredicate.ArithmeticOperator, FormatPredicate.Expression)] = []
+            var spine = e
+            while case .arithmetic(let a, let op, let b) = spine {
+                links.append((op, b))
+                spine = a
+            }
+            let first = try expression(spine)
+            var steps: [ArithmeticStep] = []
+            steps.reserveCapacity(links.count)
+            for (op, b) in links.reversed() { steps.append(ArithmeticStep(op: op, operand: try expression(b))) }
+            if steps.count == 1, let step = steps.first {
+                let (op, y) = (step.op, step.operand)
+                return { root, bindings throws(PredicateEvaluationError) in try Values.arithmetic(op, try first(root, bindings), try y(root, bindings)) }
+            }
+            return { root, bindings throws(PredicateEvaluationError) in
+                var x = try first(root, bindings)
+                for step in steps { x = try Values.arithmetic(step.op, x, try step.operand(root, bindings)) }
+                return x
+            }
         case .negation(let a):
             let x = try expression(a)
             return { root, bindings throws(PredicateEvaluationError) in try Values.negate(try x(root, bindings)) }

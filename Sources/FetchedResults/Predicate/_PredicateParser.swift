@@ -20,9 +20,18 @@ import Musl
 /// gets a nesting error instead of an overflow. The functions on the
 /// recursive path keep their frames small (messages are built in separate
 /// functions), which matters in debug builds.
+///
+/// Arithmetic chains (`a + b * c - d`) are parsed, compiled and evaluated by
+/// loops, not by recursion, so their links do not count as nesting; each
+/// link still nests the tree a level, so the links of the chains open at any
+/// point are limited to ``maxChainLinks`` (and to what the stack left holds,
+/// ``stackPerLink`` bytes a link: releasing the tree recurses). Key and index chains (`a.b.c`,
+/// `a[0][1]`) count as nesting.
 struct _PredicateParser {
     /// The deepest nesting of parentheses, braces, NOT, unary minus and calls.
     static let maxDepth = 100
+    /// The most links of arithmetic chains open at once (`1 + 1 + …` with 1,002 terms is too many).
+    static let maxChainLinks = 1_000
 
     typealias Condition = FormatPredicate.Condition
     typealias Expression = FormatPredicate.Expression
@@ -35,6 +44,8 @@ struct _PredicateParser {
     let arguments: [RecordValue]
     var nextArgument = 0
     var depth = 0
+    /// The links of the chains being parsed (each nests the tree a level).
+    var chainLinks = 0
     /// Below this stack address, nesting deeper is refused (nil: not known
     /// yet; 0: the stack cannot be measured, and only the depth limits).
     var stackFloor: UInt?
@@ -123,6 +134,25 @@ struct _PredicateParser {
     }
 
     mutating func leave() { depth -= 1 }
+
+    /// One more link of a chain: the tree a level deeper, the parser's stack not.
+    mutating func link() throws(PredicateSyntaxError) {
+        chainLinks += 1
+        if chainLinks > Self.maxChainLinks { throw chainError() }
+        // What recurses on the tree (releasing it, comparing it) takes a few
+        // frames a level: the stack left must hold them, as for nesting.
+        let floor = stackFloor ?? Self.stackFloor(start: stackStart)
+        stackFloor = floor
+        if floor > 0, Self.stackAddress() < floor + UInt(chainLinks) * Self.stackPerLink { throw chainError() }
+    }
+
+    /// The stack a link of a chain is given for what recurses on the tree.
+    static let stackPerLink: UInt = 256
+
+    @inline(never)
+    func chainError() -> PredicateSyntaxError {
+        error("at most \(Self.maxChainLinks) operators in a chain", found: "more")
+    }
 
     /// An address on the current stack (which grows down).
     @inline(never)
@@ -314,15 +344,17 @@ struct _PredicateParser {
         }
     }
 
-    // Each link of a chain (`a + b + c`, `a.b.c`, `a[0][1]`) nests the tree one
-    // level deeper, and counts toward the limit like a parenthesis.
+    // Each link of an arithmetic chain (`a + b + c`) nests the tree one level
+    // deeper, and counts toward the chain limit (not toward nesting: the loops
+    // below parse it, and the compiler's compiles it, without recursing). A
+    // key or index (`a.b`, `a[0]`) counts as nesting.
 
     mutating func parseExpression(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parseMultiplicative(context)
         var links = 0
-        defer { depth -= links }
+        defer { chainLinks -= links }
         while tag == .plus || tag == .minus {
-            try enter()
+            try link()
             links += 1
             let token = current
             advance()
@@ -334,9 +366,9 @@ struct _PredicateParser {
     mutating func parseMultiplicative(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parsePower(context)
         var links = 0
-        defer { depth -= links }
+        defer { chainLinks -= links }
         while tag == .star || tag == .slash {
-            try enter()
+            try link()
             links += 1
             let token = current
             advance()
@@ -351,9 +383,9 @@ struct _PredicateParser {
     mutating func parsePower(_ context: Context) throws(PredicateSyntaxError) -> Expression {
         var e = try parseUnary(context)
         var links = 0
-        defer { depth -= links }
+        defer { chainLinks -= links }
         while tag == .power {
-            try enter()
+            try link()
             links += 1
             let token = current
             advance()
@@ -395,6 +427,7 @@ struct _PredicateParser {
         defer { depth -= links }
         while true {
             if tag == .dot || tag == .leftBracket {
+                // Keys and indexes are compiled by recursion: they count as nesting.
                 try enter()
                 links += 1
             }

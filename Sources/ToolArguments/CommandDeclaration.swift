@@ -1,0 +1,49 @@
+/// A command of a tool, declared once: what it takes and what it does.
+/// Parsing (``ArgumentParser``) and help (``HelpText``) read only this.
+package struct CommandDeclaration: Sendable {
+    /// The word that runs it (`diff`); empty for a tool without commands.
+    package var name: String
+    /// One line for the tool's list of commands.
+    package var summary: String
+    package var positionals: [PositionalDeclaration]
+    package var options: [OptionDeclaration]
+    /// Options of which at most one may be given (`--offset` and `--row`).
+    package var exclusive: [[String]]
+    /// Paragraphs after the options in the command's help.
+    package var discussion: String
+
+    package init(
+        _ name: String, summary: String, positionals: [PositionalDeclaration] = [], options: [OptionDeclaration] = [],
+        exclusive: [[String]] = [], discussion: String = ""
+    ) {
+        self.name = name
+        self.summary = summary
+        self.positionals = positionals
+        self.options = options
+        self.exclusive = exclusive
+        self.discussion = discussion
+    }
+
+    /// The option called `name` (without dashes), if declared.
+    package func option(_ name: String) -> OptionDeclaration? { options.first { $0.name == name } }
+}
+
+/// A tool: its commands, its version, and the notes its help ends with.
+package struct ToolDeclaration: Sendable {
+    package var name: String
+    package var version: String
+    package var summary: String
+    package var commands: [CommandDeclaration]
+    /// Paragraphs after the list of commands in the tool's help.
+    package var notes: String
+
+    package init(name: String, version: String, summary: String, commands: [CommandDeclaration], notes: String = "") {
+        self.name = name
+        self.version = version
+        self.summary = summary
+        self.commands = commands
+        self.notes = notes
+    }
+
+    package func command(_ name: String) -> CommandDeclaration? { commands.first { $0.name == name } }
+}
