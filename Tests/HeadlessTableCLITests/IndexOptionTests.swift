@@ -64,15 +64,13 @@ import TableTestSupport
 
     @Test func browseSectionsAndSearchesByTheIndex() throws {
         let folder = TemporaryFolder()
-        var arguments = ArgumentList(["--index", "name", "--locale", "de"])
-        var query = try Query.parse(&arguments, limits: false)
-        try arguments.finish()
-        try query.compile()
-        let browser = try Browser(file: folder.file("people.json", Self.people), query: query, textKey: nil, detailKey: nil)
-        #expect(browser.table.sectionIndexTitles == ["A", "O", "Z", "#"])
-        #expect((0..<browser.table.numberOfSections).map { browser.table.numberOfRows(inSection: $0) } == [5, 2, 1, 5])
-        try browser.search.update(text: "o")
-        #expect(browser.search.resultsTable.sectionIndexTitles == ["O", "Z"])
+        var arguments = ArgumentList(["--index", "name", "--locale", "de", folder.file("people.json", Self.people)])
+        let browser = try BrowseSession(try BrowseCommand.Options.parse(&arguments)).model
+        #expect(browser.indexTitles == ["A", "O", "Z", "#"])
+        #expect(browser.sectionCounts == [5, 2, 1, 5])
+        browser.handle(.character("/"))
+        browser.handle(.character("o"))
+        #expect(browser.indexTitles == ["O", "Z"])
     }
 
     @Test(arguments: [
