@@ -38,7 +38,7 @@ let package = Package(
         // `swift run -c release table-benchmarks`
         .executableTarget(
             name: "table-benchmarks",
-            dependencies: ["HeadlessTable", "InternalTableUtilities"],
+            dependencies: ["HeadlessTable", "HeadlessTableTool", "InternalTableUtilities"],
             path: "Benchmarks/TableBenchmarks"
         ),
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),

@@ -18,7 +18,7 @@ exit(command.run())
 
 struct BenchmarkCommand {
     var arguments: [String]
-    let workloads: [Workload] = DiffWorkloads.all + FetchWorkloads.all + SearchWorkloads.all + StoreWorkloads.all + PredicateWorkloads.all + TableWorkloads.all + RenderWorkloads.all + SnapshotWorkloads.all + BindingWorkloads.all
+    let workloads: [Workload] = DiffWorkloads.all + FetchWorkloads.all + SearchWorkloads.all + StoreWorkloads.all + PredicateWorkloads.all + TableWorkloads.all + RenderWorkloads.all + SnapshotWorkloads.all + BindingWorkloads.all + BrowseWorkloads.all
 
     mutating func option(_ name: String) -> String? {
         guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }

@@ -90,13 +90,31 @@ enum BrowseCommand {
 
 /// A browse's data: the store (in memory, or a file), the fetch, the model;
 /// and what happens to the deletes on the way out.
-final class BrowseSession {
-    let model: BrowserModel
+package final class BrowseSession {
+    /// The browser.
+    package let model: BrowserModel
     let context: ObjectContext<DynamicObject>
     /// `--write`: DATA's path and its objects in its order.
-    let writeBack: (path: String, objects: [DynamicObject])?
+    private(set) var writeBack: (path: String, objects: [DynamicObject])?
 
-    init(_ options: BrowseCommand.Options) throws {
+    /// A browse of the objects `arguments` (browse's, DATA among them) say,
+    /// with DATA's objects given already read (for the benchmark: the time
+    /// from the data read to the first screen).
+    package convenience init(arguments: [String], objects: [DynamicObject]) throws {
+        var list = ArgumentList(arguments)
+        try self.init(try BrowseCommand.Options.parse(&list), read: objects)
+    }
+
+    /// Seconds each step of opening took (`store`, `fetch`, `model`), for the benchmark.
+    package private(set) var timings: [String: Double] = [:]
+
+    init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
+        var clock = Date()
+        var timings: [String: Double] = [:]
+        func lap(_ step: String) {
+            timings[step] = Date().timeIntervalSince(clock)
+            clock = Date()
+        }
         let store: ObjectStore<DynamicObject>
         var load = options.file
         if let path = options.store {
@@ -114,12 +132,21 @@ final class BrowseSession {
                 throw CommandError.usage("--store \(path) is new (or empty): give DATA to load into it")
             }
         } else {
-            store = ObjectStore<DynamicObject>()
+            // In memory: the store starts with DATA's objects (no inserts to save).
+            let file = options.file ?? ""
+            let objects = try read ?? Self.read(file)
+            do {
+                store = try ObjectStore<DynamicObject>(persistence: SeededPersistence(objects))
+            } catch {
+                throw CommandError("\(file): \(error)")
+            }
             context = ObjectContext(store: store)
+            writeBack = options.write ? (file, objects) : nil
+            load = nil
         }
         var loaded: [DynamicObject] = []
         if let file = load {
-            loaded = try Self.read(file)
+            loaded = try read ?? Self.read(file)
             do {
                 for object in loaded { try context.insert(object) }
                 _ = try context.save()
@@ -127,8 +154,8 @@ final class BrowseSession {
                 throw CommandError("\(file): \(error)")
             }
         }
-        load = nil
-        writeBack = options.write ? options.file.map { ($0, loaded) } : nil
+        lap("store")
+        if options.store != nil { writeBack = nil }
 
         let query = options.query
         let request = FetchRequest<DynamicObject>(
@@ -140,6 +167,7 @@ final class BrowseSession {
             throw CommandError("\(error)")
         }
         let sections = (controller.sections ?? []).map { (name: $0.name, indexTitle: $0.indexTitle, objects: $0.objects) }
+        lap("fetch")
         let context = context
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
         model = BrowserModel(
@@ -150,6 +178,8 @@ final class BrowseSession {
             try context.delete(object.id)
             _ = try context.save()
         }
+        lap("model")
+        self.timings = timings
     }
 
     /// DATA's objects in order; each needs a unique id (not null).
@@ -239,5 +269,36 @@ package enum Key: Equatable, Sendable {
             i += 1
         }
         return keys
+    }
+}
+
+/// A store in memory that starts with objects already saved: loading a file
+/// into it costs one pass, not an insert and a save per object.
+final class SeededPersistence: StorePersistence {
+    typealias Object = DynamicObject
+    let objects: _LockedObjects
+
+    /// The objects, released once loaded.
+    final class _LockedObjects: @unchecked Sendable {
+        let lock = NSLock()
+        var objects: [DynamicObject]?
+        init(_ objects: [DynamicObject]) { self.objects = objects }
+    }
+
+    init(_ objects: [DynamicObject]) { self.objects = _LockedObjects(objects) }
+
+    func load() throws(StoreError) -> StoreContents<DynamicObject> {
+        objects.lock.lock()
+        let list = objects.objects ?? []
+        objects.objects = nil
+        objects.lock.unlock()
+        let records = list.enumerated().map { k, object in StoredRecord(record: object, sequence: Int64(k + 1), version: 1) }
+        return StoreContents(records: records, version: list.isEmpty ? 0 : 1, nextSequence: Int64(list.count + 1))
+    }
+
+    func changesSinceLastRead() throws(StoreError) -> ExternalChanges<DynamicObject> { .none }
+
+    func commit(_ prepare: (ExternalChanges<DynamicObject>) throws(StoreError) -> StoreChangeSet<DynamicObject>?) throws(StoreError) {
+        _ = try prepare(.none)
     }
 }
