@@ -564,6 +564,9 @@ package final class BrowserModel {
     /// the search field and the table's window, and a status line; each
     /// `columns` wide. The status line shows the last change once.
     package func screen() -> [String] {
+        // The selection kept within the table and in view (the window is a
+        // line shorter with the search field; a delete in the results shortens the whole table).
+        select(place.selected)
         let title = " \(name) — \(live.count) object\(live.count == 1 ? "" : "s")" + (results.map { ", \($0.count) found" } ?? "")
         var body: [String] = []
         if let renderer = try? TextRenderer(width: columns, pointsPerLine: 1) {
