@@ -511,8 +511,13 @@ package final class BrowserModel {
         let list = self.list
         let runs = runsOfList
         let height = viewportLines
-        let top = place.top
         let selected = place.selected
+        // The selection in view: the window is a line shorter while the
+        // search field shows; the table keeps its place for when it goes.
+        var top = place.top
+        let selectedLine = line(of: selected)
+        if selectedLine < top { top = selectedLine } else if selectedLine >= top + height { top = selectedLine - height + 1 }
+        top = Swift.max(0, Swift.min(top, contentLines - height))
         var elements: [TableFrame.Element] = []
         var y = top
         let total = contentLines
@@ -564,9 +569,9 @@ package final class BrowserModel {
     /// the search field and the table's window, and a status line; each
     /// `columns` wide. The status line shows the last change once.
     package func screen() -> [String] {
-        // The selection kept within the table and in view (the window is a
-        // line shorter with the search field; a delete in the results shortens the whole table).
-        select(place.selected)
+        // The selection kept within the table (a delete in the results
+        // shortens the whole table).
+        place.selected = Swift.min(Swift.max(0, list.count - 1), place.selected)
         let title = " \(name) — \(live.count) object\(live.count == 1 ? "" : "s")" + (results.map { ", \($0.count) found" } ?? "")
         var body: [String] = []
         if let renderer = try? TextRenderer(width: columns, pointsPerLine: 1) {
