@@ -124,7 +124,7 @@ package final class BrowseSession {
                 throw CommandError("--store \(path): \(error)")
             }
             context = ObjectContext(store: store)
-            let count = (try? context.fetch(FetchRequest<DynamicObject>()).count) ?? 0
+            let count = store.count
             if count > 0, let file = options.file {
                 throw CommandError.usage("--store \(path) already holds \(count) objects: leave out \(file) to browse them, or remove \(path) to load \(file) anew")
             }
