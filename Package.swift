@@ -41,7 +41,7 @@ let package = Package(
         // `swift run -c release table-benchmarks`
         .executableTarget(
             name: "table-benchmarks",
-            dependencies: ["HeadlessTable", "InternalTableUtilities", "ToolArguments"],
+            dependencies: ["HeadlessTable", "HeadlessTableTool", "InternalTableUtilities", "ToolArguments"],
             path: "Benchmarks/TableBenchmarks"
         ),
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),

@@ -3,7 +3,7 @@ import HeadlessTable
 import InternalTableUtilities
 import ToolArguments
 
-/// `headless-table browse DATA [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…]
+/// `headless-table browse [DATA] [--store PATH | --write] [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…]
 /// [--section-key KEY | --index KEY [--locale L]] [--text KEY] [--detail KEY]`
 ///
 /// An interactive table of DATA's objects in the terminal, on the text
@@ -12,56 +12,167 @@ import ToolArguments
 /// results, Esc cancels); `d` deletes the selected object through the store,
 /// the change shown; `q` or Ctrl-C quits. It uses the terminal's size, redraws
 /// when it changes, and puts the terminal back as it was on the way out.
+/// The browser itself is ``BrowserModel``; this is its terminal loop.
+///
+/// Deletes last with `--store PATH` (the embedded store file: a new one is
+/// made and DATA loaded into it; an existing one is browsed as it is, DATA
+/// left out) or `--write` (the remaining objects are written back to DATA, in
+/// its order, atomically, when the browser quits with `q` or Ctrl-C); without
+/// either the status line says deletes are not saved.
 enum BrowseCommand {
     static let declaration = CommandDeclaration(
         "browse",
         summary: "DATA's objects as an interactive table in the terminal",
-        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects")],
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (without it, --store's objects)", isOptional: true)],
         options: Query.options(limits: false) + [
             OptionDeclaration("text", .text("KEY"), help: "the field a row shows", defaultNote: "title, name or text"),
             OptionDeclaration("detail", .text("KEY"), help: "a field shown at the right of a row"),
+            OptionDeclaration("store", .text("PATH"), help: "keeps deletes in this store file: a new one gets DATA, an existing one is browsed as it is"),
+            .flag("write", help: "writes the remaining objects back to DATA on quit (atomically), keeping deletes"),
         ],
-        exclusive: [["section-key", "index"]],
+        exclusive: [["section-key", "index"], ["store", "write"]],
         discussion: """
             Keys: ↑/↓ (or k/j) move the selection, PgUp/PgDn a page, Home/End to the ends;
             / searches as you type (Enter browses the results, Esc cancels); d deletes the
             selected object; q or Ctrl-C quits. Standard input and output must be a terminal.
+            Without --store or --write, deletes are not saved (the status line says so).
             """)
 
+    /// browse's own options, taken in one place.
+    struct Options {
+        var query: Query
+        var textKey: String?
+        var detailKey: String?
+        /// `--store PATH`: the embedded store file.
+        var store: String?
+        /// `--write`: write the remaining objects back to DATA on quit.
+        var write = false
+        var file: String?
+
+        static func parse(_ parsed: ParsedArguments) throws -> Options {
+            var options = Options(query: try Query.parse(parsed))
+            options.textKey = parsed.string("text")
+            options.detailKey = parsed.string("detail")
+            options.store = parsed.string("store")
+            options.write = parsed.flag("write")
+            options.file = parsed.positional("DATA")
+            if options.file == "-" { throw CommandError.usage("browse reads its keys from standard input: give DATA as a file") }
+            if options.store?.isEmpty == true { throw CommandError.usage("--store needs a PATH, not an empty one") }
+            if options.file == nil && options.store == nil { throw CommandError.usage("missing DATA (a JSON array of objects)") }
+            try options.query.compile()
+            return options
+        }
+    }
+
     static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
-        var query = try Query.parse(parsed)
-        let textKey = parsed.string("text")
-        let detailKey = parsed.string("detail")
-        let file = parsed.positional("DATA") ?? "-"
-        if file == "-" { throw CommandError.usage("browse reads its keys from standard input: give DATA as a file") }
-        try query.compile()
+        let options = try Options.parse(parsed)
         guard Terminal.isInteractive else {
             throw CommandError("browse draws on a terminal: run it with standard input and output on one (for text, use render)")
         }
-        let browser = try Browser(file: file, query: query, textKey: textKey, detailKey: detailKey)
+        let session = try BrowseSession(options)
         let terminal = try Terminal()
-        defer { terminal.restore() }
-        browser.loop(terminal)
+        loop(session.model, terminal)
+        terminal.restore()
+        try session.finish()
+    }
+
+    /// Reads keys, hands them to the model, writes its screen.
+    static func loop(_ model: BrowserModel, _ terminal: Terminal) {
+        func draw() {
+            let lines = model.screen()
+            let bar = { (line: String) in "\u{1B}[7m" + line + "\u{1B}[0m" }
+            let body = lines.dropFirst().dropLast()
+            let text = [bar(lines.first ?? "")] + body + [bar(lines.last ?? "")]
+            terminal.write("\u{1B}[H" + text.joined(separator: "\r\n") + "\u{1B}[J")
+        }
+        let size = terminal.size()
+        model.resize(columns: size.columns, lines: size.lines)
+        model.select(0)
+        draw()
+        while true {
+            if Terminal.resized() {
+                let size = terminal.size()
+                model.resize(columns: size.columns, lines: size.lines)
+                model.select(model.selectedPosition)
+                draw()
+            }
+            guard let keys = terminal.read() else { continue }
+            for key in keys where !model.handle(key) { return }
+            draw()
+        }
     }
 }
 
-/// The browser's state: the store and its tables, the selection, the search.
-final class Browser: TableRenderer {
-    let name: String
+/// A browse's data: the store (in memory, or a file), the fetch, the model;
+/// and what happens to the deletes on the way out.
+package final class BrowseSession {
+    /// The browser.
+    package let model: BrowserModel
     let context: ObjectContext<DynamicObject>
-    let table = TableView(viewportHeight: 10)
-    let binding: FetchedResultsTableBinding<DynamicObject>
-    let search: TableSearch<DynamicObject>
-    /// Typing into the search field.
-    var typing = false
-    var searchText = ""
-    /// The last change, for the status line.
-    var status = ""
-    var size = (columns: 80, lines: 24)
+    /// `--write`: DATA's path and its objects in its order.
+    private(set) var writeBack: (path: String, objects: [DynamicObject])?
 
-    init(file: String, query: Query, textKey: String?, detailKey: String?) throws {
-        name = URL(fileURLWithPath: file).lastPathComponent
-        context = ObjectContext(store: try Query.store(of: file, quiet: query.quiet))
+    /// A browse of the objects `arguments` (browse's, DATA among them) say,
+    /// with DATA's objects given already read (for the benchmark: the time
+    /// from the data read to the first screen).
+    package convenience init(arguments: [String], objects: [DynamicObject]) throws {
+        let parsed = try ArgumentParser.parse(arguments, command: BrowseCommand.declaration)
+        try self.init(try BrowseCommand.Options.parse(parsed), read: objects)
+    }
+
+    /// Seconds each step of opening took (`store`, `fetch`, `model`), for the benchmark.
+    package private(set) var timings: [String: Double] = [:]
+
+    init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
+        var clock = Date()
+        var timings: [String: Double] = [:]
+        func lap(_ step: String) {
+            timings[step] = Date().timeIntervalSince(clock)
+            clock = Date()
+        }
+        let store: ObjectStore<DynamicObject>
+        var load = options.file
+        if let path = options.store {
+            do {
+                store = try ObjectStore<DynamicObject>(fileURL: URL(fileURLWithPath: path))
+            } catch {
+                throw CommandError("--store \(path): \(error)")
+            }
+            context = ObjectContext(store: store)
+            let count = store.count
+            if count > 0, let file = options.file {
+                throw CommandError.usage("--store \(path) already holds \(count) objects: leave out \(file) to browse them, or remove \(path) to load \(file) anew")
+            }
+            if count == 0 && load == nil {
+                throw CommandError.usage("--store \(path) is new (or empty): give DATA to load into it")
+            }
+        } else {
+            // In memory: the store starts with DATA's objects (no inserts to save).
+            let file = options.file ?? ""
+            let objects = try read ?? Self.read(file, quiet: options.query.quiet)
+            do {
+                store = try ObjectStore<DynamicObject>(persistence: SeededPersistence(objects))
+            } catch {
+                throw CommandError("\(file): \(error)")
+            }
+            context = ObjectContext(store: store)
+            writeBack = options.write ? (file, objects) : nil
+            load = nil
+        }
+        var loaded: [DynamicObject] = []
+        if let file = load {
+            loaded = try read ?? Self.read(file, quiet: options.query.quiet)
+            do {
+                for object in loaded { try context.insert(object) }
+                _ = try context.save()
+            } catch {
+                throw CommandError("\(file): \(error)")
+            }
+        }
+        lap("store")
+        if options.store != nil { writeBack = nil }
+
+        let query = options.query
         let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
         let controller = query.controller(request, in: context)
@@ -70,186 +181,50 @@ final class Browser: TableRenderer {
         } catch {
             throw CommandError("\(error)")
         }
-        table.rowHeight = 1
-        table.sectionHeaderHeight = 1
-        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
-        binding = try table.bind(to: controller) { table, indexPath, object in
-            let cell = try table.dequeueReusableCell(withIdentifier: "row", for: indexPath)
-            cell.text = RecordTable.text(of: object.fields, textKey: textKey)
-            cell.detailText = detailKey.flatMap { object.fields[$0] }.map(RecordTable.display)
-            return cell
-        }
+        let sections = (controller.sections ?? []).map { (name: $0.name, indexTitle: $0.indexTitle, objects: $0.objects) }
+        lap("fetch")
         let context = context
-        binding.onDelete = { object in
+        let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
+        model = BrowserModel(
+            name: name, sections: sections, sectioned: query.sectionKey != nil,
+            textKey: options.textKey, detailKey: options.detailKey,
+            unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
+        ) { object in
             try context.delete(object.id)
             _ = try context.save()
         }
-        search = TableSearch(binding) { text in try RecordPredicate(RecordTable.matching(text, textKey: textKey)) }
-        table.renderer = self
-        search.resultsTable.renderer = self
+        lap("model")
+        self.timings = timings
     }
 
-    /// The table the keys act on: the search's results while a search is on.
-    var current: TableView { search.isActive ? search.resultsTable : table }
-
-    // MARK: TableRenderer: the screen is drawn by the loop; a batch is noted.
-
-    func display(_ frame: TableFrame) {}
-    func display(_ update: TableUpdate, from old: TableFrame, to new: TableFrame) {
-        let log = update.changes.prefix(3).map { $0.logLine() }.joined(separator: "; ")
-        status += (status.isEmpty || status.hasSuffix(": ") ? "" : " · ") + log + (update.changes.count > 3 ? " …" : "")
+    /// DATA's objects in order, read by the input rules (each with a unique
+    /// id, not null); a progress line for a long read unless `quiet`.
+    static func read(_ path: String, quiet: Bool = false) throws -> [DynamicObject] {
+        try InputRules.objects(path, quiet: quiet).map { DynamicObject(fields: $0) }
     }
 
-    // MARK: The loop
-
-    func loop(_ terminal: Terminal) {
-        resize(terminal.size())
-        selectFirstRow()
-        draw(terminal)
-        while true {
-            if Terminal.resized() {
-                resize(terminal.size())
-                draw(terminal)
-            }
-            guard let keys = terminal.read() else { continue }
-            for key in keys {
-                if !handle(key) { return }
-            }
-            draw(terminal)
-        }
-    }
-
-    /// Acts on a key; false to quit.
-    func handle(_ key: Key) -> Bool {
-        if typing {
-            switch key {
-            case .character(let c): setSearch(searchText + String(c))
-            case .backspace: setSearch(String(searchText.dropLast()))
-            case .enter: typing = false
-            case .escape: cancelSearch()
-            case .quit: return false
-            default: move(key)
-            }
-            return true
-        }
-        switch key {
-        case .quit, .character("q"): return false
-        case .character("/"):
-            typing = true
-            setSearch(searchText)
-        case .escape: if search.isActive { cancelSearch() }
-        case .character("d"): deleteSelected()
-        case .character("j"): move(.down)
-        case .character("k"): move(.up)
-        default: move(key)
-        }
-        return true
-    }
-
-    func setSearch(_ text: String) {
-        searchText = text
-        guard !text.isEmpty else { return search.cancel() }
+    /// On the way out: with `--write` and a delete made, DATA gets the
+    /// remaining objects, in its order, written atomically.
+    func finish() throws {
+        guard let (path, objects) = writeBack, !model.deletedIDs.isEmpty else { return }
+        let deleted = Set(model.deletedIDs)
+        let remaining = objects.filter { !deleted.contains($0.id) }
+        let text = "[\n" + remaining.map { JSON.string(.record($0.fields)) }.joined(separator: ",\n") + "\n]\n"
         do {
-            try search.update(text: text)
-            selectFirstRow()
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            status = "search: \(error)"
+            throw CommandError("--write: \(path) could not be written (\(model.deletedIDs.count) delete\(model.deletedIDs.count == 1 ? "" : "s") lost): \(error)")
         }
-    }
-
-    func cancelSearch() {
-        typing = false
-        searchText = ""
-        search.cancel()
-    }
-
-    func deleteSelected() {
-        guard let path = current.indexPathForSelectedRow else { return }
-        let index = flatIndex(of: path)
-        status = "deleted \(current.cellForRow(at: path)?.text ?? "a row"): "
-        do {
-            try current.commit(.delete, forRowAt: path)
-        } catch {
-            status = "could not delete: \(error)"
-        }
-        // The row below moves up into the selection.
-        select(self.path(at: index))
-    }
-
-    /// Moves the selection as an arrow, page, Home or End key says.
-    func move(_ key: Key) {
-        let page = Swift.max(1, Int(current.viewportHeight) - 1)
-        let from = current.indexPathForSelectedRow.map(flatIndex) ?? 0
-        switch key {
-        case .up: select(path(at: from - 1))
-        case .down: select(path(at: from + 1))
-        case .pageUp: select(path(at: from - page))
-        case .pageDown: select(path(at: from + page))
-        case .home: select(path(at: 0))
-        case .end: select(path(at: Int.max))
-        default: break
-        }
-    }
-
-    var counts: [Int] { (0..<current.numberOfSections).map { current.numberOfRows(inSection: $0) } }
-
-    /// A row's place counting every row above it.
-    func flatIndex(of path: TablePath) -> Int { counts.prefix(path.section).reduce(0, +) + path.row }
-
-    /// The row at a place counting from the top, kept within the table.
-    func path(at index: Int) -> TablePath? {
-        let counts = counts
-        var index = Swift.min(counts.reduce(0, +) - 1, Swift.max(0, index))
-        for (section, count) in counts.enumerated() {
-            if index < count { return TablePath(row: index, section: section) }
-            index -= count
-        }
-        return nil
-    }
-
-    func select(_ path: TablePath?) {
-        guard let path else { return }
-        try? current.selectRow(at: path)
-        try? current.scrollToRow(at: path, at: .none)
-    }
-
-    func selectFirstRow() { select(path(at: 0)) }
-
-    func resize(_ size: (columns: Int, lines: Int)) {
-        self.size = (Swift.max(1, size.columns), Swift.max(4, size.lines))
-        try? table.setViewportHeight(Double(Swift.max(0, self.size.lines - 2)))
-        try? search.resultsTable.setViewportHeight(Double(Swift.max(0, self.size.lines - 3)))
-        if let path = current.indexPathForSelectedRow { try? current.scrollToRow(at: path, at: .none) }
-    }
-
-    /// The whole screen: a title line, the table, a status line.
-    func draw(_ terminal: Terminal) {
-        guard let renderer = try? TextRenderer(width: size.columns, pointsPerLine: 1) else { return }
-        let count = (0..<table.numberOfSections).reduce(0) { $0 + table.numberOfRows(inSection: $1) }
-        let found = search.isActive ? (0..<current.numberOfSections).reduce(0) { $0 + current.numberOfRows(inSection: $1) } : count
-        let title = " \(name) — \(count) object\(count == 1 ? "" : "s")" + (search.isActive ? ", \(found) found" : "")
-        var frame = current.currentFrame
-        if search.isActive || typing { frame.searchText = searchText + (typing ? "▏" : "") }
-        let body = renderer.text(for: frame).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-        let help = typing
-            ? "type to filter · Enter: browse the results · Esc: cancel"
-            : "↑↓ PgUp PgDn Home End · / search · d delete · q quit"
-        let bottom = status.isEmpty ? help : status
-        status = ""
-        let lines = ["\u{1B}[7m" + TerminalText.fitting(title, into: size.columns) + "\u{1B}[0m"]
-            + body.prefix(size.lines - 2)
-            + ["\u{1B}[7m" + TerminalText.fitting(" " + bottom, into: size.columns) + "\u{1B}[0m"]
-        terminal.write("\u{1B}[H" + lines.joined(separator: "\r\n") + "\u{1B}[J")
     }
 }
 
 /// A key the browser knows.
-enum Key: Equatable {
+package enum Key: Equatable, Sendable {
     case up, down, pageUp, pageDown, home, end, enter, escape, backspace, quit
     case character(Character)
 
     /// The keys in bytes read from a terminal.
-    static func parse(_ bytes: [UInt8]) -> [Key] {
+    package static func parse(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         var i = 0
         while i < bytes.count {
@@ -293,5 +268,36 @@ enum Key: Equatable {
             i += 1
         }
         return keys
+    }
+}
+
+/// A store in memory that starts with objects already saved: loading a file
+/// into it costs one pass, not an insert and a save per object.
+final class SeededPersistence: StorePersistence {
+    typealias Object = DynamicObject
+    let objects: _LockedObjects
+
+    /// The objects, released once loaded.
+    final class _LockedObjects: @unchecked Sendable {
+        let lock = NSLock()
+        var objects: [DynamicObject]?
+        init(_ objects: [DynamicObject]) { self.objects = objects }
+    }
+
+    init(_ objects: [DynamicObject]) { self.objects = _LockedObjects(objects) }
+
+    func load() throws(StoreError) -> StoreContents<DynamicObject> {
+        objects.lock.lock()
+        let list = objects.objects ?? []
+        objects.objects = nil
+        objects.lock.unlock()
+        let records = list.enumerated().map { k, object in StoredRecord(record: object, sequence: Int64(k + 1), version: 1) }
+        return StoreContents(records: records, version: list.isEmpty ? 0 : 1, nextSequence: Int64(list.count + 1))
+    }
+
+    func changesSinceLastRead() throws(StoreError) -> ExternalChanges<DynamicObject> { .none }
+
+    func commit(_ prepare: (ExternalChanges<DynamicObject>) throws(StoreError) -> StoreChangeSet<DynamicObject>?) throws(StoreError) {
+        _ = try prepare(.none)
     }
 }

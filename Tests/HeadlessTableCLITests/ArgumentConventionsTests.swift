@@ -186,12 +186,12 @@ import ToolArguments
 
     @Test func browseLoadsByTheSameRules() throws {
         let folder = TemporaryFolder()
-        let parsed = try ArgumentParser.parse(["x.json"], command: BrowseCommand.declaration)
-        var query = try Query.parse(parsed)
-        try query.compile()
-        for data in [#"[{"id":null}]"#, #"[{"id":1},{"id":1}]"#] {
-            #expect(throws: CommandError.self) {
-                _ = try Browser(file: folder.file("data.json", data), query: query, textKey: nil, detailKey: nil)
+        for (data, message) in [(#"[{"id":null}]"#, "object 0 has no \"id\""), (#"[{"id":1},{"id":1}]"#, "duplicate id 1 (object 0 and object 1)")] {
+            let parsed = try ArgumentParser.parse([folder.file("data.json", data)], command: BrowseCommand.declaration)
+            #expect {
+                _ = try BrowseSession(try BrowseCommand.Options.parse(parsed))
+            } throws: { error in
+                "\(error)".contains(message)
             }
         }
     }

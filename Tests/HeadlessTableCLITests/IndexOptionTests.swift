@@ -65,14 +65,13 @@ import ToolArguments
 
     @Test func browseSectionsAndSearchesByTheIndex() throws {
         let folder = TemporaryFolder()
-        let parsed = try ArgumentParser.parse(["people.json", "--index", "name", "--locale", "de"], command: BrowseCommand.declaration)
-        var query = try Query.parse(parsed)
-        try query.compile()
-        let browser = try Browser(file: folder.file("people.json", Self.people), query: query, textKey: nil, detailKey: nil)
-        #expect(browser.table.sectionIndexTitles == ["A", "O", "Z", "#"])
-        #expect((0..<browser.table.numberOfSections).map { browser.table.numberOfRows(inSection: $0) } == [5, 2, 1, 5])
-        try browser.search.update(text: "o")
-        #expect(browser.search.resultsTable.sectionIndexTitles == ["O", "Z"])
+        let parsed = try ArgumentParser.parse(["--index", "name", "--locale", "de", folder.file("people.json", Self.people)], command: BrowseCommand.declaration)
+        let browser = try BrowseSession(try BrowseCommand.Options.parse(parsed)).model
+        #expect(browser.indexTitles == ["A", "O", "Z", "#"])
+        #expect(browser.sectionCounts == [5, 2, 1, 5])
+        browser.handle(.character("/"))
+        browser.handle(.character("o"))
+        #expect(browser.indexTitles == ["O", "Z"])
     }
 
     @Test(arguments: [

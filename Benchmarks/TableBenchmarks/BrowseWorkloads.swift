@@ -1,0 +1,134 @@
+import Foundation
+import HeadlessTable
+import HeadlessTableTool
+
+/// `headless-table browse` at a million rows: its model driven headless by a
+/// scripted key sequence, one key (handled and drawn) per sample.
+enum BrowseWorkloads {
+    static var all: [Workload] { [keys()] }
+
+    static let syllables = ["an", "be", "ca", "do", "el", "fi", "ga", "ha", "in", "jo", "ka", "lu", "ma",
+                            "ne", "or", "pa", "qu", "ri", "sa", "to", "ul", "vi", "wa", "xe", "yo", "zu"]
+
+    /// `count` people: an id, a name of three and three syllables
+    /// (`Kalufi Orsabe`), an age; seeded, in a shuffled order.
+    static func people(_ count: Int, seed: UInt64 = 16) -> [DynamicObject] {
+        var random = SplitMix64(seed: seed)
+        func word() -> String {
+            let text = (0..<3).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined()
+            return text.prefix(1).uppercased() + text.dropFirst()
+        }
+        var objects: [DynamicObject] = []
+        objects.reserveCapacity(count)
+        for k in 0..<count {
+            let name: String = word() + " " + word()
+            let age = Int(random.next() % 90)
+            let fields: [(String, RecordValue)] = [("id", RecordValue.int(k)), ("name", RecordValue.string(name)), ("age", RecordValue.int(age))]
+            objects.append(DynamicObject(fields: DynamicRecord(fields: fields)))
+        }
+        return objects
+    }
+
+    /// Search words, each starting with another letter (so that a cycle's
+    /// first keystroke is not the previous cycle's remembered results).
+    static let words = ["anbe", "beca", "dofi", "elga", "fiha", "gain", "hajo", "inka", "joma", "kane", "luor", "mapa"]
+
+    /// One cycle of keys: moves, pages, the ends, a search typed letter by
+    /// letter, backspaces, an edit, Enter, moves in the results, a delete
+    /// there, Esc, a delete in the whole table.
+    static func script(cycle: Int) -> [Key] {
+        let word: [Key] = words[cycle % words.count].map { Key.character($0) }
+        var keys: [Key] = [.down, .down, .down, .character("j"), .character("k"), .up, .pageDown, .pageDown, .pageDown, .pageUp]
+        keys += [.end, .up, .home, .character("/")]
+        keys += word
+        keys += [.backspace, .backspace, .character("x"), .backspace, word[2], .enter]
+        keys += [.down, .down, .pageDown, .character("d"), .escape, .pageDown, .character("d"), .end, .home]
+        return keys
+    }
+
+    static func display(_ value: RecordValue) -> String {
+        if case .string(let text) = value { text } else { JSON.string(value) }
+    }
+
+    static func keys() -> Workload {
+        Workload(
+            name: "browse/keys-1M",
+            summary: "headless-table browse's model over 1,000,000 people (sorted by name, 80 × 24): one key of a scripted sequence (moves, pages, End/Home, a search typed letter by letter, backspaces, Esc, deletes) handled and its screen drawn, against drawing a window of the same size with TextRenderer alone and against one keystroke of the old search (the predicate over every object)",
+            targets: [Target(against: "drawWindow", atMost: 50)]
+        ) {
+            let rows = 1_000_000
+            let objects = people(rows)
+            // From the data read to the first screen, as `browse` does it:
+            // the store, the fetch (sorted by name), the model, the screen.
+            let start = Date()
+            guard let session = try? BrowseSession(arguments: ["--sort", "name", "--detail", "age", "people.json"], objects: objects) else {
+                fatalError("the benchmark's browser could not be made")
+            }
+            let model = session.model
+            model.resize(columns: 80, lines: 24)
+            blackHole(model.screen())
+            let firstScreen = Date().timeIntervalSince(start)
+
+            var cycle = 0
+            var script = script(cycle: 0)
+            var next = 0
+            func press() {
+                if next == script.count {
+                    cycle += 1
+                    script = Self.script(cycle: cycle)
+                    next = 0
+                }
+                model.handle(script[next])
+                next += 1
+                blackHole(model.screen())
+            }
+            // Two cycles timed here, key by key, for the counters.
+            var times: [Double] = []
+            var searchTimes: [Double] = []
+            for _ in 0..<(2 * script.count) {
+                let typing = model.typing
+                let t = Date()
+                press()
+                let elapsed = Date().timeIntervalSince(t) * 1e6
+                times.append(elapsed)
+                if typing { searchTimes.append(elapsed) }
+            }
+            times.sort()
+            searchTimes.sort()
+            func percentile(_ values: [Double], _ p: Double) -> Int {
+                values.isEmpty ? 0 : Int(values[Swift.min(values.count - 1, Int(Double(values.count - 1) * p))].rounded())
+            }
+
+            // Baselines: the same window drawn by TextRenderer alone; the old
+            // search's keystroke (the predicate over every object).
+            let renderer = try? TextRenderer(width: 80, pointsPerLine: 1)
+            let window = TableFrame(
+                viewportHeight: 22, contentHeight: Double(rows),
+                elements: objects.prefix(22).enumerated().map { k, object in
+                    TableFrame.Element(
+                        kind: .row(TablePath(row: k, section: 0)), span: .init(y: Double(k), height: 1),
+                        cell: .init(text: object.fields["name"].map(display), detailText: object.fields["age"].map(display), isSelected: k == 0))
+                })
+            let predicate = try? FormatPredicate(format: "name CONTAINS[cd] %@", arguments: ["an"]).compiled(for: DynamicObject.self)
+            return Prepared(
+                subject: press,
+                baselines: [
+                    Baseline(name: "drawWindow", run: { blackHole(renderer?.text(for: window)) }, maxSamples: 400),
+                    Baseline(name: "predicateScan", run: {
+                        blackHole(objects.filter { (try? predicate?.evaluate($0, variables: [:])) == true }.count)
+                    }, maxSamples: 5),
+                ],
+                counters: [
+                    "rows": rows, "keysPerCycle": script.count,
+                    "firstScreenMicros": Int(firstScreen * 1e6),
+                    "firstScreenStoreMicros": Int((session.timings["store"] ?? 0) * 1e6),
+                    "firstScreenFetchMicros": Int((session.timings["fetch"] ?? 0) * 1e6),
+                    "firstScreenModelMicros": Int((session.timings["model"] ?? 0) * 1e6),
+                    "perKeyMedianMicros": percentile(times, 0.5), "perKeyP99Micros": percentile(times, 0.99),
+                    "perKeyMaxMicros": percentile(times, 1),
+                    "searchKeyMedianMicros": percentile(searchTimes, 0.5), "searchKeyMaxMicros": percentile(searchTimes, 1),
+                ],
+                maxSamples: 400)
+        }
+    }
+}

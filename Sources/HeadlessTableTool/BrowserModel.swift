@@ -1,0 +1,601 @@
+import Foundation
+import HeadlessTable
+
+/// The browser of `headless-table browse` without a terminal: its state, what
+/// each key does, and the screen as lines of text. The terminal loop only
+/// reads keys, hands them to ``handle(_:)`` and writes ``screen()``; tests and
+/// the benchmark drive it the same way, headless.
+///
+/// **Sizes.** Everything a key does costs about the window, not the table:
+/// the rows are an array of the fetch's objects in order (a row is an index
+/// into it), the table on screen is a sorted array of rows (every live row,
+/// or a search's results) with its sections as runs, and drawing builds a
+/// `TableFrame` of the visible lines only and hands it to `TextRenderer`.
+///
+/// **Search** (`/`, then type): the objects whose `--text` key (else `title`,
+/// `name` or `text`) contains the text, case and diacritics ignored — what
+/// `render --search` and the predicate `KEY CONTAINS[cd] TEXT` match. Each
+/// row's searched strings are folded once, up front, into one byte buffer
+/// when they are ASCII; a keystroke then scans bytes. Results are remembered
+/// by text: typing on (`jo` → `jos`) filters the results of the longest
+/// remembered text the new one contains; backspace finds its earlier results
+/// again; an edit in the middle starts from the longest remembered text still
+/// inside. Rows with other strings (non-ASCII, numbers, CR) and texts with
+/// non-ASCII letters are matched by evaluating the predicate itself, so the
+/// results are always the predicate's.
+package final class BrowserModel {
+    /// A key the browser knows (the terminal's `Key`).
+    package typealias Input = Key
+
+    // MARK: The data
+
+    /// The file's (or store's) name, for the title line.
+    let name: String
+    /// The fetch's objects in order; a row is an index into it.
+    let objects: [DynamicObject]
+    /// The first row of each section of the fetch.
+    let sectionStarts: [Int]
+    /// The sections' names; nil without sections (no headers).
+    let sectionNames: [String]?
+    /// The sections' index titles (nil without sections); the index at the
+    /// side shows those of the sections on screen.
+    let sectionIndexTitles: [String?]?
+    let textKey: String?
+    let detailKey: String?
+    /// Deletes an object through the store.
+    let deleteObject: (DynamicObject) throws -> Void
+    /// What the status line says about deletes: nil when they last.
+    let unsavedNote: String?
+
+    /// The searched strings of the simple rows, lower-cased ASCII, each
+    /// followed by a 0 byte; row `r`'s are `folded[foldedStart[r]..<foldedStart[r + 1]]`.
+    let folded: [UInt8]
+    let foldedStart: [Int]
+    /// Whether a row's searched strings are all ASCII strings (or absent).
+    let isSimple: [Bool]
+    /// The rows that are not simple, in order: matched by the predicate.
+    let complexRows: [Int32]
+
+    // MARK: The state
+
+    /// The rows not deleted, in order.
+    private(set) var live: [Int32]
+    /// The sections of `live` with rows.
+    private var liveRuns: [Run] = []
+    /// The search's results (rows in order); nil when no search is on.
+    private(set) var results: [Int32]?
+    private var resultRuns: [Run] = []
+    /// Remembered results by search text, the latest last.
+    private var remembered: [(text: String, rows: [Int32])] = []
+    static let rememberedLimit = 24
+    /// Typing into the search field.
+    package private(set) var typing = false
+    package private(set) var searchText = ""
+    /// The selection and scroll position of each table.
+    private var livePlace = Place()
+    private var resultPlace = Place()
+    /// The last change, for the status line (shown once).
+    package private(set) var status = ""
+    /// Deletes made; whether any was made.
+    package private(set) var deletedIDs: [RecordValue] = []
+    package private(set) var columns = 80
+    package private(set) var lines = 24
+    /// How the last search was made: from remembered results (with their
+    /// text) or from every row (nil). For tests and the benchmark.
+    package private(set) var lastSearchBase: String??
+
+    /// A section's rows in a table: the section, and where its rows start.
+    struct Run: Equatable {
+        var section: Int
+        var start: Int
+    }
+
+    /// A table's selected position and top line.
+    struct Place {
+        var selected = 0
+        var top = 0
+    }
+
+    /// A model of `sections` (a fetch's sections, in order).
+    ///
+    /// - Parameters:
+    ///   - sectioned: whether the sections have headers (a section key).
+    ///   - delete: deletes an object through the store; what it throws is shown.
+    ///   - unsavedNote: the status line's note after a delete that will not
+    ///     last; nil when deletes are saved.
+    package init(
+        name: String, sections: [(name: String, indexTitle: String?, objects: [DynamicObject])], sectioned: Bool,
+        textKey: String?, detailKey: String?, unsavedNote: String?, delete: @escaping (DynamicObject) throws -> Void
+    ) {
+        self.name = name
+        var objects: [DynamicObject] = []
+        objects.reserveCapacity(sections.reduce(0) { $0 + $1.objects.count })
+        var starts: [Int] = []
+        for section in sections where sectioned || !section.objects.isEmpty {
+            starts.append(objects.count)
+            objects += section.objects
+        }
+        if !sectioned { starts = objects.isEmpty ? [] : [0] }
+        self.objects = objects
+        sectionStarts = starts
+        sectionNames = sectioned ? sections.map(\.name) : nil
+        sectionIndexTitles = sectioned ? sections.map(\.indexTitle) : nil
+        self.textKey = textKey
+        self.detailKey = detailKey
+        self.unsavedNote = unsavedNote
+        deleteObject = delete
+
+        // The search's bytes.
+        let keys = textKey.map { [$0] } ?? RecordTable.textKeys
+        var folded: [UInt8] = []
+        folded.reserveCapacity(objects.count * 12)
+        var foldedStart: [Int] = []
+        foldedStart.reserveCapacity(objects.count + 1)
+        var isSimple = [Bool](repeating: true, count: objects.count)
+        var complex: [Int32] = []
+        for (row, object) in objects.enumerated() {
+            foldedStart.append(folded.count)
+            let mark = folded.count
+            for key in keys {
+                guard let value = object.fields[key] else { continue }
+                guard case .string(var text) = value, Self.appendLowercasedASCII(&text, to: &folded) else {
+                    isSimple[row] = false
+                    complex.append(Int32(truncatingIfNeeded: row))
+                    folded.removeSubrange(mark...)
+                    break
+                }
+                folded.append(0)
+            }
+        }
+        foldedStart.append(folded.count)
+        self.folded = folded
+        self.foldedStart = foldedStart
+        self.isSimple = isSimple
+        complexRows = complex
+        live = (0..<Int32(truncatingIfNeeded: objects.count)).map { $0 }
+        liveRuns = runs(of: live)
+    }
+
+    /// Appends `text` lower-cased when it is ASCII without CR (where every
+    /// byte is a character, as the predicate sees it); false otherwise.
+    private static func appendLowercasedASCII(_ text: inout String, to bytes: inout [UInt8]) -> Bool {
+        text.withUTF8 { utf8 in
+            for b in utf8 where b >= 0x80 || b == 0x0D || b == 0 { return false }
+            for b in utf8 { bytes.append(b >= 0x41 && b <= 0x5A ? b + 32 : b) }
+            return true
+        }
+    }
+
+    // MARK: Keys
+
+    /// Sets the terminal's size (at least 1 column and 4 lines).
+    package func resize(columns: Int, lines: Int) {
+        self.columns = Swift.min(TextRenderer.maximumWidth, Swift.max(1, columns))
+        self.lines = Swift.min(TextRenderer.maximumLines, Swift.max(4, lines))
+    }
+
+    /// Acts on a key; false to quit.
+    @discardableResult
+    package func handle(_ key: Key) -> Bool {
+        if typing {
+            switch key {
+            case .character(let c): setSearch(searchText + String(c))
+            case .backspace: setSearch(String(searchText.dropLast()))
+            case .enter: typing = false
+            case .escape: cancelSearch()
+            case .quit: return false
+            default: move(key)
+            }
+            return true
+        }
+        switch key {
+        case .quit, .character("q"): return false
+        case .character("/"):
+            typing = true
+            setSearch(searchText)
+        case .escape: if results != nil { cancelSearch() }
+        case .character("d"): deleteSelected()
+        case .character("j"): move(.down)
+        case .character("k"): move(.up)
+        default: move(key)
+        }
+        return true
+    }
+
+    /// The table the keys act on: the search's results while a search is on.
+    var list: [Int32] { results ?? live }
+    private var runsOfList: [Run] { results == nil ? liveRuns : resultRuns }
+    private var place: Place {
+        get { results == nil ? livePlace : resultPlace }
+        set { if results == nil { livePlace = newValue } else { resultPlace = newValue } }
+    }
+
+    /// Whether the search field shows above the rows.
+    var showsSearchField: Bool { results != nil || typing }
+    /// The window's height in rows (the screen less the title, the status
+    /// line and the search field).
+    var viewportLines: Int { Swift.max(1, lines - 2 - (showsSearchField ? 1 : 0)) }
+
+    /// Moves the selection as an arrow, page, Home or End key says.
+    func move(_ key: Key) {
+        let count = list.count
+        guard count > 0 else { return }
+        let page = Swift.max(1, viewportLines - 1)
+        let from = place.selected
+        let to: Int
+        switch key {
+        case .up: to = from - 1
+        case .down: to = from + 1
+        case .pageUp: to = from - page
+        case .pageDown: to = from + page
+        case .home: to = 0
+        case .end: to = count - 1
+        default: return
+        }
+        select(to)
+    }
+
+    /// Selects a position (kept within the table) and scrolls it into view.
+    func select(_ position: Int) {
+        let count = list.count
+        var place = self.place
+        place.selected = Swift.min(Swift.max(0, count - 1), Swift.max(0, position))
+        let line = self.line(of: place.selected)
+        let height = viewportLines
+        if line < place.top { place.top = line } else if line >= place.top + height { place.top = line - height + 1 }
+        place.top = Swift.max(0, Swift.min(place.top, contentLines - height))
+        self.place = place
+    }
+
+    // MARK: Search
+
+    func setSearch(_ text: String) {
+        searchText = text
+        guard !text.isEmpty else {
+            results = nil
+            resultRuns = []
+            return
+        }
+        let rows = matches(text)
+        results = rows
+        resultRuns = runs(of: rows)
+        resultPlace = Place()
+        select(0)
+    }
+
+    func cancelSearch() {
+        typing = false
+        searchText = ""
+        results = nil
+        resultRuns = []
+    }
+
+    /// The lower-cased bytes of a search text that the byte scan can match:
+    /// ASCII, no control characters; nil for another.
+    static func simpleNeedle(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        for b in text.utf8 {
+            guard b >= 0x20 && b < 0x7F else { return nil }
+            bytes.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
+        }
+        return bytes
+    }
+
+    /// The live rows matching `text`, in order; from remembered results when
+    /// they provably hold every match.
+    func matches(_ text: String) -> [Int32] {
+        if let known = remembered.lastIndex(where: { $0.text == text }) {
+            let entry = remembered.remove(at: known)
+            remembered.append(entry)
+            lastSearchBase = .some(entry.text)
+            return entry.rows
+        }
+        let predicate = (try? RecordTable.matching(text, textKey: textKey)).flatMap { try? $0.compiled(for: DynamicObject.self) }
+        func evaluate(_ row: Int32) -> Bool {
+            (try? predicate?.evaluate(objects[Int(row)], variables: [:])) == true
+        }
+        var found: [Int32] = []
+        if let needle = Self.simpleNeedle(text) {
+            // The simple rows matching text match every remembered text
+            // inside it: start from the longest one's results.
+            var base: (text: String, rows: [Int32])?
+            for entry in remembered where entry.text.count > (base?.text.count ?? -1) {
+                if let wider = Self.simpleNeedle(entry.text), Self.contains(needle, wider) { base = entry }
+            }
+            lastSearchBase = .some(base?.text)
+            let simple = scan(base?.rows ?? live, for: needle)
+            // Complex rows: the predicate, for every live one.
+            var complex: [Int32] = []
+            if !complexRows.isEmpty {
+                var k = 0
+                for row in complexRows where evaluate(row) {
+                    // Only live rows: `live` is sorted.
+                    while k < live.count && live[k] < row { k += 1 }
+                    if k < live.count && live[k] == row { complex.append(row) }
+                }
+            }
+            found = complex.isEmpty ? simple : Self.merge(simple, complex)
+        } else {
+            lastSearchBase = .some(nil)
+            found = live.filter(evaluate)
+        }
+        remembered.append((text, found))
+        if remembered.count > Self.rememberedLimit { remembered.removeFirst() }
+        return found
+    }
+
+    /// The simple rows of `rows` whose bytes contain `needle`.
+    func scan(_ rows: [Int32], for needle: [UInt8]) -> [Int32] {
+        var found: [Int32] = []
+        let m = needle.count
+        folded.withUnsafeBufferPointer { bytes in
+            needle.withUnsafeBufferPointer { needle in
+                foldedStart.withUnsafeBufferPointer { starts in
+                    isSimple.withUnsafeBufferPointer { simple in
+                        guard let first = needle.first else {
+                            found = rows.filter { simple[Int($0)] }
+                            return
+                        }
+                        for row in rows {
+                            let r = Int(row)
+                            guard simple[r] else { continue }
+                            var i = starts[r]
+                            let last = starts[r + 1] - m
+                            search: while i <= last {
+                                if bytes[i] == first {
+                                    var k = 1
+                                    while k < m && bytes[i + k] == needle[k] { k += 1 }
+                                    if k == m {
+                                        found.append(row)
+                                        break search
+                                    }
+                                }
+                                i += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        if needle.isEmpty { return true }
+        guard needle.count <= haystack.count else { return false }
+        for i in 0...(haystack.count - needle.count) where haystack[i..<(i + needle.count)].elementsEqual(needle) { return true }
+        return false
+    }
+
+    /// Two sorted row lists as one sorted list.
+    static func merge(_ a: [Int32], _ b: [Int32]) -> [Int32] {
+        var result: [Int32] = []
+        result.reserveCapacity(a.count + b.count)
+        var (i, j) = (0, 0)
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a[i] < b[j]) {
+                result.append(a[i])
+                i += 1
+            } else {
+                if i < a.count && a[i] == b[j] { i += 1 }
+                result.append(b[j])
+                j += 1
+            }
+        }
+        return result
+    }
+
+    // MARK: Sections
+
+    /// The section of a row.
+    func section(ofRow row: Int) -> Int {
+        // The last start at or before row.
+        var (low, high) = (0, sectionStarts.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if sectionStarts[mid] <= row { low = mid + 1 } else { high = mid }
+        }
+        return Swift.max(0, low - 1)
+    }
+
+    /// The sections of a sorted list of rows that have rows in it.
+    func runs(of rows: [Int32]) -> [Run] {
+        guard !rows.isEmpty else { return [] }
+        guard sectionNames != nil else { return [Run(section: 0, start: 0)] }
+        var result: [Run] = []
+        if sectionStarts.count * 8 < rows.count {
+            // Few sections: find where each starts.
+            for (section, start) in sectionStarts.enumerated() {
+                let position = Self.lowerBound(rows, Int32(truncatingIfNeeded: start))
+                let end = section + 1 < sectionStarts.count ? Self.lowerBound(rows, Int32(truncatingIfNeeded: sectionStarts[section + 1])) : rows.count
+                if position < end { result.append(Run(section: section, start: position)) }
+            }
+        } else {
+            var current = -1
+            for (position, row) in rows.enumerated() {
+                let s = section(ofRow: Int(row))
+                if s != current {
+                    result.append(Run(section: s, start: position))
+                    current = s
+                }
+            }
+        }
+        return result
+    }
+
+    static func lowerBound(_ rows: [Int32], _ value: Int32) -> Int {
+        var (low, high) = (0, rows.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if rows[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The run holding a position of the list.
+    func run(holding position: Int, in runs: [Run]) -> Int {
+        var (low, high) = (0, runs.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if runs[mid].start <= position { low = mid + 1 } else { high = mid }
+        }
+        return Swift.max(0, low - 1)
+    }
+
+    var hasHeaders: Bool { sectionNames != nil }
+
+    /// The content line of a position: headers take a line each.
+    func line(of position: Int) -> Int {
+        hasHeaders ? position + run(holding: position, in: runsOfList) + 1 : position
+    }
+
+    /// The lines of the whole table.
+    var contentLines: Int { list.count + (hasHeaders ? runsOfList.count : 0) }
+
+    /// A position's path in the table on screen.
+    func path(of position: Int) -> TablePath {
+        let runs = runsOfList
+        let k = run(holding: position, in: runs)
+        return TablePath(row: position - (runs.isEmpty ? 0 : runs[k].start), section: k)
+    }
+
+    // MARK: Delete
+
+    func deleteSelected() {
+        let list = self.list
+        let position = place.selected
+        guard list.indices.contains(position) else { return }
+        let row = list[position]
+        let object = objects[Int(row)]
+        let path = self.path(of: position)
+        let runs = runsOfList
+        let runEnd = path.section + 1 < runs.count ? runs[path.section + 1].start : list.count
+        let emptiesSection = hasHeaders && runEnd - runs[path.section].start == 1
+        do {
+            try deleteObject(object)
+        } catch {
+            status = "could not delete: \(error)"
+            return
+        }
+        deletedIDs.append(object.id)
+        remove(row, from: &live, runs: &liveRuns)
+        if var rows = results {
+            remove(row, from: &rows, runs: &resultRuns)
+            results = rows
+        }
+        for k in remembered.indices {
+            let i = Self.lowerBound(remembered[k].rows, row)
+            if i < remembered[k].rows.count && remembered[k].rows[i] == row { remembered[k].rows.remove(at: i) }
+        }
+        let change: BatchChange = emptiesSection ? .deleteSection(path.section) : .deleteRow(path)
+        status = "deleted \(RecordTable.text(of: object.fields, textKey: textKey)): \(change.logLine())" + (unsavedNote.map { " · " + $0 } ?? "")
+        // The row below moves up into the selection.
+        select(position)
+    }
+
+    private func remove(_ row: Int32, from rows: inout [Int32], runs: inout [Run]) {
+        let i = Self.lowerBound(rows, row)
+        guard i < rows.count && rows[i] == row else { return }
+        rows.remove(at: i)
+        guard !runs.isEmpty else { return }
+        let k = run(holding: i, in: runs)
+        let end = k + 1 < runs.count ? runs[k + 1].start : rows.count + 1
+        for j in (k + 1)..<runs.count { runs[j].start -= 1 }
+        if end - runs[k].start == 1 { runs.remove(at: k) }
+    }
+
+    // MARK: Drawing
+
+    /// The table's window as a frame: the visible lines only.
+    func frame() -> TableFrame {
+        let list = self.list
+        let runs = runsOfList
+        let height = viewportLines
+        let selected = place.selected
+        // The selection in view: the window is a line shorter while the
+        // search field shows; the table keeps its place for when it goes.
+        var top = place.top
+        let selectedLine = line(of: selected)
+        if selectedLine < top { top = selectedLine } else if selectedLine >= top + height { top = selectedLine - height + 1 }
+        top = Swift.max(0, Swift.min(top, contentLines - height))
+        var elements: [TableFrame.Element] = []
+        var y = top
+        let total = contentLines
+        while y < Swift.min(total, top + height) {
+            // The run holding line y: the last whose header line is at or above it.
+            var (low, high) = (0, runs.count)
+            while low < high {
+                let mid = (low + high) / 2
+                if runs[mid].start + (hasHeaders ? mid : 0) <= y { low = mid + 1 } else { high = mid }
+            }
+            let k = Swift.max(0, low - 1)
+            let headerLine = runs[k].start + (hasHeaders ? k : 0)
+            let span = TableView.VerticalSpan(y: Double(y), height: 1)
+            if hasHeaders && y == headerLine {
+                elements.append(.init(kind: .header(section: k), span: span, title: sectionNames?[runs[k].section]))
+            } else {
+                let position = runs[k].start + y - headerLine - (hasHeaders ? 1 : 0)
+                let object = objects[Int(list[position])]
+                let cell = TableFrame.Cell(
+                    text: RecordTable.text(of: object.fields, textKey: textKey),
+                    detailText: detailKey.flatMap { object.fields[$0] }.map(RecordTable.display),
+                    isSelected: position == selected)
+                elements.append(.init(kind: .row(TablePath(row: position - runs[k].start, section: k)), span: span, cell: cell))
+            }
+            y += 1
+        }
+        return TableFrame(
+            contentOffset: Double(top), viewportHeight: Double(height), contentHeight: Double(total), numberOfSections: runs.count,
+            elements: elements, sectionIndexTitles: indexTitles,
+            searchText: showsSearchField ? searchText + (typing ? "▏" : "") : nil)
+    }
+
+    /// The section index of the table on screen: its sections' index titles,
+    /// once each; nil without sections.
+    package var indexTitles: [String]? {
+        guard let titles = sectionIndexTitles else { return nil }
+        var seen = Set<String>()
+        let shown = runsOfList.compactMap { titles[$0.section] }.filter { !$0.isEmpty && seen.insert($0).inserted }
+        return shown.isEmpty ? nil : shown
+    }
+
+    /// The number of rows of each section of the table on screen.
+    package var sectionCounts: [Int] {
+        let runs = runsOfList
+        return runs.indices.map { k in (k + 1 < runs.count ? runs[k + 1].start : list.count) - runs[k].start }
+    }
+
+    /// The whole screen, a line each (without escape codes): a title line,
+    /// the search field and the table's window, and a status line; each
+    /// `columns` wide. The status line shows the last change once.
+    package func screen() -> [String] {
+        // The selection kept within the table (a delete in the results
+        // shortens the whole table).
+        place.selected = Swift.min(Swift.max(0, list.count - 1), place.selected)
+        let title = " \(name) — \(live.count) object\(live.count == 1 ? "" : "s")" + (results.map { ", \($0.count) found" } ?? "")
+        var body: [String] = []
+        if let renderer = try? TextRenderer(width: columns, pointsPerLine: 1) {
+            body = renderer.text(for: frame()).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
+        let help = typing
+            ? "type to filter · Enter: browse the results · Esc: cancel"
+            : "↑↓ PgUp PgDn Home End · / search · d delete" + (unsavedNote == nil ? "" : " (not saved)") + " · q quit"
+        let bottom = status.isEmpty ? help : status
+        status = ""
+        return [TerminalText.fitting(title, into: columns)] + body.prefix(lines - 2) + [TerminalText.fitting(" " + bottom, into: columns)]
+    }
+
+    /// The selected row's object, if any.
+    package var selectedObject: DynamicObject? {
+        let list = self.list
+        return list.indices.contains(place.selected) ? objects[Int(list[place.selected])] : nil
+    }
+
+    /// The objects of the table on screen, in order (for tests).
+    package var listedObjects: [DynamicObject] { list.map { objects[Int($0)] } }
+}
+
+extension BrowserModel {
+    /// The selected position in the table on screen.
+    package var selectedPosition: Int { place.selected }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+import HeadlessTable
+import TableTestSupport
+@testable import HeadlessTableTool
+import ToolArguments
+
+/// The browser's model driven headless by random key sequences, against an
+/// oracle: the fetch's order (a plain context fetch), searches by the
+/// predicate itself over every live object, the selection and the window
+/// kept by hand.
+@Suite struct BrowserModelTests {
+    static let syllables = ["an", "be", "jo", "sé", "ma", "RI", "el", "Ö", "x", "ka"]
+
+    /// Seeded people: most with ASCII names, some with accents or capitals,
+    /// some whose name is a number (the predicate decides those), some
+    /// with a title as well (searched too) or a CR in the name.
+    static func people(_ count: Int, seed: UInt64) -> [DynamicObject] {
+        var random = SeededGenerator(seed: seed)
+        return (0..<count).map { k in
+            let parts = (0..<(1 + Int(random.next() % 3))).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }
+            var fields: [(String, RecordValue)] = [("id", .int(k))]
+            switch random.next() % 20 {
+            case 0: fields.append(("name", .int(Int(random.next() % 1000))))
+            case 1: fields.append(("name", .string(parts.joined() + "\r\nan")))
+            case 2: fields.append(("title", .string("Dr " + parts.joined())))
+            default: fields.append(("name", .string(parts.joined() + " \(k)")))
+            }
+            fields.append(("age", .int(Int(random.next() % 90))))
+            return DynamicObject(fields: DynamicRecord(fields: fields))
+        }
+    }
+
+    /// What the model should show, kept by hand.
+    struct Oracle {
+        var base: [DynamicObject]
+        var deleted = Set<RecordValue>()
+        var typing = false
+        var text = ""
+        var results: [DynamicObject]?
+        var main = (selected: 0, top: 0)
+        var found = (selected: 0, top: 0)
+        let lines: Int
+
+        var live: [DynamicObject] { base.filter { !deleted.contains($0.id) } }
+        var list: [DynamicObject] { results ?? live }
+        var height: Int { max(1, lines - 2 - (results != nil || typing ? 1 : 0)) }
+        var place: (selected: Int, top: Int) {
+            get { results == nil ? main : found }
+            set { if results == nil { main = newValue } else { found = newValue } }
+        }
+
+        func matching(_ text: String) -> [DynamicObject] {
+            let predicate = try? RecordTable.matching(text, textKey: nil)
+            return live.filter { (try? predicate?.evaluate(with: $0)) == true }
+        }
+
+        mutating func select(_ position: Int) {
+            let count = list.count
+            var place = self.place
+            place.selected = min(max(0, count - 1), max(0, position))
+            if place.selected < place.top { place.top = place.selected } else if place.selected >= place.top + height { place.top = place.selected - height + 1 }
+            place.top = max(0, min(place.top, count - height))
+            self.place = place
+        }
+
+        mutating func search(_ text: String) {
+            self.text = text
+            if text.isEmpty {
+                results = nil
+                return
+            }
+            results = matching(text)
+            found = (0, 0)
+            select(0)
+        }
+
+        mutating func cancel() {
+            typing = false
+            text = ""
+            results = nil
+        }
+
+        mutating func move(_ key: Key) {
+            guard !list.isEmpty else { return }
+            let from = place.selected
+            let page = max(1, height - 1)
+            switch key {
+            case .up: select(from - 1)
+            case .down: select(from + 1)
+            case .pageUp: select(from - page)
+            case .pageDown: select(from + page)
+            case .home: select(0)
+            case .end: select(list.count - 1)
+            default: break
+            }
+        }
+
+        mutating func handle(_ key: Key) {
+            if typing {
+                switch key {
+                case .character(let c): search(text + String(c))
+                case .backspace: search(String(text.dropLast()))
+                case .enter: typing = false
+                case .escape: cancel()
+                default: move(key)
+                }
+                return
+            }
+            switch key {
+            case .character("/"):
+                typing = true
+                search(text)
+            case .escape: if results != nil { cancel() }
+            case .character("d"):
+                let list = self.list
+                guard list.indices.contains(place.selected) else { return }
+                let object = list[place.selected]
+                deleted.insert(object.id)
+                if results != nil { results?.removeAll { $0.id == object.id } }
+                select(place.selected)
+            case .character("j"): move(.down)
+            case .character("k"): move(.up)
+            default: move(key)
+            }
+        }
+    }
+
+    static let keys: [Key] = [.up, .down, .pageUp, .pageDown, .home, .end, .enter, .escape, .backspace, .character("/"), .character("d"), .character("j"), .character("k")]
+        + "anbejosémaRIÖxk é".map { Key.character($0) }
+
+    @Test(arguments: [1 as UInt64, 2, 3, 4, 5, 6])
+    func randomKeysAgainstTheOracle(seed: UInt64) throws {
+        let objects = Self.people(600, seed: seed)
+        let session = try BrowseSession(arguments: ["--sort", "name,id", "--detail", "age", "people.json"], objects: objects)
+        let model = session.model
+        model.resize(columns: 40, lines: 12)
+        // The fetch's order, independently: a context's fetch with the same sort.
+        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        for object in objects { try context.insert(object) }
+        _ = try context.save()
+        let base = try context.fetch(FetchRequest<DynamicObject>(sortKeys: [SortKey("name"), SortKey("id")]))
+        var oracle = Oracle(base: base, lines: 12)
+        _ = model.screen()
+        #expect(model.listedObjects.map(\.id) == base.map(\.id))
+
+        var random = SeededGenerator(seed: seed)
+        var history: [Key] = []
+        for step in 0..<400 {
+            // Searches more likely than not: runs of letters.
+            let key = Self.keys[Int(random.next() % UInt64(Self.keys.count))]
+            history.append(key)
+            model.handle(key)
+            oracle.handle(key)
+            let screen = model.screen()
+            // The screen after every key is drawn with the selection in view
+            // (the table keeps its place: the window may be a line shorter for now).
+            oracle.place.selected = min(max(0, oracle.list.count - 1), oracle.place.selected)
+            var top = oracle.place.top
+            if oracle.place.selected < top { top = oracle.place.selected } else if oracle.place.selected >= top + oracle.height { top = oracle.place.selected - oracle.height + 1 }
+            top = max(0, min(top, oracle.list.count - oracle.height))
+            let context = "seed \(seed), step \(step), keys \(history.suffix(12))"
+            #expect(model.typing == oracle.typing && model.searchText == oracle.text, "\(context)")
+            #expect(model.listedObjects.map(\.id) == oracle.list.map(\.id), "\(context)")
+            let selected: DynamicObject? = oracle.list.indices.contains(oracle.place.selected) ? oracle.list[oracle.place.selected] : nil
+            #expect(model.selectedObject?.id == selected?.id, "\(context)")
+            #expect(screen.count == 12, "\(context)")
+            // The window: the oracle's rows from its top, the selected one marked.
+            let bodyStart = 1 + (oracle.results != nil || oracle.typing ? 1 : 0)
+            let body = screen[bodyStart..<(screen.count - 1)]
+            let expected = oracle.list.dropFirst(top).prefix(oracle.height)
+            for (line, object) in zip(body, expected) {
+                let text = RecordTable.text(of: object.fields, textKey: nil)
+                let cut = String(TerminalText.fitting(text, into: 20).prefix { $0 != "…" }.prefix(8))
+                #expect(line.dropFirst().hasPrefix(cut), "\(context): \(line) should show \(text)")
+                #expect(line.hasPrefix("▌") == (object.id == oracle.list[oracle.place.selected].id), "\(context): \(line)")
+            }
+            #expect(body.count == oracle.height, "\(context)")
+            if expected.count < oracle.height {
+                #expect(body.dropFirst(expected.count).allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty || $0.contains("┃") || $0.contains("│") }, "\(context)")
+            }
+        }
+        #expect(model.deletedIDs.count == oracle.deleted.count)
+    }
+
+    @Test func typingNarrowsFromRememberedResultsAndBackspaceFindsThemAgain() throws {
+        let objects = Self.people(500, seed: 9)
+        let model = try BrowseSession(arguments: ["--sort", "name,id", "people.json"], objects: objects).model
+        func found(_ text: String) -> [RecordValue] {
+            let predicate = try? RecordTable.matching(text, textKey: nil)
+            return objects.filter { (try? predicate?.evaluate(with: $0)) == true }.map(\.id)
+        }
+        model.handle(.character("/"))
+        model.handle(.character("a"))
+        #expect(model.lastSearchBase == .some(nil), "the first letter scans every row")
+        model.handle(.character("n"))
+        #expect(model.lastSearchBase == .some("a"), "an filters a's results")
+        #expect(Set(model.listedObjects.map(\.id)) == Set(found("an")))
+        model.handle(.backspace)
+        #expect(model.lastSearchBase == .some("a"), "backspace finds a's results again")
+        model.handle(.character("x"))
+        #expect(model.lastSearchBase == .some("a"))
+        #expect(Set(model.listedObjects.map(\.id)) == Set(found("ax")))
+        model.handle(.character("é"))
+        #expect(model.lastSearchBase == .some(nil), "a non-ASCII text is the predicate's, over every row")
+        #expect(Set(model.listedObjects.map(\.id)) == Set(found("axé")))
+    }
+
+    @Test func sectionsHeadersAndDeletesThatEmptyASection() throws {
+        let text = #"[{"id":1,"name":"Ada","city":"Oslo"},{"id":2,"name":"Bo","city":"Rome"},{"id":3,"name":"Cy","city":"Rome"}]"#
+        let folder = TemporaryFolder()
+        let parsed = try ArgumentParser.parse(["--section-key", "city", "--sort", "name", folder.file("people.json", text)], command: BrowseCommand.declaration)
+        let model = try BrowseSession(try BrowseCommand.Options.parse(parsed)).model
+        model.resize(columns: 80, lines: 8)
+        var screen = model.screen()
+        #expect(screen[0].hasPrefix(" people.json — 3 objects"))
+        #expect(screen[1].hasPrefix("── Oslo ─") && screen[2].hasPrefix("▌Ada") && screen[3].hasPrefix("── Rome ─") && screen[4].hasPrefix(" Bo"))
+        #expect(screen.last?.contains("d delete (not saved)") == true, "\(screen)")
+        #expect(model.indexTitles == ["O", "R"], "the section index at the side")
+        model.handle(.character("d"))
+        screen = model.screen()
+        #expect(screen.last?.hasPrefix(" deleted Ada: - delete section 0 · not saved") == true, "\(screen)")
+        #expect(screen[1].hasPrefix("── Rome ─") && screen[2].hasPrefix("▌Bo"))
+        model.handle(.end)
+        model.handle(.character("d"))
+        screen = model.screen()
+        #expect(screen.last?.hasPrefix(" deleted Cy: - delete {0, 1}") == true, "\(screen)")
+        #expect(screen[2].hasPrefix("▌Bo"))
+    }
+}
