@@ -209,7 +209,7 @@ import ToolArguments
     @Test func sectionsHeadersAndDeletesThatEmptyASection() throws {
         let text = #"[{"id":1,"name":"Ada","city":"Oslo"},{"id":2,"name":"Bo","city":"Rome"},{"id":3,"name":"Cy","city":"Rome"}]"#
         let folder = TemporaryFolder()
-        let parsed = try ArgumentParser.parse(["--section-key", "city", "--sort", "name", folder.file("people.json", text)], command: BrowseCommand.declaration)
+        let parsed = try ArgumentParser.parse(["--section-key", "city", "--sort", "city,name", folder.file("people.json", text)], command: BrowseCommand.declaration)
         let model = try BrowseSession(try BrowseCommand.Options.parse(parsed)).model
         model.resize(columns: 80, lines: 8)
         var screen = model.screen()
