@@ -127,6 +127,23 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
         reserve(added.count)
         let mask = buckets.count - 1, words = bitwiseWords, hashSeed = seed
         let state = UInt32(slot) + 2
+        if added.count == 1 {
+            // One key (items appended one at a time): no batch to overlap.
+            let key = added[0], tag = Self.tag(key, words: words, seed: hashSeed)
+            var b = Int(tag) & mask
+            while true {
+                let bucket = buckets[b]
+                if bucket.state == 0 { break }
+                if bucket.tag == tag, bucket.state > 1, items[Int(positions[Int(bucket.state - 2)])][Int(bucket.row)] == key {
+                    return added
+                }
+                b = (b + 1) & mask
+            }
+            buckets[b] = _IndexBucket(state: state, tag: tag, row: Int32(truncatingIfNeeded: row))
+            used += 1
+            count += 1
+            return []
+        }
         var duplicates: [Key] = []
         var written = 0   // buckets written so far (one per key added)
         let batch = Swift.min(added.count, 64)
