@@ -20,8 +20,8 @@ enum SnapshotWorkloads {
     static func build() -> Workload {
         Workload(
             name: "snapshot/build-1M",
-            summary: "a snapshot of 1,000,000 entries (UUID ids) in 1,000 sections, against building the [TableSection] of their ids by hand, and hashing every id once",
-            targets: [Target(against: "hashFloor", atMost: 3)]
+            summary: "a snapshot of 1,000,000 entries (UUID ids) in 1,000 sections, against building the [TableSection] of their ids by hand (the issue's goal: at most 1.3 times), and hashing every id once (reported)",
+            targets: [Target(against: "sectionsByHand", atMost: 1.3)]
         ) {
             let entries = entries()
             return Prepared(

@@ -52,7 +52,7 @@ extension TableSnapshot {
         guard missing.isEmpty else { throw .sectionNotFound(missing) }
         let doomed = Set(identifiers.map { _sectionPositions[$0]! })
         for position in doomed {
-            for item in _items[position] { _locations.remove(item) }
+            for item in _items[position] { _locations.remove(item, in: _items, positions: _slotPositions) }
             _reloadedItems.remove(_items[position])
             _reconfiguredItems.remove(_items[position])
             _slotPositions[Int(_slots[position])] = -1
@@ -161,10 +161,15 @@ extension TableSnapshot {
             if let path = indexPath(ofItem: identifier) { rowsBySection[path.section, default: []].append(path.row) } else { missing.append(identifier) }
         }
         guard missing.isEmpty else { throw .itemNotFound(missing) }
-        for identifier in identifiers { _locations.remove(identifier) }
+        for identifier in identifiers { _locations.remove(identifier, in: _items, positions: _slotPositions) }
         for (position, rows) in rowsBySection {
             let doomed = Set(rows)
             let first = doomed.min()!
+            // The buckets of the rows that stay, found before they move.
+            var stay: [Int] = []
+            for row in first..<_items[position].count where !doomed.contains(row) {
+                stay.append(_bucket(ofRow: row, inSection: position))
+            }
             var kept = first
             _items[position].withUnsafeMutableBufferPointer { items in
                 for row in first..<items.count where !doomed.contains(row) {
@@ -173,7 +178,7 @@ extension TableSnapshot {
                 }
             }
             _items[position].removeLast(_items[position].count - kept)
-            _reindexRows(section: position, from: first)
+            for (i, bucket) in stay.enumerated() { _locations.buckets[bucket].row = Int32(truncatingIfNeeded: first + i) }
         }
         _recountStarts(from: rowsBySection.keys.min() ?? _sections.count)
         _reloadedItems.remove(identifiers)
@@ -259,7 +264,7 @@ extension TableSnapshot {
 
     @inlinable
     func _checkItemsExist(_ identifiers: [ItemIdentifierType]) throws(Failure) {
-        let missing = identifiers.filter { _locations[$0] == nil }
+        let missing = identifiers.filter { _location(of: $0) == nil }
         guard missing.isEmpty else { throw .itemNotFound(missing) }
     }
 
@@ -306,41 +311,81 @@ extension TableSnapshot {
         guard !identifiers.isEmpty else { return }
         let slot = _slots[path.section]
         let row = path.row
-        let duplicates = _locations.insert(contentsOf: identifiers) { _Location(slot: slot, row: Int32(truncatingIfNeeded: row + $0)) }
-        guard duplicates.isEmpty else { throw .duplicateItems(duplicates) }
-        if path.row == _items[path.section].count {
-            _items[path.section].append(contentsOf: identifiers)
+        if row == _items[path.section].count {
+            // Appending: the index checks and adds in one pass.
+            let duplicates = _locations.append(contentsOf: identifiers, slot: slot, row: row, in: _items, positions: _slotPositions)
+            guard duplicates.isEmpty else { throw .duplicateItems(duplicates) }
+            if _items[path.section].isEmpty {
+                _items[path.section] = identifiers   // shares the caller's storage: no copy
+            } else if identifiers.count == 1 {
+                _items[path.section].append(identifiers[0])
+            } else {
+                _items[path.section].append(contentsOf: identifiers)
+            }
         } else {
-            _items[path.section].insert(contentsOf: identifiers, at: path.row)
-            _reindexRows(section: path.section, from: path.row + identifiers.count)
+            // Inserting before rows: check first, then move the rows' buckets.
+            var seen = Set<ItemIdentifierType>(minimumCapacity: identifiers.count)
+            var duplicates: [ItemIdentifierType] = []
+            for identifier in identifiers where _location(of: identifier) != nil || !seen.insert(identifier).inserted {
+                duplicates.append(identifier)
+            }
+            guard duplicates.isEmpty else { throw .duplicateItems(duplicates) }
+            _locations.reserve(identifiers.count)
+            let moved = _buckets(ofRows: row..<_items[path.section].count, inSection: path.section)
+            _locations.insertUnique(identifiers, slot: slot, row: row)
+            _items[path.section].insert(contentsOf: identifiers, at: row)
+            for (i, bucket) in moved.enumerated() {
+                _locations.buckets[bucket].row = Int32(truncatingIfNeeded: row + identifiers.count + i)
+            }
         }
         _recountStarts(from: path.section)
     }
 
     @inlinable
     mutating func _moveItem(_ identifier: ItemIdentifierType, relativeTo target: ItemIdentifierType, after: Bool) throws(Failure) {
-        let missing = [identifier, target].filter { _locations[$0] == nil }
+        let missing = [identifier, target].filter { _location(of: $0) == nil }
         guard missing.isEmpty else { throw .itemNotFound(missing) }
         guard identifier != target else { throw .itemMovedRelativeToItself(identifier) }
         let from = indexPath(ofItem: identifier)!
-        _items[from.section].remove(at: from.row)
-        _reindexRows(section: from.section, from: from.row)
+        // The target's place once the item is out of its section.
         var to = indexPath(ofItem: target)!
+        if to.section == from.section && to.row > from.row { to.row -= 1 }
         if after { to.row += 1 }
-        _items[to.section].insert(identifier, at: to.row)
-        _locations.setValue(_Location(slot: _slots[to.section], row: Int32(to.row)), of: identifier)
-        _reindexRows(section: to.section, from: to.row + 1)
-        _recountStarts(from: min(from.section, to.section))
+        // The buckets of the rows that move, found before they move, then
+        // moved as the rows are.
+        if from.section == to.section {
+            let low = Swift.min(from.row, to.row), high = Swift.max(from.row, to.row)
+            var moved = _buckets(ofRows: low..<high + 1, inSection: from.section)
+            _items[from.section].remove(at: from.row)
+            _items[from.section].insert(identifier, at: to.row)
+            moved.insert(moved.remove(at: from.row - low), at: to.row - low)
+            for (i, bucket) in moved.enumerated() { _locations.buckets[bucket].row = Int32(truncatingIfNeeded: low + i) }
+        } else {
+            var left = _buckets(ofRows: from.row..<_items[from.section].count, inSection: from.section)
+            var right = _buckets(ofRows: to.row..<_items[to.section].count, inSection: to.section)
+            _items[from.section].remove(at: from.row)
+            _items[to.section].insert(identifier, at: to.row)
+            right.insert(left.removeFirst(), at: 0)
+            for (i, bucket) in left.enumerated() { _locations.buckets[bucket].row = Int32(truncatingIfNeeded: from.row + i) }
+            let slot = _slots[to.section]
+            for (i, bucket) in right.enumerated() {
+                _locations.setLocation(_ItemLocation(slot: slot, row: Int32(truncatingIfNeeded: to.row + i)), at: bucket)
+            }
+        }
+        _recountStarts(from: Swift.min(from.section, to.section))
     }
 
-    /// Puts the rows of a section's items from `row` on right.
+    /// The index bucket of the item at a row (the index and the sections must
+    /// agree).
     @inlinable
-    mutating func _reindexRows(section position: Int, from row: Int) {
-        let items = _items[position]
-        guard row < items.count else { return }
-        for r in row..<items.count {
-            if let entry = _locations.entry(of: items[r]) { _locations.values[entry].row = Int32(r) }
-        }
+    func _bucket(ofRow row: Int, inSection position: Int) -> Int {
+        _locations.position(of: _items[position][row], in: _items, positions: _slotPositions)!
+    }
+
+    /// The index buckets of the items at some rows of a section, in row order.
+    @inlinable
+    func _buckets(ofRows rows: Range<Int>, inSection position: Int) -> [Int] {
+        rows.map { _bucket(ofRow: $0, inSection: position) }
     }
 
     /// Recomputes the flat starts of the sections from `position` on.

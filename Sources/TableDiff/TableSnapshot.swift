@@ -32,19 +32,6 @@
 /// section costs the rows after the place; a change to the sections costs the
 /// number of sections.
 public struct TableSnapshot<SectionIdentifierType: Hashable & Sendable, ItemIdentifierType: Hashable & Sendable>: Sendable {
-    /// Where an item is: the stable slot of its section and its row there.
-    @usableFromInline
-    struct _Location: Sendable {
-        @usableFromInline var slot: Int32
-        @usableFromInline var row: Int32
-
-        @inlinable
-        init(slot: Int32, row: Int32) {
-            self.slot = slot
-            self.row = row
-        }
-    }
-
     /// The section identifiers, in order.
     @usableFromInline var _sections: [SectionIdentifierType] = []
     /// The items of each section, in the order of `_sections`.
@@ -58,8 +45,8 @@ public struct TableSnapshot<SectionIdentifierType: Hashable & Sendable, ItemIden
     @usableFromInline var _sectionPositions: [SectionIdentifierType: Int] = [:]
     /// The flat index of the first item of each section, and the item count last.
     @usableFromInline var _starts: [Int] = [0]
-    /// Where every item is.
-    @usableFromInline var _locations = _SnapshotIndex<ItemIdentifierType, _Location>()
+    /// Where every item is (its identifiers compared in `_items`).
+    @usableFromInline var _locations = _SnapshotIndex<ItemIdentifierType>()
     @usableFromInline var _reloadedItems = _Marks<ItemIdentifierType>()
     @usableFromInline var _reconfiguredItems = _Marks<ItemIdentifierType>()
     @usableFromInline var _reloadedSections = _Marks<SectionIdentifierType>()
@@ -143,7 +130,7 @@ extension TableSnapshot {
     /// The section that holds an item, or nil when the item is not in the snapshot.
     @inlinable
     public func sectionIdentifier(containingItem identifier: ItemIdentifierType) -> SectionIdentifierType? {
-        guard let location = _locations[identifier] else { return nil }
+        guard let location = _location(of: identifier) else { return nil }
         return _sections[Int(_slotPositions[Int(location.slot)])]
     }
 
@@ -151,7 +138,7 @@ extension TableSnapshot {
     /// when it is not in the snapshot.
     @inlinable
     public func indexOfItem(_ identifier: ItemIdentifierType) -> Int? {
-        guard let location = _locations[identifier] else { return nil }
+        guard let location = _location(of: identifier) else { return nil }
         return _starts[Int(_slotPositions[Int(location.slot)])] + Int(location.row)
     }
 
@@ -163,7 +150,7 @@ extension TableSnapshot {
     /// is not in the snapshot.
     @inlinable
     public func indexPath(ofItem identifier: ItemIdentifierType) -> TablePath? {
-        guard let location = _locations[identifier] else { return nil }
+        guard let location = _location(of: identifier) else { return nil }
         return TablePath(row: Int(location.row), section: Int(_slotPositions[Int(location.slot)]))
     }
 
@@ -186,6 +173,12 @@ extension TableSnapshot {
     /// The sections marked by ``reloadSections(_:)``, in the order they were marked.
     @inlinable
     public var reloadedSectionIdentifiers: [SectionIdentifierType] { _reloadedSections.ordered }
+
+    /// Where an item is, or nil when it is not in the snapshot.
+    @inlinable
+    func _location(of item: ItemIdentifierType) -> _ItemLocation? {
+        _locations.location(of: item, in: _items, positions: _slotPositions)
+    }
 
     @inlinable
     func _position(of section: SectionIdentifierType) throws(TableSnapshotError<SectionIdentifierType, ItemIdentifierType>) -> Int {

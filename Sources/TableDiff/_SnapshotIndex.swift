@@ -1,21 +1,55 @@
-/// A snapshot's index of its items: from an identifier to a value (where the
-/// item is), by open addressing.
-///
-/// Keys and values are kept in arrays in the order they were added (a removed
-/// one stays, dead, until the arrays are compacted); the table holds, per
-/// bucket, the upper half of the key's 64-bit hash and the entry's index. The
-/// hash half is both the tag compared before any key and the bucket's source,
-/// so the table grows without hashing a key again, and appending many keys
-/// touches the arrays in order and the table once per key — far fewer cache
-/// misses than a `Dictionary` of keys to values.
+/// Where an item of a snapshot is: the stable slot of its section and its row
+/// there.
 @usableFromInline
-struct _SnapshotIndex<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// Per entry: its key, and its value.
-    @usableFromInline var keys: [Key] = []
-    @usableFromInline var values: [Value] = []
-    /// Per bucket: 0 empty, 1 removed, else `tag << 32 | (entry + 2)`.
-    @usableFromInline var buckets: [UInt64] = []
-    /// Live entries, and buckets not empty (live or removed).
+struct _ItemLocation: Sendable, Equatable {
+    @usableFromInline var slot: Int32
+    @usableFromInline var row: Int32
+
+    @inlinable
+    init(slot: Int32, row: Int32) {
+        self.slot = slot
+        self.row = row
+    }
+}
+
+/// One bucket of a ``_SnapshotIndex``: where an item is, and a tag of its hash.
+@usableFromInline
+struct _IndexBucket: Sendable {
+    /// 0 empty, 1 removed, else the item's section slot + 2.
+    @usableFromInline var state: UInt32
+    /// The upper half of the item's 64-bit hash.
+    @usableFromInline var tag: UInt32
+    /// The item's row in its section.
+    @usableFromInline var row: Int32
+
+    @inlinable
+    init(state: UInt32, tag: UInt32, row: Int32) {
+        self.state = state
+        self.tag = tag
+        self.row = row
+    }
+}
+
+/// A snapshot's index of its items: from an identifier to where the item is
+/// (its section's slot and its row), by open addressing.
+///
+/// The index does not keep the identifiers: a bucket holds the item's location
+/// and the upper half of its 64-bit hash, and a key is compared with the
+/// identifier stored at that location in the snapshot's sections (`items`, with
+/// `positions`, the position of each slot's section). Building a snapshot thus
+/// writes each identifier once (into its section) and the table once per item,
+/// and a lookup reads one bucket and one identifier. The hash half is both the
+/// tag compared before any identifier and the bucket's source, so the table
+/// grows without hashing an identifier again.
+///
+/// Every call that compares needs the sections and the buckets to agree (each
+/// live bucket's location holds its identifier). A change that moves rows
+/// finds the buckets of the rows it moves first (``position(of:in:positions:)``),
+/// then changes the sections, then sets those buckets' rows.
+@usableFromInline
+struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
+    @usableFromInline var buckets: [_IndexBucket] = []
+    /// Live items, and buckets not empty (live or removed).
     @usableFromInline var count = 0
     @usableFromInline var used = 0
     /// For a ``_BitwiseHashable`` key (a `UUID`), its size in 8-byte words:
@@ -33,91 +67,133 @@ struct _SnapshotIndex<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// The upper half of a key's hash (`words`: ``bitwiseWords``).
     @inlinable @inline(__always)
-    static func tag(_ key: Key, words: Int, seed: UInt64) -> UInt64 {
-        (words == 0 ? _hash(key) : _bitwiseHash(key, words: words, seed: seed)) >> 32
+    static func tag(_ key: Key, words: Int, seed: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: (words == 0 ? _hash(key) : _bitwiseHash(key, words: words, seed: seed)) >> 32)
     }
 
-    /// The entry of a key, or nil.
+    /// The bucket that holds a key, or nil.
     @inlinable
-    func entry(of key: Key) -> Int? {
+    func position(of key: Key, in items: [[Key]], positions: [Int32]) -> Int? {
         guard !buckets.isEmpty else { return nil }
         let tag = Self.tag(key, words: bitwiseWords, seed: seed), mask = buckets.count - 1
-        var b = Int(truncatingIfNeeded: tag) & mask
+        var b = Int(tag) & mask
         while true {
-            let slot = buckets[b]
-            if slot == 0 { return nil }
-            if slot >> 32 == tag, slot != 1 {
-                let entry = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 2
-                if keys[entry] == key { return entry }
+            let bucket = buckets[b]
+            if bucket.state == 0 { return nil }
+            if bucket.tag == tag, bucket.state > 1,
+                items[Int(positions[Int(bucket.state - 2)])][Int(bucket.row)] == key
+            {
+                return b
             }
             b = (b + 1) & mask
         }
     }
 
+    /// Where a key is, or nil.
     @inlinable
-    subscript(key: Key) -> Value? { entry(of: key).map { values[$0] } }
+    func location(of key: Key, in items: [[Key]], positions: [Int32]) -> _ItemLocation? {
+        position(of: key, in: items, positions: positions).map { location(at: $0) }
+    }
 
-    /// Adds keys that are not in the index yet, with the values `value(offset)`,
-    /// all or none: returns the keys that are in the index already or given
-    /// twice (in order), and then adds none.
+    /// The location held by a live bucket.
+    @inlinable
+    func location(at position: Int) -> _ItemLocation {
+        _ItemLocation(slot: Int32(buckets[position].state - 2), row: buckets[position].row)
+    }
+
+    /// Sets the location held by a live bucket.
+    @inlinable
+    mutating func setLocation(_ location: _ItemLocation, at position: Int) {
+        buckets[position].state = UInt32(location.slot) + 2
+        buckets[position].row = location.row
+    }
+
+    /// Adds keys appended to the end of a section, all or none: returns the
+    /// keys that are in the index already or given twice (in order), and then
+    /// adds none.
+    ///
+    /// `slot` is the section's slot, `row` its number of items (where the first
+    /// key goes); `items` and `positions` are the snapshot's sections before the
+    /// keys are appended to them (a bucket of this call, at a row from `row` on,
+    /// is compared with `added`).
     ///
     /// Hashes are computed a batch at a time and the batch's probes run in a
-    /// short loop, so that the processor overlaps their cache misses; keys and
-    /// values are appended at the end, in one go.
+    /// short loop, so that the processor overlaps their cache misses.
     @inlinable
-    mutating func insert(contentsOf added: [Key], value: (Int) -> Value) -> [Key] {
+    mutating func append(
+        contentsOf added: [Key], slot: Int32, row: Int, in items: [[Key]], positions: [Int32]
+    ) -> [Key] {
         guard !added.isEmpty else { return [] }
         reserve(added.count)
-        let start = keys.count, mask = buckets.count - 1, words = bitwiseWords, hashSeed = seed
+        let mask = buckets.count - 1, words = bitwiseWords, hashSeed = seed
+        let state = UInt32(slot) + 2
+        if added.count == 1 {
+            // One key (items appended one at a time): no batch to overlap.
+            let key = added[0], tag = Self.tag(key, words: words, seed: hashSeed)
+            var b = Int(tag) & mask
+            while true {
+                let bucket = buckets[b]
+                if bucket.state == 0 { break }
+                if bucket.tag == tag, bucket.state > 1, items[Int(positions[Int(bucket.state - 2)])][Int(bucket.row)] == key {
+                    return added
+                }
+                b = (b + 1) & mask
+            }
+            buckets[b] = _IndexBucket(state: state, tag: tag, row: Int32(truncatingIfNeeded: row))
+            used += 1
+            count += 1
+            return []
+        }
         var duplicates: [Key] = []
         var written = 0   // buckets written so far (one per key added)
         let batch = Swift.min(added.count, 64)
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: batch) { tags in
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: batch) { tags in
             added.withUnsafeBufferPointer { added in
-                keys.withUnsafeBufferPointer { keys in
-                    buckets.withUnsafeMutableBufferPointer { buckets in
-                        var base = 0
-                        while base < added.count {
-                            let end = Swift.min(base + batch, added.count)
-                            for k in base..<end { tags[k - base] = Self.tag(added[k], words: words, seed: hashSeed) }
-                            for k in base..<end {
-                                let tag = tags[k - base], key = added[k]
-                                var b = Int(truncatingIfNeeded: tag) & mask
-                                var present = false
-                                while true {
-                                    let slot = buckets[b]
-                                    if slot == 0 { break }
-                                    if slot >> 32 == tag, slot != 1 {
-                                        let entry = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 2
-                                        if (entry < start ? keys[entry] : added[entry - start]) == key {
-                                            present = true
-                                            break
-                                        }
+                buckets.withUnsafeMutableBufferPointer { buckets in
+                    var base = 0
+                    while base < added.count {
+                        let end = Swift.min(base + batch, added.count)
+                        for k in base..<end { tags[k - base] = Self.tag(added[k], words: words, seed: hashSeed) }
+                        for k in base..<end {
+                            let tag = tags[k - base], key = added[k]
+                            var b = Int(tag) & mask
+                            var present = false
+                            while true {
+                                let bucket = buckets[b]
+                                if bucket.state == 0 { break }
+                                if bucket.tag == tag, bucket.state > 1 {
+                                    let r = Int(bucket.row)
+                                    let other = bucket.state == state && r >= row
+                                        ? added[r - row] : items[Int(positions[Int(bucket.state - 2)])][r]
+                                    if other == key {
+                                        present = true
+                                        break
                                     }
-                                    b = (b + 1) & mask
                                 }
-                                if present {
-                                    duplicates.append(key)
-                                } else {
-                                    buckets[b] = tag << 32 | UInt64(start + k + 2)   // its entry once appended
-                                    written += 1
-                                }
+                                b = (b + 1) & mask
                             }
-                            base = end
+                            if present {
+                                duplicates.append(key)
+                            } else {
+                                buckets[b] = _IndexBucket(state: state, tag: tag, row: Int32(truncatingIfNeeded: row + k))
+                                written += 1
+                            }
                         }
+                        base = end
                     }
                 }
             }
         }
         used += written
         guard duplicates.isEmpty else {
-            // Undo: clear the bucket each key of this call was given.
+            // Undo: remove the bucket each key of this call was given (its
+            // location is unique: the key's row).
             for (k, key) in added.enumerated() {
                 let tag = Self.tag(key, words: bitwiseWords, seed: seed)
-                var b = Int(truncatingIfNeeded: tag) & mask
-                while buckets[b] != 0 {
-                    if buckets[b] == tag << 32 | UInt64(start + k + 2) {
-                        buckets[b] = 1
+                var b = Int(tag) & mask
+                while buckets[b].state != 0 {
+                    if buckets[b].state == state, buckets[b].row == Int32(truncatingIfNeeded: row + k) {
+                        buckets[b].state = 1
                         break
                     }
                     b = (b + 1) & mask
@@ -125,38 +201,46 @@ struct _SnapshotIndex<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             }
             return duplicates
         }
-        keys.append(contentsOf: added)
-        values.append(contentsOf: (0..<added.count).lazy.map(value))
         count += added.count
         return []
     }
 
-    /// Sets the value of a key in the index.
+    /// Adds keys known to be in neither the index nor given twice, at rows
+    /// `row`, `row + 1`, … of the section of `slot`, comparing no key. Call
+    /// ``reserve(_:final:)`` for them first: this then moves no bucket.
     @inlinable
-    mutating func setValue(_ value: Value, of key: Key) {
-        if let entry = entry(of: key) { values[entry] = value }
-    }
-
-    /// Removes a key; its entry stays, dead, until the arrays are compacted.
-    @inlinable
-    mutating func remove(_ key: Key) {
-        guard !buckets.isEmpty else { return }
-        let tag = Self.tag(key, words: bitwiseWords, seed: seed), mask = buckets.count - 1
-        var b = Int(truncatingIfNeeded: tag) & mask
-        while true {
-            let slot = buckets[b]
-            if slot == 0 { return }
-            if slot >> 32 == tag, slot != 1, keys[Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 2] == key {
-                buckets[b] = 1
-                count -= 1
-                if keys.count > 64 && count < keys.count / 2 { rebuild(buckets: buckets.count) }
-                return
-            }
-            b = (b + 1) & mask
+    mutating func insertUnique(_ added: [Key], slot: Int32, row: Int) {
+        reserve(added.count)
+        let mask = buckets.count - 1, state = UInt32(slot) + 2
+        for (k, key) in added.enumerated() {
+            let tag = Self.tag(key, words: bitwiseWords, seed: seed)
+            var b = Int(tag) & mask
+            while buckets[b].state != 0 { b = (b + 1) & mask }
+            buckets[b] = _IndexBucket(state: state, tag: tag, row: Int32(truncatingIfNeeded: row + k))
         }
+        used += added.count
+        count += added.count
     }
 
-    /// Makes room for `extra` more keys, so that inserting them rebuilds nothing.
+    /// Removes a key, if it is in the index.
+    @inlinable
+    mutating func remove(_ key: Key, in items: [[Key]], positions: [Int32]) {
+        guard let b = position(of: key, in: items, positions: positions) else { return }
+        buckets[b].state = 1
+        count -= 1
+        if used > 64 && count < used / 2 { rebuild(buckets: Self.size(for: count, from: 16, final: false)) }
+    }
+
+    /// The number of buckets for `needed` keys: at most 3/8 used (`final`
+    /// false), or half.
+    @inlinable
+    static func size(for needed: Int, from start: Int, final: Bool) -> Int {
+        var size = Swift.max(16, start)
+        while final ? needed * 2 > size : needed * 8 > size * 3 { size *= 2 }
+        return size
+    }
+
+    /// Makes room for `extra` more keys, so that adding them moves no bucket.
     ///
     /// When the keys arrive one call at a time (`final` false), the rebuild
     /// leaves at most 3/8 of the buckets used: the next one is an eighth of the
@@ -166,39 +250,22 @@ struct _SnapshotIndex<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @inlinable
     mutating func reserve(_ extra: Int, final: Bool = false) {
         guard (used + extra) * 2 > buckets.count else { return }
-        let needed = count + extra
-        var size = Swift.max(16, buckets.count)
-        while final ? needed * 2 > size : needed * 8 > size * 3 { size *= 2 }
-        rebuild(buckets: size, capacity: needed)
+        rebuild(buckets: Self.size(for: count + extra, from: buckets.count, final: final))
     }
 
-    /// Compacts the entries (dropping dead ones) and places them in `size`
-    /// buckets, with room for `capacity` entries.
+    /// Places the live buckets in a table of `size` buckets (removed ones are
+    /// dropped), by their tags: no key is hashed or compared.
     @inlinable
-    mutating func rebuild(buckets size: Int, capacity: Int = 0) {
-        var liveKeys: [Key] = [], liveValues: [Value] = []
-        liveKeys.reserveCapacity(Swift.max(count, capacity))
-        liveValues.reserveCapacity(Swift.max(count, capacity))
-        var table = [UInt64](repeating: 0, count: size)
+    mutating func rebuild(buckets size: Int) {
+        var table = [_IndexBucket](repeating: _IndexBucket(state: 0, tag: 0, row: 0), count: size)
         let mask = size - 1
-        // In entry order, so that the arrays keep the order keys were added.
-        var alive = [Bool](repeating: false, count: keys.count)
-        var tags = [UInt64](repeating: 0, count: keys.count)
-        for slot in buckets where slot > 1 {
-            let entry = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 2
-            alive[entry] = true
-            tags[entry] = slot >> 32
+        table.withUnsafeMutableBufferPointer { table in
+            for bucket in buckets where bucket.state > 1 {
+                var b = Int(bucket.tag) & mask
+                while table[b].state != 0 { b = (b + 1) & mask }
+                table[b] = bucket
+            }
         }
-        for entry in keys.indices where alive[entry] {
-            let tag = tags[entry]
-            var b = Int(truncatingIfNeeded: tag) & mask
-            while table[b] != 0 { b = (b + 1) & mask }
-            table[b] = tag << 32 | UInt64(liveKeys.count + 2)
-            liveKeys.append(keys[entry])
-            liveValues.append(values[entry])
-        }
-        keys = liveKeys
-        values = liveValues
         buckets = table
         used = count
     }

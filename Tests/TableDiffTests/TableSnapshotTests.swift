@@ -167,7 +167,9 @@ private enum Call: CustomStringConvertible {
         return nil
     }
 
-    func apply(to s: inout TableSnapshot<Int, Int>) throws(SnapshotModel.Failure) {
+    /// Applies the call to a snapshot whose items are `item(i)` for the model's `i`.
+    func apply<Item>(to s: inout TableSnapshot<Int, Item>, item: (Int) -> Item) throws(TableSnapshotError<Int, Item>) {
+        func items(_ ids: [Int]) -> [Item] { ids.map(item) }
         switch self {
         case .appendSections(let ids): try s.appendSections(ids)
         case .insertSections(let ids, let t, let after):
@@ -176,46 +178,69 @@ private enum Call: CustomStringConvertible {
         case .moveSection(let id, let t, let after):
             if after { try s.moveSection(id, afterSection: t) } else { try s.moveSection(id, beforeSection: t) }
         case .reloadSections(let ids): try s.reloadSections(ids)
-        case .appendItems(let ids, let section): try s.appendItems(ids, toSection: section)
+        case .appendItems(let ids, let section): try s.appendItems(items(ids), toSection: section)
         case .insertItems(let ids, let t, let after):
-            if after { try s.insertItems(ids, afterItem: t) } else { try s.insertItems(ids, beforeItem: t) }
-        case .deleteItems(let ids): try s.deleteItems(ids)
+            if after { try s.insertItems(items(ids), afterItem: item(t)) } else { try s.insertItems(items(ids), beforeItem: item(t)) }
+        case .deleteItems(let ids): try s.deleteItems(items(ids))
         case .moveItem(let id, let t, let after):
-            if after { try s.moveItem(id, afterItem: t) } else { try s.moveItem(id, beforeItem: t) }
-        case .reloadItems(let ids): try s.reloadItems(ids)
-        case .reconfigureItems(let ids): try s.reconfigureItems(ids)
+            if after { try s.moveItem(item(id), afterItem: item(t)) } else { try s.moveItem(item(id), beforeItem: item(t)) }
+        case .reloadItems(let ids): try s.reloadItems(items(ids))
+        case .reconfigureItems(let ids): try s.reconfigureItems(items(ids))
         case .deleteAllItems: s.deleteAllItems()
         }
     }
 }
 
+/// An item identifier whose hash is the same for every value: every lookup in
+/// a snapshot's index compares identifiers along one long probe.
+private struct Colliding: Hashable, Sendable, CustomStringConvertible {
+    var value: Int
+    func hash(into hasher: inout Hasher) {}
+    var description: String { "\(value)" }
+}
+
+extension TableSnapshotError where SectionIdentifierType == Int, ItemIdentifierType == Int {
+    /// The same error with items `item(i)`.
+    fileprivate func mapItems<Item>(_ item: (Int) -> Item) -> TableSnapshotError<Int, Item> {
+        switch self {
+        case .duplicateItems(let ids): .duplicateItems(ids.map(item))
+        case .duplicateSections(let ids): .duplicateSections(ids)
+        case .noSections: .noSections
+        case .itemNotFound(let ids): .itemNotFound(ids.map(item))
+        case .sectionNotFound(let ids): .sectionNotFound(ids)
+        case .itemMovedRelativeToItself(let id): .itemMovedRelativeToItself(item(id))
+        case .sectionMovedRelativeToItself(let id): .sectionMovedRelativeToItself(id)
+        }
+    }
+}
+
 /// Every difference between a snapshot and the model, through every query.
-private func differences(_ s: TableSnapshot<Int, Int>, _ m: SnapshotModel) -> [String] {
+private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item>, _ m: SnapshotModel, item: (Int) -> Item) -> [String] {
     var found: [String] = []
     func check<T: Equatable>(_ what: String, _ got: T, _ expected: T) {
         if got != expected { found.append("\(what): \(got), expected \(expected)") }
     }
     check("sectionIdentifiers", s.sectionIdentifiers, m.sections)
     check("numberOfSections", s.numberOfSections, m.sections.count)
-    check("itemIdentifiers", s.itemIdentifiers, m.all)
+    check("itemIdentifiers", s.itemIdentifiers, m.all.map(item))
     check("numberOfItems", s.numberOfItems, m.all.count)
     for (section, rows) in zip(m.sections, m.items) {
-        check("itemIdentifiers(inSection: \(section))", try? s.itemIdentifiers(inSection: section), rows)
+        check("itemIdentifiers(inSection: \(section))", try? s.itemIdentifiers(inSection: section), rows.map(item))
         check("numberOfItems(inSection: \(section))", try? s.numberOfItems(inSection: section), rows.count)
     }
     for section in 0..<8 {
         check("indexOfSection(\(section))", s.indexOfSection(section), m.sections.firstIndex(of: section))
     }
     let all = m.all
-    for item in 0..<40 {
-        let place = m.position(item)
-        check("indexOfItem(\(item))", s.indexOfItem(item), all.firstIndex(of: item))
-        check("sectionIdentifier(containingItem: \(item))", s.sectionIdentifier(containingItem: item), place.map { m.sections[$0.section] })
-        check("indexPath(ofItem: \(item))", s.indexPath(ofItem: item), place.map { TablePath(row: $0.row, section: $0.section) })
-        if let place { check("itemIdentifier(at:)", s.itemIdentifier(at: TablePath(row: place.row, section: place.section)), item) }
+    for i in 0..<40 {
+        let place = m.position(i), id = item(i)
+        check("indexOfItem(\(i))", s.indexOfItem(id), all.firstIndex(of: i))
+        check("sectionIdentifier(containingItem: \(i))", s.sectionIdentifier(containingItem: id), place.map { m.sections[$0.section] })
+        check("indexPath(ofItem: \(i))", s.indexPath(ofItem: id), place.map { TablePath(row: $0.row, section: $0.section) })
+        if let place { check("itemIdentifier(at:)", s.itemIdentifier(at: TablePath(row: place.row, section: place.section)), id) }
     }
-    check("reloadedItemIdentifiers", s.reloadedItemIdentifiers, m.reloaded)
-    check("reconfiguredItemIdentifiers", s.reconfiguredItemIdentifiers, m.reconfigured)
+    check("reloadedItemIdentifiers", s.reloadedItemIdentifiers, m.reloaded.map(item))
+    check("reconfiguredItemIdentifiers", s.reconfiguredItemIdentifiers, m.reconfigured.map(item))
     check("reloadedSectionIdentifiers", s.reloadedSectionIdentifiers, m.reloadedSections)
     return found
 }
@@ -224,28 +249,39 @@ private func differences(_ s: TableSnapshot<Int, Int>, _ m: SnapshotModel) -> [S
     /// Random calls, misuse included: every call does what the naive model does,
     /// every misuse throws the model's error and leaves the snapshot as it was.
     @Test func randomCallsMatchTheModel() {
+        randomCalls { $0 }
+    }
+
+    /// The same with identifiers whose hashes all collide: the snapshot's
+    /// index compares identifiers through its sections, which must agree with
+    /// it after every insertion, deletion and move (of rows and of sections).
+    @Test func randomCallsMatchTheModelWhenEveryHashCollides() {
+        randomCalls { Colliding(value: $0) }
+    }
+
+    func randomCalls<Item: Hashable & Sendable>(_ item: (Int) -> Item) {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
         var refusals = 0, calls = 0
         for run in 0..<60 {
-            var snapshot = TableSnapshot<Int, Int>()
+            var snapshot = TableSnapshot<Int, Item>()
             var model = SnapshotModel()
             var history: [String] = []
             for _ in 0..<250 {
                 let call = Call.random(&g)
                 history.append(call.description)
                 let before = snapshot
-                let expected = call.apply(to: &model)
+                let expected = call.apply(to: &model)?.mapItems(item)
                 calls += 1
-                do throws(SnapshotModel.Failure) {
-                    try call.apply(to: &snapshot)
+                do throws(TableSnapshotError<Int, Item>) {
+                    try call.apply(to: &snapshot, item: item)
                     if let expected { Issue.record("seed \(seed) run \(run): \(call) should throw \(expected)\n\(history.joined(separator: "\n"))"); return }
                 } catch {
                     refusals += 1
                     if error != expected { Issue.record("seed \(seed) run \(run): \(call) threw \(error), expected \(String(describing: expected))"); return }
                     if snapshot != before { Issue.record("seed \(seed) run \(run): \(call) threw but changed the snapshot"); return }
                 }
-                let problems = differences(snapshot, model)
+                let problems = differences(snapshot, model, item: item)
                 if !problems.isEmpty {
                     Issue.record("seed \(seed) run \(run) after \(history.joined(separator: "; ")):\n\(problems.prefix(5).joined(separator: "\n"))")
                     return
