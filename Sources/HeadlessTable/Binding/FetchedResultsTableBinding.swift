@@ -92,6 +92,8 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
         controller.numberOfObjects(inSection: section)
     }
 
+    public func numberOfRowsInSections(in tableView: TableView) -> [Int]? { controller.numberOfObjectsInSections }
+
     public func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
         try cellProvider(tableView, indexPath, try controller.object(at: indexPath))
     }
