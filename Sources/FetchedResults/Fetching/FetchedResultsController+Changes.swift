@@ -66,20 +66,31 @@ extension FetchedResultsController {
         return changes
     }
 
-    /// Phase 2: out with the old elements, in with the new; the batches read
-    /// are dropped and the sections made again.
+    /// Phase 2: out with the old elements, in with the new, the sections
+    /// following each; the batches read are dropped.
     ///
-    /// - Complexity: O(*k* log *n* + *c* + *s*).
+    /// - Complexity: O(*k* (log *n* + *s*)), the *s* a shift of integers;
+    ///   O(*k* log *n* + *c* + *s*) when the sections are made again (no
+    ///   section key path, or a name out of order).
     func apply(_ changes: [_Change<R>], compiled: _CompiledRequest<R>) {
+        // The sections follow each object out and in (see
+        // `FetchedResultsController+SectionList.swift`), unless they must be
+        // made again from the order.
+        var following = sectionNameKeyPath != nil
         for change in changes {
-            if let old = change.old { _ = ordered.remove(old.element.id) }
+            if let old = change.old, let removed = ordered.remove(old.element.id), following {
+                following = sectionsAfterRemoving(at: removed.position)
+            }
         }
         let isBefore = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) < 0 }
         for change in changes {
-            if let element = change.new, let record = change.record { ordered.insert(element, record: record, isBefore: isBefore) }
+            if let element = change.new, let record = change.record {
+                let position = ordered.insert(element, record: record, isBefore: isBefore)
+                if following { following = sectionsAfterInserting(at: position, name: element.sectionName) }
+            }
         }
         batchCache.removeAll()
-        rebuildSections()
+        if !following { rebuildSections() }
     }
 
     /// A change of a request with an offset or a limit: fetch again, and report

@@ -28,10 +28,18 @@ extension TableView {
     /// not refresh content), reloaded and inserted rows in the window get new
     /// cells, and selection follows the rows (a reloaded row loses it).
     ///
+    /// Header and footer heights are asked again for the sections the batch
+    /// inserts or reloads and those whose rows it changes; the other sections
+    /// keep theirs (UIKit asks every section's): reload a section whose title
+    /// changed on its own (``reloadSections(_:with:)``).
+    ///
     /// If `updates` throws, the batch is dropped and the error rethrown.
     ///
     /// - Complexity: O(*k* log *n* + *s* + *w* log *n*) for *k* changes, *s*
-    ///   sections and a window of *w* rows.
+    ///   sections and a window of *w* rows; the *s* is a pass over the counts
+    ///   (one call per section, or one in all with
+    ///   ``TableViewDataSource/numberOfRowsInSections(in:)``) and, for a batch
+    ///   that inserts, deletes, moves or reloads sections, the sections' layout.
     public func performBatchUpdates(_ updates: () throws -> Void) throws {
         let saved = (pendingUpdate, pendingReconfigure, pendingAnimations)
         beginUpdates()
