@@ -338,7 +338,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// counts in one call.
     ///
     /// - Complexity: O(*s*) for *s* sections, one pass over the sections kept.
-    public var numberOfObjectsInSections: [Int] { compiled == nil ? [] : sectionList.map(\.count) }
+    public var numberOfObjectsInSections: [Int] { compiled == nil ? [] : sectionList.map { $0.count } }
 
     /// The number of objects in a section (0 for a section that does not exist).
     public func numberOfObjects(inSection section: Int) -> Int {
