@@ -40,12 +40,16 @@ public struct BatchMapping: Sendable {
     /// The places rows arrive at — inserted, or moved in — in coordinates after
     /// the batch, sorted; rows of inserted and reloaded sections are not among them.
     public let arrivingRows: [TablePath]
+    /// Whether every section stays where it is: the batch inserts, deletes,
+    /// moves and reloads no section (a layout then changes only the sections
+    /// whose rows the batch names).
+    package let keepsSections: Bool
 
     init(
         newSectionForOld: [Int32], oldSectionForNew: [Int32],
         oldSectionStates: [_OldSectionState], newSectionStates: [_NewSectionState],
         deletedRows: [TablePath], reloadedRows: [TablePath], insertedRows: [TablePath],
-        rowMoves: [Move<TablePath>], rowMovesByDestination: [Move<TablePath>]
+        rowMoves: [Move<TablePath>], rowMovesByDestination: [Move<TablePath>], keepsSections: Bool
     ) {
         self.sectionCountBefore = newSectionForOld.count
         self.sectionCountAfter = oldSectionForNew.count
@@ -58,6 +62,7 @@ public struct BatchMapping: Sendable {
         self.insertedRows = insertedRows
         self.rowMoves = rowMoves
         self.rowMovesByDestination = rowMovesByDestination
+        self.keepsSections = keepsSections
         self.leavingRows = _mergeSorted(deletedRows, rowMoves.map(\.from))
         self.arrivingRows = _mergeSorted(insertedRows, rowMovesByDestination.map(\.to))
     }

@@ -47,7 +47,8 @@ extension BatchUpdate {
             newSectionForOld: sections.newForOld, oldSectionForNew: sections.oldForNew,
             oldSectionStates: sections.old, newSectionStates: sections.new,
             deletedRows: rows.deleted, reloadedRows: rows.reloaded, insertedRows: rows.inserted,
-            rowMoves: rows.movesBySource, rowMovesByDestination: rows.movesByDestination)
+            rowMoves: rows.movesBySource, rowMovesByDestination: rows.movesByDestination,
+            keepsSections: !sections.changesSections)
     }
 
     // MARK: The rules, in order
@@ -108,6 +109,7 @@ extension BatchUpdate {
     /// where another is moved to.
     private func _placeChangedSections(before sectionsBefore: Int, after sectionsAfter: Int) throws(BatchUpdateError) -> _SectionPlan {
         var plan = _SectionPlan(before: sectionsBefore, after: sectionsAfter)
+        plan.changesSections = !(deletedSections.isEmpty && reloadedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty)
         for s in deletedSections where !plan.old[s].contains(.deleted) {
             plan.old[s].insert(.deleted)
             plan.deletedCount += 1
@@ -173,27 +175,51 @@ extension BatchUpdate {
     /// Rule 6: in every section that existed before (followed through moves,
     /// neither deleted nor reloaded) the rows add up: after = before +
     /// inserted − deleted + moved in − moved out (moves between sections only).
+    ///
+    /// Each section's change is one number of a flat array, compared in one
+    /// pass; the parts of the first section that does not add up are counted
+    /// again for the message.
     private static func _checkRowCounts(_ rows: _RowChanges, _ sections: _SectionPlan, before: [Int], after: [Int]) throws(BatchUpdateError) {
-        var counts = [(inserted: Int, deleted: Int, movedIn: Int, movedOut: Int)](repeating: (0, 0, 0, 0), count: before.count)
-        for p in rows.deleted { counts[p.section].deleted += 1 }
+        var delta = [Int](repeating: 0, count: before.count)
+        for p in rows.deleted { delta[p.section] -= 1 }
         for p in rows.inserted {
             let s = Int(sections.oldForNew[p.section])
-            if s >= 0 { counts[s].inserted += 1 }
+            if s >= 0 { delta[s] += 1 }
         }
         for m in rows.movesBySource where Int(sections.newForOld[m.from.section]) != m.to.section {
-            counts[m.from.section].movedOut += 1
+            delta[m.from.section] -= 1
             let s = Int(sections.oldForNew[m.to.section])
-            if s >= 0 { counts[s].movedIn += 1 }
+            if s >= 0 { delta[s] += 1 }
         }
-        for s in 0..<before.count where sections.old[s].isDisjoint(with: .replaced) {
-            let c = counts[s]
-            let afterCount = after[Int(sections.newForOld[s])]
-            if afterCount != before[s] + c.inserted - c.deleted + c.movedIn - c.movedOut {
-                throw .invalidNumberOfRows(
-                    section: s, after: afterCount, before: before[s], inserted: c.inserted, deleted: c.deleted,
-                    movedIn: c.movedIn, movedOut: c.movedOut)
+        var failing: Int?
+        if !sections.changesSections {
+            // Every section stays in its place: one pass over three arrays.
+            failing = before.withUnsafeBufferPointer { before in
+                after.withUnsafeBufferPointer { after in
+                    delta.withUnsafeBufferPointer { delta in
+                        before.indices.first { after[$0] != before[$0] &+ delta[$0] }
+                    }
+                }
+            }
+        } else {
+            for s in 0..<before.count where sections.old[s].isDisjoint(with: .replaced) {
+                if after[Int(sections.newForOld[s])] != before[s] + delta[s] {
+                    failing = s
+                    break
+                }
             }
         }
+        guard let s = failing else { return }
+        var inserted = 0, deleted = 0, movedIn = 0, movedOut = 0
+        for p in rows.deleted where p.section == s { deleted += 1 }
+        for p in rows.inserted where Int(sections.oldForNew[p.section]) == s { inserted += 1 }
+        for m in rows.movesBySource where Int(sections.newForOld[m.from.section]) != m.to.section {
+            if m.from.section == s { movedOut += 1 }
+            if Int(sections.oldForNew[m.to.section]) == s { movedIn += 1 }
+        }
+        throw .invalidNumberOfRows(
+            section: s, after: after[Int(sections.newForOld[s])], before: before[s], inserted: inserted, deleted: deleted,
+            movedIn: movedIn, movedOut: movedOut)
     }
 
     private static func _checkExisting(_ p: TablePath, _ before: [Int]) throws(BatchUpdateError) {
@@ -244,6 +270,8 @@ struct _SectionPlan {
     var newForOld: [Int32]
     var oldForNew: [Int32]
     var deletedCount = 0, insertedCount = 0
+    /// Whether the batch inserts, deletes, moves or reloads a section.
+    var changesSections = false
 
     init(before: Int, after: Int) {
         old = Array(repeating: [], count: before)
@@ -262,6 +290,12 @@ struct _SectionPlan {
     /// Sections that neither go nor move fill the free places in order; the
     /// section count (rule 3) guarantees there are exactly enough.
     mutating func placeStayingSections() {
+        guard changesSections else {
+            // Every section keeps its place.
+            newForOld = Array(0..<Int32(old.count))
+            oldForNew = newForOld
+            return
+        }
         var t = 0
         for s in old.indices where old[s].isDisjoint(with: [.deleted, .moved]) {
             while !new[t].isDisjoint(with: [.inserted, .moveTarget]) { t += 1 }

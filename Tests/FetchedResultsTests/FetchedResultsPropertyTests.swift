@@ -112,4 +112,48 @@ import TableTestSupport
         }
         #expect(checks == 12 * 25)
     }
+
+    /// Sections that the first sort key stops ordering (sorted by rank,
+    /// sectioned by group): after every save the sections the controller
+    /// follows object by object — runs split and merged — are the runs of
+    /// one name over the order (its invariants compare them), and the
+    /// repeated names are noted.
+    @Test func sectionsOutOfOrderAreFollowedRunByRun() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed &+ 7)
+        let groups = ["a", "b", "c", "d"]
+        let burst = NoteChangeBurst(groups: groups, changes: 1...4, noGroupOnInsert: 0, noGroupOnEdit: 0)
+        var nextID = 0, outOfOrder = 0
+        for _ in 0..<8 {
+            let store = ObjectStore<Note>()
+            let view = ObjectContext(store: store, name: "view")
+            let writer = ObjectContext(store: store, name: "writer")
+            // In order at first: the group follows the rank.
+            for _ in 0..<g.int(5...30) {
+                let rank = g.int(0...20)
+                try view.insert(Note(id: nextID, group: groups[rank * groups.count / 21], rank: rank))
+                nextID += 1
+            }
+            try view.save()
+            let request = FetchRequest<Note>(sortKeys: [SortKey("rank")])
+            let controller = FetchedResultsController(fetchRequest: request, context: view, sectionNameKeyPath: "group")
+            let recorder = Recorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            controller._checkInvariants()
+            for _ in 0..<40 {
+                try burst.make(in: writer, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                do {
+                    view.mergeChanges(fromContextDidSave: try writer.save())
+                } catch {
+                    writer.rollback()
+                }
+                controller._checkInvariants()
+                _ = recorder.take()
+                #expect(controller.numberOfObjectsInSections == (0..<controller.numberOfSections).map(controller.numberOfObjects(inSection:)), "seed \(seed)")
+            }
+            if controller.lastError != nil { outOfOrder += 1 }
+        }
+        #expect(outOfOrder > 0, "seed \(seed): the sections never went out of order")
+    }
 }

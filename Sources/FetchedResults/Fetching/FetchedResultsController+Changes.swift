@@ -20,9 +20,10 @@ extension FetchedResultsController {
             return
         }
         guard !changes.isEmpty else { return }
-        let oldSections = sectionList
-        apply(changes, compiled: compiled)
-        let (deletedSections, insertedSections) = sectionsDeletedAndInserted(from: oldSections, by: changes)
+        // The sections the changed objects were in, read before they change.
+        let oldSections = _SectionsBefore(sectionList, at: changes.lazy.compactMap { $0.old?.path.section })
+        let steps = apply(changes, compiled: compiled)
+        let (deletedSections, insertedSections) = sectionsDeletedAndInserted(from: oldSections, undoing: steps, by: changes)
         let objects = changes.compactMap { change -> _ObjectPaths<R>? in
             guard let record = change.record else { return nil }
             var new: TablePath?
@@ -66,20 +67,36 @@ extension FetchedResultsController {
         return changes
     }
 
-    /// Phase 2: out with the old elements, in with the new; the batches read
-    /// are dropped and the sections made again.
+    /// Phase 2: out with the old elements, in with the new, the sections
+    /// following each; the batches read are dropped. Returns the steps the
+    /// sections took (to undo them, for the sections before).
     ///
-    /// - Complexity: O(*k* log *n* + *c* + *s*).
-    func apply(_ changes: [_Change<R>], compiled: _CompiledRequest<R>) {
+    /// - Complexity: O(*k* (log *n* + *s*)), the *s* a shift of integers.
+    @discardableResult
+    func apply(_ changes: [_Change<R>], compiled: _CompiledRequest<R>) -> [_SectionStep] {
+        // With a section key path, the sections follow each object out and
+        // in (`_RunList`), and the steps are kept; without, there is one.
+        let following = sectionNameKeyPath != nil
+        var steps: [_SectionStep] = []
         for change in changes {
-            if let old = change.old { _ = ordered.remove(old.element.id) }
+            if let old = change.old, let removed = ordered.remove(old.element.id), following {
+                _RunList.remove(at: removed.position, runs: &sectionList, starts: &sectionStarts)
+                steps.append(_SectionStep(arrived: false, position: removed.position, name: removed.element.sectionName))
+            }
         }
         let isBefore = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) < 0 }
         for change in changes {
-            if let element = change.new, let record = change.record { ordered.insert(element, record: record, isBefore: isBefore) }
+            if let element = change.new, let record = change.record {
+                let position = ordered.insert(element, record: record, isBefore: isBefore)
+                if following {
+                    _RunList.insert(element.sectionName, at: position, runs: &sectionList, starts: &sectionStarts)
+                    steps.append(_SectionStep(arrived: true, position: position, name: element.sectionName))
+                }
+            }
         }
         batchCache.removeAll()
-        rebuildSections()
+        if !following { rebuildSections() }
+        return steps
     }
 
     /// A change of a request with an offset or a limit: fetch again, and report
@@ -113,7 +130,7 @@ extension FetchedResultsController {
         let (deletedSections, insertedSections) = Self.sectionsByName(from: oldSections, to: sectionList)
         let change = _ChangeReport(
             deletedSections: deletedSections, insertedSections: insertedSections,
-            objects: objects, oldSections: oldSections, newSections: sectionList)
+            objects: objects, oldSections: _SectionsBefore(all: oldSections), newSections: sectionList)
         if change.isEmpty { return }
         report(change, before: before)
     }
@@ -194,7 +211,7 @@ extension FetchedResultsController {
     /// ``lastError`` says so (the runs stay separate sections, as the objects
     /// are ordered).
     func sectionsDeletedAndInserted(
-        from oldSections: [_SectionRun], by changes: [_Change<R>]
+        from oldSections: _SectionsBefore, undoing steps: [_SectionStep], by changes: [_Change<R>]
     ) -> (deleted: [_SectionChange], inserted: [_SectionChange]) {
         guard sectionNameKeyPath != nil else { return ([], []) }
         var delta: [String: Int] = [:], oldIndex: [String: Int] = [:], newIndex: [String: Int] = [:]
@@ -224,7 +241,7 @@ extension FetchedResultsController {
         // By name, over all sections.
         cachedIndexTitles = nil
         checkSectionOrder()
-        return Self.sectionsByName(from: oldSections, to: sectionList)
+        return Self.sectionsByName(from: sections(undoing: steps), to: sectionList)
     }
 
     /// Notes whether a section name occurs in two runs (the first sort key

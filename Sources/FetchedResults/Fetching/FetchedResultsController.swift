@@ -333,6 +333,13 @@ public final class FetchedResultsController<R: Record & Codable> {
         sectionList.indices.contains(section) ? sectionList[section].name : nil
     }
 
+    /// The number of objects in every section, in order (empty before a
+    /// fetch): what ``numberOfObjects(inSection:)`` says of each — a table's
+    /// counts in one call.
+    ///
+    /// - Complexity: O(*s*) for *s* sections, one pass over the sections kept.
+    public var numberOfObjectsInSections: [Int] { compiled == nil ? [] : sectionList.map { $0.count } }
+
     /// The number of objects in a section (0 for a section that does not exist).
     public func numberOfObjects(inSection section: Int) -> Int {
         sectionList.indices.contains(section) ? sectionList[section].count : 0

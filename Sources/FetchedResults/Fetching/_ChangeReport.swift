@@ -29,7 +29,7 @@ struct _ChangeReport<R: Record> {
     /// - Complexity: O(*k* log *k*) for *k* objects.
     init(
         deletedSections: [_SectionChange], insertedSections: [_SectionChange],
-        objects: [_ObjectPaths<R>], oldSections: [_SectionRun], newSections: [_SectionRun]
+        objects: [_ObjectPaths<R>], oldSections: _SectionsBefore, newSections: [_SectionRun]
     ) {
         self.deletedSections = deletedSections
         self.insertedSections = insertedSections

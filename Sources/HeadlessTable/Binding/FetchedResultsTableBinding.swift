@@ -22,7 +22,9 @@ import Foundation
 /// update only where the row keeps its place, so nothing lands in another
 /// row's place; a row moving out of a deleted section or into an inserted one
 /// is a delete and an insert, as UIKit needs. The cost is that of the change
-/// (the controller's O(*k* log *n*)) plus the window; a header title is O(1).
+/// (the controller's O(*k* log *n*)) plus the window, and a pass over the
+/// sections' counts, which the binding gives the table at once
+/// (``numberOfRowsInSections(in:)``); a header title is O(1).
 ///
 /// The binding observes the controller (`FetchedResultsController.addObserver(_:)`):
 /// the controller's `delegate` stays the app's, and several bindings and
@@ -91,6 +93,8 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     public func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int {
         controller.numberOfObjects(inSection: section)
     }
+
+    public func numberOfRowsInSections(in tableView: TableView) -> [Int]? { controller.numberOfObjectsInSections }
 
     public func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
         try cellProvider(tableView, indexPath, try controller.object(at: indexPath))

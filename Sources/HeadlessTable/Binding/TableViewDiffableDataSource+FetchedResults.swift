@@ -60,6 +60,8 @@ extension TableViewDiffableDataSource {
 class _LiveSource<SectionIdentifierType: Hashable & Sendable, ItemIdentifierType: Hashable & Sendable> {
     var numberOfSections: Int { 0 }
     func numberOfRows(inSection section: Int) -> Int { 0 }
+    /// Every section's number of rows, when at hand at once.
+    var numberOfRowsInSections: [Int]? { nil }
     func item(at indexPath: TablePath) -> ItemIdentifierType? { nil }
     func section(at index: Int) -> SectionIdentifierType? { nil }
     func indexPath(of item: ItemIdentifierType) -> TablePath? { nil }
@@ -86,6 +88,7 @@ final class _ControllerFollower<R: Record & Codable>: _LiveSource<String, R.ID>,
 
     override var numberOfSections: Int { controller.numberOfSections }
     override func numberOfRows(inSection section: Int) -> Int { controller.numberOfObjects(inSection: section) }
+    override var numberOfRowsInSections: [Int]? { controller.numberOfObjectsInSections }
     override func item(at indexPath: TablePath) -> R.ID? { controller.objectID(at: indexPath) }
     override func section(at index: Int) -> String? { controller.name(ofSection: index) }
     override func indexPath(of item: R.ID) -> TablePath? { controller.indexPath(forObjectWithID: item) }

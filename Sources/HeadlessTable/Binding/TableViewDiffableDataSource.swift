@@ -248,6 +248,11 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
         return reported.items.indices.contains(section) ? reported.items[section].count : 0
     }
 
+    open func numberOfRowsInSections(in tableView: TableView) -> [Int]? {
+        if let live { return live.numberOfRowsInSections }
+        return reported.items.map { $0.count }
+    }
+
     open func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
         guard let item = itemIdentifier(for: indexPath) else { return nil }
         return try cellProvider(tableView, indexPath, item)

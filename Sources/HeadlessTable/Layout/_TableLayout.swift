@@ -5,8 +5,11 @@ import InternalTableUtilities
 ///
 /// The section at an offset, and a row's place, cost O(log *s*) plus the
 /// section's own `_HeightList` lookup; a row's height changing costs the same
-/// plus one tree update. A batch update makes a new layout from the old one's
-/// sections (`TableView.updatedLayout`), rebuilding the sections' tree, O(*s*).
+/// plus one tree update. The sections are kept in chunks of `chunkSize`, so
+/// that a copy of the layout (the one a batch update keeps to roll back to)
+/// shares them, and changing a section copies only its chunk. A batch that
+/// keeps the sections changes only the sections whose rows it names, and the
+/// tree by their deltas (`apply(_:counts:_:)`, in `_TableLayout+Batch.swift`).
 struct _TableLayout {
     struct Section {
         var header: Double
@@ -16,21 +19,54 @@ struct _TableLayout {
         var height: Double { header + rows.total + footer }
     }
 
-    private(set) var sections: [Section] = []
+    /// The sections, `chunkSize` to a chunk: every chunk full but the last, none empty.
+    private(set) var chunks: [[Section]] = []
+    private(set) var sectionCount = 0
     var heights = _Fenwick<Double>([])
 
+    static let chunkShift = 6
+    static let chunkSize = 1 << chunkShift
+
     init(_ sections: [Section] = []) {
-        self.sections = sections
-        rebuild()
+        replaceSections(sections)
     }
 
-    private mutating func rebuild() {
+    /// Lays out these sections instead, rebuilding the tree. O(*s*).
+    mutating func replaceSections(_ sections: [Section]) {
+        chunks = stride(from: 0, to: sections.count, by: Self.chunkSize).map {
+            Array(sections[$0..<Swift.min($0 + Self.chunkSize, sections.count)])
+        }
+        sectionCount = sections.count
         heights = _Fenwick(sections.map(\.height))
     }
 
+    /// The sections, as one collection (each a read from its chunk).
+    var sections: Sections { Sections(chunks: chunks, count: sectionCount) }
+
+    struct Sections: RandomAccessCollection {
+        let chunks: [[Section]]
+        let count: Int
+        var startIndex: Int { 0 }
+        var endIndex: Int { count }
+        subscript(s: Int) -> Section { chunks[s >> _TableLayout.chunkShift][s & (_TableLayout.chunkSize - 1)] }
+    }
+
+    subscript(section s: Int) -> Section { chunks[s >> Self.chunkShift][s & (Self.chunkSize - 1)] }
+
+    /// Changes section `s` in place (only its chunk is copied when the layout
+    /// is shared), and the tree by its height's delta.
+    mutating func modifySection<T>(_ s: Int, _ body: (inout Section) throws -> T) rethrows -> T {
+        let (c, i) = (s >> Self.chunkShift, s & (Self.chunkSize - 1))
+        let before = chunks[c][i].height
+        defer {
+            let after = chunks[c][i].height
+            if after != before { heights.add(after - before, at: s) }
+        }
+        return try body(&chunks[c][i])
+    }
+
     var contentHeight: Double { heights.total }
-    var sectionCount: Int { sections.count }
-    func rowCount(in section: Int) -> Int { sections[section].rows.count }
+    func rowCount(in section: Int) -> Int { self[section: section].rows.count }
 
     // MARK: Where things are
 
@@ -38,16 +74,17 @@ struct _TableLayout {
     func top(ofSection s: Int) -> Double { heights.prefix(s) }
 
     /// A section: its top and its height (header, rows and footer).
-    func span(ofSection s: Int) -> (y: Double, height: Double) { (top(ofSection: s), sections[s].height) }
+    func span(ofSection s: Int) -> (y: Double, height: Double) { (top(ofSection: s), self[section: s].height) }
 
-    func span(ofHeader s: Int) -> (y: Double, height: Double) { (top(ofSection: s), sections[s].header) }
+    func span(ofHeader s: Int) -> (y: Double, height: Double) { (top(ofSection: s), self[section: s].header) }
 
     func span(ofFooter s: Int) -> (y: Double, height: Double) {
-        (top(ofSection: s) + sections[s].header + sections[s].rows.total, sections[s].footer)
+        let section = self[section: s]
+        return (top(ofSection: s) + section.header + section.rows.total, section.footer)
     }
 
     func span(ofRow path: TablePath) -> (y: Double, height: Double) {
-        let section = sections[path.section]
+        let section = self[section: path.section]
         return (top(ofSection: path.section) + section.header + section.rows.offset(of: path.row), section.rows.height(at: path.row))
     }
 
@@ -55,9 +92,10 @@ struct _TableLayout {
     func row(at y: Double) -> TablePath? {
         guard y >= 0, y < contentHeight else { return nil }
         let (s, remainder) = heights.find(y)
-        guard s < sections.count else { return nil }
-        let inRows = remainder - sections[s].header
-        guard inRows >= 0, let r = sections[s].rows.index(atOffset: inRows) else { return nil }
+        guard s < sectionCount else { return nil }
+        let section = self[section: s]
+        let inRows = remainder - section.header
+        guard inRows >= 0, let r = section.rows.index(atOffset: inRows) else { return nil }
         return TablePath(row: r, section: s)
     }
 
@@ -65,12 +103,12 @@ struct _TableLayout {
     ///
     /// - Complexity: O(log *n*) per row returned, plus the sections crossed.
     func rows(from y0: Double, to y1: Double) -> [TablePath] {
-        guard y1 > y0, !sections.isEmpty, y0 < contentHeight else { return [] }
+        guard y1 > y0, sectionCount > 0, y0 < contentHeight else { return [] }
         var (s, remainder) = heights.find(Swift.max(0, y0))
         var result: [TablePath] = []
         var sectionTop = Swift.max(0, y0) - remainder
-        while s < sections.count, sectionTop < y1 {
-            let section = sections[s]
+        while s < sectionCount, sectionTop < y1 {
+            let section = self[section: s]
             let rowsTop = sectionTop + section.header
             var r = section.rows.index(atOffset: Swift.max(0, y0 - rowsTop)) ?? section.rows.count
             if y0 < rowsTop { r = 0 }
@@ -89,12 +127,12 @@ struct _TableLayout {
 
     /// The sections whose spans meet `[y0, y1)`.
     func sections(from y0: Double, to y1: Double) -> Range<Int> {
-        guard y1 > y0, !sections.isEmpty, y0 < contentHeight else { return 0..<0 }
-        let first = Swift.min(heights.find(Swift.max(0, y0)).index, sections.count - 1)
+        guard y1 > y0, sectionCount > 0, y0 < contentHeight else { return 0..<0 }
+        let first = Swift.min(heights.find(Swift.max(0, y0)).index, sectionCount - 1)
         var last = first
         var top = top(ofSection: first)
-        while last < sections.count, top < y1 {
-            top += sections[last].height
+        while last < sectionCount, top < y1 {
+            top += self[section: last].height
             last += 1
         }
         return first..<last
@@ -103,9 +141,10 @@ struct _TableLayout {
     // MARK: Changing
 
     mutating func setHeight(_ height: Double, ofRow path: TablePath) {
-        let old = sections[path.section].rows.height(at: path.row)
+        let old = self[section: path.section].rows.height(at: path.row)
         guard old != height else { return }
-        sections[path.section].rows.setHeight(height, at: path.row)
+        let (c, i) = (path.section >> Self.chunkShift, path.section & (Self.chunkSize - 1))
+        chunks[c][i].rows.setHeight(height, at: path.row)
         heights.add(height - old, at: path.section)
     }
 }

@@ -28,10 +28,18 @@ extension TableView {
     /// not refresh content), reloaded and inserted rows in the window get new
     /// cells, and selection follows the rows (a reloaded row loses it).
     ///
+    /// Header and footer heights are asked again for the sections the batch
+    /// inserts or reloads and those whose rows it changes; the other sections
+    /// keep theirs (UIKit asks every section's): reload a section whose title
+    /// changed on its own (``reloadSections(_:with:)``).
+    ///
     /// If `updates` throws, the batch is dropped and the error rethrown.
     ///
     /// - Complexity: O(*k* log *n* + *s* + *w* log *n*) for *k* changes, *s*
-    ///   sections and a window of *w* rows.
+    ///   sections and a window of *w* rows; the *s* is a pass over the counts
+    ///   (one call per section, or one in all with
+    ///   ``TableViewDataSource/numberOfRowsInSections(in:)``) and, for a batch
+    ///   that inserts, deletes, moves or reloads sections, the sections' layout.
     public func performBatchUpdates(_ updates: () throws -> Void) throws {
         let saved = (pendingUpdate, pendingReconfigure, pendingAnimations)
         beginUpdates()
@@ -181,7 +189,7 @@ extension TableView {
         }
         let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
         let saved = (layout, rowCounts, indexTitles, cells, windowRows, headerViews, footerViews, selected, contentOffset)
-        layout = updatedLayout(mapping, counts: counts)
+        layout = try updatedLayout(mapping, counts: counts)
         rowCounts = counts
         indexTitles = dataSource.sectionIndexTitles(for: self)
 
@@ -215,43 +223,20 @@ extension TableView {
         try self.reconfigure(reconfigure)
     }
 
-    /// The layout after a checked batch: rows leave and arrive where the batch
-    /// says, moved rows keep their heights, new sections and rows start at
-    /// their initial heights, reloaded rows go back to theirs.
+    /// The layout after a checked batch (see `_TableLayout.apply(_:counts:_:)`):
+    /// rows leave and arrive where the batch says, moved rows keep their
+    /// heights, new sections and rows start at their initial heights, reloaded
+    /// rows go back to theirs; headers and footers are asked again only for
+    /// the sections the batch inserts, reloads or changes rows of.
     ///
-    /// - Complexity: O(*k* log *n* + *s*).
-    func updatedLayout(_ mapping: BatchMapping, counts: [Int]) -> _TableLayout {
-        var old = layout.sections
-        let sources = Set(mapping.rowMoves.map(\.from))
-        var movedHeights: [TablePath: Double] = [:]
-        for path in mapping.leavingRows.reversed() {
-            let height = old[path.section].rows.remove(at: path.row)
-            if sources.contains(path) { movedHeights[path] = height }
-        }
-        var new: [_TableLayout.Section] = []
-        new.reserveCapacity(counts.count)
-        for t in counts.indices {
-            if let s = mapping.oldSection(forNew: t), !mapping.isSectionReloaded(old: s) {
-                var section = old[s]
-                section.header = headerHeight(t)
-                section.footer = footerHeight(t)
-                new.append(section)
-            } else {
-                new.append(_TableLayout.Section(header: headerHeight(t), rows: initialHeights(section: t, count: counts[t]), footer: footerHeight(t)))
-            }
-        }
-        let sourceOf = Dictionary(mapping.rowMoves.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a })
-        for path in mapping.arrivingRows {
-            new[path.section].rows.insert(sourceOf[path].flatMap { movedHeights[$0] } ?? initialHeight(path), at: path.row)
-        }
-        for path in mapping.reloadedRowPaths {
-            if let q = mapping.newIndexPath(forOld: path) { new[q.section].rows.setHeight(initialHeight(q), at: q.row) }
-        }
-        // (A checked batch always lands on the new counts.)
-        for t in counts.indices where new[t].rows.count != counts[t] {
-            new[t].rows = initialHeights(section: t, count: counts[t])
-        }
-        return _TableLayout(new)
+    /// - Complexity: O(*k* log *n* + *s* / 64) for a batch that keeps the
+    ///   sections; O(*k* log *n* + *s*) for one that changes them.
+    func updatedLayout(_ mapping: BatchMapping, counts: [Int]) throws -> _TableLayout {
+        var new = layout
+        try new.apply(mapping, counts: counts, _TableLayout.NewHeights(
+            header: { self.headerHeight($0) }, footer: { self.footerHeight($0) },
+            row: { self.initialHeight($0) }, rows: { self.initialHeights(section: $0, count: $1) }))
+        return new
     }
 
     /// Refreshes the cells of these rows that are in the window, in place.

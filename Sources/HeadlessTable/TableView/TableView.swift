@@ -252,8 +252,21 @@ public final class TableView {
     /// the memory its layout takes.
     public static let maximumRowCount = 1 << 28
 
-    /// The data source's counts, checked.
+    /// The data source's counts, checked: all at once when it gives them so
+    /// (one pass), else section by section.
     static func counts(of dataSource: any TableViewDataSource, in table: TableView) throws(TableViewError) -> [Int] {
+        if let counts = dataSource.numberOfRowsInSections(in: table) {
+            guard counts.count <= maximumRowCount else { throw .tooManyRows(section: nil, count: counts.count) }
+            // One pass for the largest count taken unsigned (a negative one is
+            // larger than any); the first out of range is found after.
+            let largest = counts.withUnsafeBufferPointer { counts in
+                counts.reduce(UInt(0)) { Swift.max($0, UInt(bitPattern: $1)) }
+            }
+            if largest > UInt(maximumRowCount), let s = counts.firstIndex(where: { $0 < 0 || $0 > maximumRowCount }) {
+                throw counts[s] < 0 ? .negativeCount(section: s, count: counts[s]) : .tooManyRows(section: s, count: counts[s])
+            }
+            return counts
+        }
         let sections = dataSource.numberOfSections(in: table)
         guard sections >= 0 else { throw .negativeCount(section: nil, count: sections) }
         guard sections <= maximumRowCount else { throw .tooManyRows(section: nil, count: sections) }

@@ -10,6 +10,13 @@ public protocol TableViewDataSource: AnyObject {
     /// The number of sections (default 1).
     func numberOfSections(in tableView: TableView) -> Int
     func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int
+    /// Every section's number of rows at once, in order — what
+    /// ``numberOfSections(in:)`` and ``tableView(_:numberOfRowsInSection:)``
+    /// answer, in one call. A data source of many sections that has its
+    /// counts at hand gives them here, and the table checks a batch of a few
+    /// changes without a call per section. Nil (the default): the table asks
+    /// section by section.
+    func numberOfRowsInSections(in tableView: TableView) -> [Int]?
     /// The cell for a row: dequeue one (`dequeueReusableCell(withIdentifier:for:)`)
     /// and set all its content. Returning nil is an error.
     func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell?
@@ -37,6 +44,7 @@ public protocol TableViewDataSource: AnyObject {
 
 extension TableViewDataSource {
     public func numberOfSections(in tableView: TableView) -> Int { 1 }
+    public func numberOfRowsInSections(in tableView: TableView) -> [Int]? { nil }
     public func tableView(_ tableView: TableView, titleForHeaderInSection section: Int) -> String? { nil }
     public func tableView(_ tableView: TableView, titleForFooterInSection section: Int) -> String? { nil }
     public func sectionIndexTitles(for tableView: TableView) -> [String]? { nil }
