@@ -33,14 +33,13 @@ extension TableView {
     /// - Complexity: O(*k* log *n* + *s* + *w* log *n*) for *k* changes, *s*
     ///   sections and a window of *w* rows.
     public func performBatchUpdates(_ updates: () throws -> Void) throws {
-        let saved = (pendingUpdate, pendingReconfigure, pendingAnimations)
+        let saved = batch
         beginUpdates()
         do {
             try updates()
         } catch {
             // The block's changes are dropped — and only them, in a nested batch.
-            updateDepth -= 1
-            (pendingUpdate, pendingReconfigure, pendingAnimations) = saved
+            batch = saved
             throw error
         }
         try endUpdates()
@@ -180,7 +179,7 @@ extension TableView {
             throw TableViewError.invalidIndexPath(path, sectionCount: counts.count, rowCount: counts.indices.contains(path.section) ? counts[path.section] : nil)
         }
         let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
-        let saved = (layout, rowCounts, indexTitles, cells, windowRows, headerViews, footerViews, selected, contentOffset)
+        let saved = shown
         layout = updatedLayout(mapping, counts: counts)
         rowCounts = counts
         indexTitles = dataSource.sectionIndexTitles(for: self)
@@ -207,8 +206,7 @@ extension TableView {
         do {
             try fillWindow(leaving: leaving)
         } catch {
-            (layout, rowCounts, indexTitles, cells, windowRows, headerViews, footerViews, selected, contentOffset) = saved
-            staleViews = []
+            shown = saved
             throw error
         }
         defer { display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before) }

@@ -61,7 +61,10 @@ public final class TableView {
     /// The height of the window onto the content.
     public internal(set) var viewportHeight: Double
     /// The distance from the content's top to the window's top.
-    public internal(set) var contentOffset: Double = 0
+    public internal(set) var contentOffset: Double {
+        get { shown.contentOffset }
+        set { shown.contentOffset = newValue }
+    }
     /// Whether rows show their editing controls.
     public internal(set) var isEditing = false
 
@@ -91,39 +94,18 @@ public final class TableView {
     /// The frame the renderer last displayed.
     var lastDisplayedFrame: TableFrame?
 
-    // The table as it shows it.
-    var rowCounts: [Int] = []
-    var layout = _TableLayout()
-    var cells: [TablePath: TableViewCell] = [:]
-    /// The window's rows, in order: those with a cell in `cells`.
-    var windowRows: [TablePath] = []
-    var headerViews: [Int: TableHeaderFooterView] = [:]
-    var footerViews: [Int: TableHeaderFooterView] = [:]
-    var selected = Set<TablePath>()
-    var indexTitles: [String]?
+    // The table's state, grouped by what changes — and rolls back — together
+    // (`TableView+State.swift` names the parts).
 
-    // A batch being collected.
-    var updateDepth = 0
-    var pendingUpdate = BatchUpdate()
-    var pendingReconfigure: [TablePath] = []
-    var pendingAnimations: [BatchChange: RowAnimation] = [:]
-
-    // The cell being made: the row, whether it was dequeued for, the cells the
-    // data source dequeued meanwhile, and the cell a reconfigure hands back.
-    var making: TablePath?
-    var dequeuedForMaking = false
-    var dequeuedWhileMaking: [TableViewCell] = []
-    var reconfiguredCell: TableViewCell?
-    /// While the window fills: the cells of rows that scrolled out of it, by
-    /// reuse identifier — dequeued before the pool's, as UIKit reuses the
-    /// cells that left (so a jump does not make a second window of cells) —
-    /// and those taken, with the rows they showed.
-    var departedCells: [String: [(TablePath, TableViewCell)]] = [:]
-    var takenDepartedCells: [(TablePath, TableViewCell)] = []
-    /// Whether the table is filling its window (asking for cells): it cannot change meanwhile.
-    var isBusy = false
-    /// Header and footer views an update replaced, queued once the window is filled.
-    var staleViews: [TableHeaderFooterView] = []
+    /// What the table shows: counts, layout, the window's rows and cells,
+    /// header and footer views, selection, index titles and offset. A batch
+    /// that fails assigns the value saved before it back.
+    var shown = _Shown()
+    /// The batch being collected, and how deep the batches nest.
+    var batch = _PendingBatch()
+    /// The cell being made and the window being filled: the state machine
+    /// that dequeuing reads.
+    var cellMaking = _CellMaking()
 
     /// A table with a window `viewportHeight` high, and its own reuse pool or a shared one.
     public init(viewportHeight: Double = 480, reusePool: ReusePool = ReusePool()) {
@@ -173,7 +155,7 @@ public final class TableView {
     /// registration, else nil when nothing is registered.
     public func dequeueReusableCell(withIdentifier identifier: String) -> TableViewCell? {
         let cell = takeDepartedCell(identifier) ?? reusePool.dequeueReusableCell(withIdentifier: identifier)
-        if making != nil, let cell { dequeuedWhileMaking.append(cell) }
+        if cellMaking.row != nil, let cell { cellMaking.dequeuedMeanwhile.append(cell) }
         return cell
     }
 
@@ -183,27 +165,27 @@ public final class TableView {
     ///   registered; ``TableViewError/multipleDequeues(_:)`` on a second dequeue
     ///   for the same row while it is being made.
     public func dequeueReusableCell(withIdentifier identifier: String, for indexPath: TablePath) throws(TableViewError) -> TableViewCell {
-        if making == indexPath {
-            if dequeuedForMaking { throw .multipleDequeues(indexPath) }
-            dequeuedForMaking = true
+        if cellMaking.row == indexPath {
+            if cellMaking.dequeuedForRow { throw .multipleDequeues(indexPath) }
+            cellMaking.dequeuedForRow = true
             // A reconfigure hands back the row's own cell, as it is.
-            if let cell = reconfiguredCell, cell.reuseIdentifier == identifier {
-                reconfiguredCell = nil
+            if let cell = cellMaking.reconfiguredCell, cell.reuseIdentifier == identifier {
+                cellMaking.reconfiguredCell = nil
                 return cell
             }
         }
         guard let cell = takeDepartedCell(identifier) ?? reusePool.dequeueReusableCell(withIdentifier: identifier) else {
             throw .unregisteredIdentifier(identifier)
         }
-        if making != nil { dequeuedWhileMaking.append(cell) }
+        if cellMaking.row != nil { cellMaking.dequeuedMeanwhile.append(cell) }
         return cell
     }
 
     /// A cell of a row that scrolled out of the window while it fills, for the row being made.
     func takeDepartedCell(_ identifier: String) -> TableViewCell? {
-        guard making != nil, var list = departedCells[identifier], let (path, cell) = list.popLast() else { return nil }
-        departedCells[identifier] = list
-        takenDepartedCells.append((path, cell))
+        guard cellMaking.row != nil, var list = cellMaking.departedCells[identifier], let (path, cell) = list.popLast() else { return nil }
+        cellMaking.departedCells[identifier] = list
+        cellMaking.takenDepartedCells.append((path, cell))
         reusePool.cells.count(identifier) { $0.reused += 1 }
         cell.prepareForReuse()
         return cell
@@ -228,9 +210,7 @@ public final class TableView {
         try checkHeightSettings()
         let counts = try Self.counts(of: dataSource, in: self)
         defer { displayIfNeeded() }
-        pendingUpdate = BatchUpdate()
-        pendingReconfigure = []
-        pendingAnimations = [:]
+        batch.discardChanges()
         rowCounts = counts
         layout = _TableLayout(counts.indices.map { s in
             _TableLayout.Section(header: headerHeight(s), rows: initialHeights(section: s, count: counts[s]), footer: footerHeight(s))
@@ -394,11 +374,11 @@ public final class TableView {
         var measured: [(TablePath, Double)] = []
         var offset = contentOffset
         var wanted: [TablePath] = []
-        departedCells = [:]
-        takenDepartedCells = []
+        cellMaking.departedCells = [:]
+        cellMaking.takenDepartedCells = []
         defer {
-            departedCells = [:]
-            takenDepartedCells = []
+            cellMaking.departedCells = [:]
+            cellMaking.takenDepartedCells = []
         }
         do {
             while true {
@@ -408,7 +388,7 @@ public final class TableView {
                 for (path, cell) in window where !wantedNow.contains(path) && made[path] == nil {
                     guard let identifier = reusePool.cells.reuseIdentifier(of: cell) else { continue }
                     window[path] = nil
-                    departedCells[identifier, default: []].append((path, cell))
+                    cellMaking.departedCells[identifier, default: []].append((path, cell))
                 }
                 var moved = false
                 for path in wanted where window[path] == nil {
@@ -427,7 +407,7 @@ public final class TableView {
             }
         } catch {
             for (path, old) in measured.reversed() { layout.setHeight(old, ofRow: path) }
-            let taken = Set(takenDepartedCells.map { ObjectIdentifier($0.1) })
+            let taken = Set(cellMaking.takenDepartedCells.map { ObjectIdentifier($0.1) })
             for cell in made.values where !taken.contains(ObjectIdentifier(cell)) { reusePool.enqueue(cell) }
             restoreDepartedCells()
             isBusy = false
@@ -436,7 +416,7 @@ public final class TableView {
         // Commit.
         let wantedSet = Set(wanted)
         var leaving = updateLeaving
-        for list in departedCells.values { leaving += list }
+        for list in cellMaking.departedCells.values { leaving += list }
         for (path, cell) in window where !wantedSet.contains(path) {
             window[path] = nil
             // A cell made in an early round for a row a later one moved away was never shown.
@@ -448,7 +428,7 @@ public final class TableView {
         for view in staleViews { reusePool.enqueue(view) }
         staleViews = []
         isBusy = false
-        for (path, cell) in takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
+        for (path, cell) in cellMaking.takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
         for path in wanted {
             guard let cell = made[path] else { continue }
             cell.isSelected = selected.contains(path)
@@ -463,9 +443,9 @@ public final class TableView {
     /// again; those already reused for other rows are configured for theirs
     /// once more (their rows' own cells, through the data source's dequeue).
     private func restoreDepartedCells() {
-        let taken = takenDepartedCells
-        departedCells = [:]
-        takenDepartedCells = []
+        let taken = cellMaking.takenDepartedCells
+        cellMaking.departedCells = [:]
+        cellMaking.takenDepartedCells = []
         for (path, cell) in taken {
             reusePool.cells.reclaim(cell)   // if the data source dequeued it and gave it back
             let made = try? makeCell(path, reconfiguring: cell)
@@ -480,23 +460,23 @@ public final class TableView {
     /// return (all of them, if it fails) go back to the pool.
     func makeCell(_ path: TablePath, reconfiguring existing: TableViewCell? = nil) throws -> TableViewCell {
         guard let dataSource else { throw TableViewError.noDataSource }
-        making = path
-        dequeuedForMaking = false
-        dequeuedWhileMaking = []
-        reconfiguredCell = existing
+        cellMaking.row = path
+        cellMaking.dequeuedForRow = false
+        cellMaking.dequeuedMeanwhile = []
+        cellMaking.reconfiguredCell = existing
         defer {
-            making = nil
-            reconfiguredCell = nil
-            dequeuedWhileMaking = []
+            cellMaking.row = nil
+            cellMaking.reconfiguredCell = nil
+            cellMaking.dequeuedMeanwhile = []
         }
         let cell: TableViewCell?
         do {
             cell = try dataSource.tableView(self, cellForRowAt: path)
         } catch {
-            for dequeued in dequeuedWhileMaking { reusePool.enqueue(dequeued) }
+            for dequeued in cellMaking.dequeuedMeanwhile { reusePool.enqueue(dequeued) }
             throw error
         }
-        for dequeued in dequeuedWhileMaking where dequeued !== cell { reusePool.enqueue(dequeued) }
+        for dequeued in cellMaking.dequeuedMeanwhile where dequeued !== cell { reusePool.enqueue(dequeued) }
         guard let cell else { throw TableViewError.noCell(path) }
         return cell
     }
