@@ -37,10 +37,15 @@ extension TableView._Shown {
             rowCounts.indices.contains(path.section) && path.row >= 0 && path.row < rowCounts[path.section]
         }
         precondition(contentOffset.isFinite && contentOffset >= 0, "content offset \(contentOffset)")
-        precondition(viewportHeight.isFinite && viewportHeight >= 0, "viewport height \(viewportHeight)")
-        // (Empty after a reload whose cells failed: the next reload fills it.)
-        precondition(windowRows.isEmpty || windowRows == layout.rows(from: contentOffset, to: contentOffset + viewportHeight),
-                     "the window's rows \(windowRows) are not those at offset \(contentOffset)")
+        if viewportHeight.isFinite && viewportHeight >= 0 {
+            // (Empty after a reload whose cells failed: the next reload fills it.)
+            precondition(windowRows.isEmpty || windowRows == layout.rows(from: contentOffset, to: contentOffset + viewportHeight),
+                         "the window's rows \(windowRows) are not those at offset \(contentOffset)")
+        } else {
+            // A bad viewport height given to `init` is refused by the first
+            // operation that lays the table out: until one is set, nothing is.
+            precondition(rowCounts.isEmpty && windowRows.isEmpty, "a table laid out with viewport height \(viewportHeight)")
+        }
         precondition(zip(windowRows, windowRows.dropFirst()).allSatisfy { $0 < $1 }, "the window's rows out of order: \(windowRows)")
         precondition(cells.count == windowRows.count && windowRows.allSatisfy { cells[$0] != nil },
                      "the window's rows \(windowRows) and its cells' rows \(cells.keys.sorted()) differ")

@@ -58,7 +58,8 @@ public final class TableView {
     public var allowsSelection = true
     public var allowsMultipleSelection = false
 
-    /// The height of the window onto the content.
+    /// The height of the window onto the content: the one given to
+    /// ``init(viewportHeight:reusePool:)`` or ``setViewportHeight(_:)``.
     public internal(set) var viewportHeight: Double
     /// The distance from the content's top to the window's top.
     public internal(set) var contentOffset: Double {
@@ -108,19 +109,31 @@ public final class TableView {
     var cellMaking = _CellMaking()
 
     /// A table with a window `viewportHeight` high, and its own reuse pool or a shared one.
+    ///
+    /// A `viewportHeight` that is NaN, infinite or negative is kept as given
+    /// — as a bad ``rowHeight`` is — and refused by the first operation that
+    /// lays the table out (``reloadData()``, a batch update, a scroll,
+    /// ``reconfigureRows(at:)``) with ``TableViewError/invalidGeometry(_:)``
+    /// naming the viewport height, the table left empty;
+    /// ``setViewportHeight(_:)`` replaces it.
     public init(viewportHeight: Double = 480, reusePool: ReusePool = ReusePool()) {
-        self.viewportHeight = Self.sanitized(viewportHeight)
+        self.viewportHeight = viewportHeight
         self.reusePool = reusePool
     }
 
-    /// A height as the layout takes it: finite and not negative.
+    /// A height setting as the layout takes it: ``automaticDimension`` (and,
+    /// as a backstop, anything the check at the operation's start refused)
+    /// is 0.
     static func sanitized(_ height: Double) -> Double { height.isFinite && height > 0 ? height : 0 }
 
-    /// Checks the height settings (``rowHeight``, ``estimatedRowHeight``,
-    /// ``sectionHeaderHeight``, ``sectionFooterHeight``) before they are laid
-    /// out: each a finite number ≥ 0, or ``automaticDimension``.
-    func checkHeightSettings() throws(TableViewError) {
+    /// Checks the geometry settings before an operation lays them out: the
+    /// viewport's height (unless the operation replaces it) — a finite number
+    /// ≥ 0 — and the height settings (``rowHeight``, ``estimatedRowHeight``,
+    /// ``sectionHeaderHeight``, ``sectionFooterHeight``): each a finite number
+    /// ≥ 0, or ``automaticDimension``.
+    func checkGeometrySettings(includingViewport: Bool = true) throws(TableViewError) {
         do throws(TableGeometryError) {
+            if includingViewport { _ = try _Geometry.checked(viewportHeight, "the viewport height") }
             _ = try _Geometry.checkedSetting(rowHeight, "rowHeight", allowsAutomatic: true)
             _ = try _Geometry.checkedSetting(estimatedRowHeight, "estimatedRowHeight", allowsAutomatic: true)
             _ = try _Geometry.checkedSetting(sectionHeaderHeight, "sectionHeaderHeight", allowsAutomatic: true)
@@ -130,9 +143,11 @@ public final class TableView {
         }
     }
 
-    /// `value`, or ``TableViewError/invalidGeometry(_:)`` naming `quantity`.
-    static func checkedGeometry(_ value: Double, _ quantity: String) throws(TableViewError) -> Double {
-        do throws(TableGeometryError) { return try _Geometry.checked(value, quantity) } catch { throw .invalidGeometry(error) }
+    /// `value`, or ``TableViewError/invalidGeometry(_:)`` naming `quantity`
+    /// (made only for the error: a height the delegate gives is checked per row).
+    static func checkedGeometry(_ value: Double, _ quantity: @autoclosure () -> String) throws(TableViewError) -> Double {
+        guard _Geometry.isValid(value) else { throw .invalidGeometry(TableGeometryError(quantity: quantity(), value: value)) }
+        return value
     }
 
     // MARK: Registering and dequeuing
@@ -204,17 +219,25 @@ public final class TableView {
     /// Inside a batch, the reload supersedes the batch's changes. If the data
     /// source fails to make a cell, the error is thrown with the new counts in
     /// place and an empty window; the next reload tries again.
+    ///
+    /// - Throws: ``TableViewError/invalidGeometry(_:)`` for a geometry setting,
+    ///   or a height the delegate gives, that is NaN, infinite or negative
+    ///   (the new layout is worked out first: nothing changes); for a height a
+    ///   cell measures, as when a cell fails (the new counts, an empty window).
+    ///   What the data source throws.
     public func reloadData() throws {
         guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
-        try checkHeightSettings()
+        try checkGeometrySettings()
         let counts = try Self.counts(of: dataSource, in: self)
+        // The new layout is made — and the delegate's heights checked — before anything changes.
+        let newLayout = _TableLayout(try counts.indices.map { s throws(TableViewError) in
+            _TableLayout.Section(header: try headerHeight(s), rows: try initialHeights(section: s, count: counts[s]), footer: try footerHeight(s))
+        })
         defer { displayIfNeeded() }
         batch.discardChanges()
         rowCounts = counts
-        layout = _TableLayout(counts.indices.map { s in
-            _TableLayout.Section(header: headerHeight(s), rows: initialHeights(section: s, count: counts[s]), footer: footerHeight(s))
-        })
+        layout = newLayout
         indexTitles = dataSource.sectionIndexTitles(for: self)
         selected.removeAll()
         // Every cell goes back to the queue before the window is filled again.
@@ -247,46 +270,65 @@ public final class TableView {
 
     // MARK: Heights
 
+    // The settings are checked when an operation starts
+    // (`checkGeometrySettings`); a height the delegate, a cell or a template
+    // gives is checked where it is read, and refused naming where it came
+    // from — the operation then leaves the table as it was.
+
     var estimate: Double { estimatedRowHeight > 0 ? Self.sanitized(estimatedRowHeight) : 44 }
 
-    func headerHeight(_ s: Int) -> Double {
-        if let h = delegate?.tableView(self, heightForHeaderInSection: s) { return Self.sanitized(h) }
+    func headerHeight(_ s: Int) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForHeaderInSection: s) {
+            return try Self.checkedGeometry(h, "the delegate's header height for section \(s)")
+        }
         return dataSource?.tableView(self, titleForHeaderInSection: s) != nil ? Self.sanitized(sectionHeaderHeight) : 0
     }
 
-    func footerHeight(_ s: Int) -> Double {
-        if let h = delegate?.tableView(self, heightForFooterInSection: s) { return Self.sanitized(h) }
+    func footerHeight(_ s: Int) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForFooterInSection: s) {
+            return try Self.checkedGeometry(h, "the delegate's footer height for section \(s)")
+        }
         return dataSource?.tableView(self, titleForFooterInSection: s) != nil ? Self.sanitized(sectionFooterHeight) : 0
     }
 
     /// A row's height before it is shown: the delegate's, else the fixed
-    /// height, else the estimate.
-    func initialHeight(_ path: TablePath) -> Double {
-        if let h = delegate?.tableView(self, heightForRowAt: path) { return Self.sanitized(h) }
+    /// height, else the delegate's estimate, else the table's.
+    func initialHeight(_ path: TablePath) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's height for row \(path)")
+        }
         if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
-        if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) { return Self.sanitized(h) }
+        if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's estimated height for row \(path)")
+        }
         return estimate
     }
 
     /// A section's row heights: one height for all when neither the delegate's
     /// heights nor its estimates are per row (no per-row memory).
-    func initialHeights(section s: Int, count: Int) -> _HeightList {
+    func initialHeights(section s: Int, count: Int) throws(TableViewError) -> _HeightList {
         guard count > 0 else { return _HeightList(count: 0, height: 0) }
         let first = TablePath(row: 0, section: s)
         let perRow = delegate?.tableView(self, heightForRowAt: first) != nil
             || (rowHeight == Self.automaticDimension && delegate?.tableView(self, estimatedHeightForRowAt: first) != nil)
-        if perRow { return _HeightList(heights: (0..<count).map { initialHeight(TablePath(row: $0, section: s)) }) }
+        if perRow { return _HeightList(heights: try (0..<count).map { r throws(TableViewError) in try initialHeight(TablePath(row: r, section: s)) }) }
         return _HeightList(count: count, height: rowHeight == Self.automaticDimension ? estimate : Self.sanitized(rowHeight))
     }
 
-    /// A shown row's height: the delegate's, else the fixed height, else the cell's measure.
-    func measuredHeight(of cell: TableViewCell, at path: TablePath) -> Double {
-        if let h = delegate?.tableView(self, heightForRowAt: path) { return Self.sanitized(h) }
-        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
-        if let h = cell.preferredHeight ?? cell.reuseIdentifier.flatMap(reusePool.preferredHeight(forCellReuseIdentifier:)) {
-            return Self.sanitized(h)
+    /// A shown row's height: the delegate's, else the fixed height, else the
+    /// cell's measure (its own preferred height, else its template's).
+    func measuredHeight(of cell: TableViewCell, at path: TablePath) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's height for row \(path)")
         }
-        return initialHeight(path)
+        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
+        if let h = cell.preferredHeight {
+            return try Self.checkedGeometry(h, "the preferred height of the cell for row \(path)")
+        }
+        if let identifier = cell.reuseIdentifier, let h = reusePool.preferredHeight(forCellReuseIdentifier: identifier) {
+            return try Self.checkedGeometry(h, "the preferred height of template \"\(identifier)\" for row \(path)")
+        }
+        return try initialHeight(path)
     }
 
     // MARK: The window
@@ -294,11 +336,13 @@ public final class TableView {
     /// Sets the viewport's height; the window changes with it.
     ///
     /// - Throws: ``TableViewError/invalidGeometry(_:)`` for a height that is
-    ///   NaN, infinite or negative (the table is left as it was), or what the
-    ///   data source throws making a cell.
+    ///   NaN, infinite or negative — this one, a setting, or one the delegate
+    ///   or a cell gives for a row entering the window (the table is left as
+    ///   it was) — or what the data source throws making a cell.
     public func setViewportHeight(_ height: Double) throws {
         guard !isBusy else { throw TableViewError.busy }
         let height = try Self.checkedGeometry(height, "the viewport height")
+        try checkGeometrySettings(includingViewport: false)
         defer { displayIfNeeded() }
         let (oldHeight, oldOffset) = (viewportHeight, contentOffset)
         viewportHeight = height
@@ -316,11 +360,13 @@ public final class TableView {
     /// cells. If the data source fails to make a cell, nothing moves.
     ///
     /// - Throws: ``TableViewError/invalidGeometry(_:)`` for an offset that is
-    ///   NaN, infinite or negative (nothing moves), or what the data source
-    ///   throws making a cell.
+    ///   NaN, infinite or negative, for such a geometry setting, or for such a
+    ///   height the delegate or a cell gives for a row entering the window
+    ///   (nothing moves); what the data source throws making a cell.
     /// - Complexity: O(*w* log *n*) for a window of *w* rows.
     public func setContentOffset(_ offset: Double) throws {
         guard !isBusy else { throw TableViewError.busy }
+        try checkGeometrySettings()
         let offset = try Self.checkedGeometry(offset, "the content offset")
         defer { displayIfNeeded() }
         let old = contentOffset
@@ -395,7 +441,7 @@ public final class TableView {
                     let cell = try makeCell(path)
                     window[path] = cell
                     made[path] = cell
-                    let height = measuredHeight(of: cell, at: path), old = layout.span(ofRow: path).height
+                    let height = try measuredHeight(of: cell, at: path), old = layout.span(ofRow: path).height
                     if height != old {
                         measured.append((path, old))
                         layout.setHeight(height, ofRow: path)
