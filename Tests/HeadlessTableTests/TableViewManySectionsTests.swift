@@ -130,6 +130,17 @@ import TableTestSupport
         #expect(table.rectForHeader(inSection: 7)?.height == 50)
         #expect(table.rect(forSection: 8)?.y == table.rect(forSection: 7).map { $0.y + $0.height })
         table._checkInvariants()
+        // Inserting a section moves the others: every section is asked, as UIKit does.
+        heights.headers = []
+        heights.footers = []
+        source.sections.insert(TableSection(name: "new", rows: []), at: 0)
+        heights.headerHeights.insert(30, at: 0)
+        try table.insertSections([0])
+        #expect(heights.headers == Array(0...200))
+        #expect(heights.footers == Array(0...200))
+        #expect(table.rectForHeader(inSection: 0)?.height == 30)
+        #expect(table.rectForHeader(inSection: 8)?.height == 50)
+        table._checkInvariants()
     }
 
     /// A data source giving its counts at once.

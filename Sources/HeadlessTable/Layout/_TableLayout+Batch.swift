@@ -15,10 +15,12 @@ extension _TableLayout {
     /// moved rows keep their heights, new sections and rows start at their
     /// initial heights, reloaded rows go back to theirs.
     ///
-    /// Header and footer heights are asked again only for the sections the
-    /// batch inserts or reloads and those whose rows it deletes, inserts,
-    /// moves or reloads (after the batch); every other section keeps its own
-    /// (UIKit asks every section's).
+    /// A batch that inserts, deletes or moves sections asks every section's
+    /// header and footer height again, as UIKit does (sections move, and a
+    /// height may depend on the section's place). Any other batch asks them
+    /// only of the sections it reloads and those whose rows it deletes,
+    /// inserts, moves or reloads; every other section keeps its own (UIKit
+    /// asks every section's).
     ///
     /// When the batch keeps the sections (inserts, deletes, moves and reloads
     /// none), only the sections whose rows it names change — each copied from
@@ -71,9 +73,12 @@ extension _TableLayout {
     }
 
     /// A batch that inserts, deletes, moves or reloads sections: every
-    /// section placed again, the tree rebuilt.
+    /// section placed again, the tree rebuilt. When sections moved (inserted,
+    /// deleted or moved), every header and footer is asked again; when they
+    /// only reload, those reloaded and those whose rows the batch changes.
     private mutating func applyChangingSections(_ mapping: BatchMapping, counts: [Int], _ new: NewHeights) throws {
         var old = Array(sections)
+        let sectionsMoved = counts.count != old.count || counts.indices.contains { mapping.oldSection(forNew: $0) != $0 }
         var touched = Set<Int>()
         var movedHeights: [TablePath: Double] = [:]
         for path in mapping.leavingRows.reversed() {
@@ -86,6 +91,7 @@ extension _TableLayout {
         for t in counts.indices {
             if let s = mapping.oldSection(forNew: t), !mapping.isSectionReloaded(old: s) {
                 placed.append(old[s])
+                if sectionsMoved { touched.insert(t) }
             } else {
                 placed.append(Section(header: try new.header(t), rows: try new.rows(t, counts[t]), footer: try new.footer(t)))
             }

@@ -31,20 +31,3 @@ extension _TableLayout {
         #endif
     }
 }
-
-extension TableView {
-    /// Checks the table's layout against itself and against the row counts it
-    /// keeps (debug builds, or `-DHEADLESS_TABLE_INTERNAL_CHECKS`); the
-    /// property tests call it after every change. Traps on a broken invariant.
-    package func _checkInvariants() {
-        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
-        layout._checkInvariants()
-        precondition(layout.sectionCount == rowCounts.count, "layout has \(layout.sectionCount) sections, counts \(rowCounts.count)")
-        for s in 0..<rowCounts.count {
-            precondition(layout.rowCount(in: s) == rowCounts[s], "section \(s): layout \(layout.rowCount(in: s)) rows, counts \(rowCounts[s])")
-        }
-        precondition(viewportHeight.isFinite && viewportHeight >= 0, "viewport height \(viewportHeight)")
-        precondition(contentOffset.isFinite && contentOffset >= 0, "content offset \(contentOffset)")
-        #endif
-    }
-}

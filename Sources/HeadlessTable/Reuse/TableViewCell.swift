@@ -144,7 +144,9 @@ open class TableViewCell: TableReusableView {
     open var detailText: String?
     open var accessory: CellAccessory = .none
     /// The height the cell wants when the table's row height is
-    /// ``TableView/automaticDimension``; nil for the table's estimate.
+    /// ``TableView/automaticDimension``; nil for its template's, else the
+    /// table's estimate. A finite number ≥ 0: the table refuses anything else
+    /// (``TableViewError/invalidGeometry(_:)``) when it measures the cell.
     open var preferredHeight: Double?
 
     /// The cell's own line layout for a text renderer, in place of the default

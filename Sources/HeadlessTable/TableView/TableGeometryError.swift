@@ -3,10 +3,12 @@
 ///
 /// ``TableView`` checks every geometry input the same way — the viewport's
 /// height, content offsets, ``TableView/rowHeight``,
-/// ``TableView/estimatedRowHeight``, ``TableView/sectionHeaderHeight`` and
-/// ``TableView/sectionFooterHeight`` — and refuses a bad one with this error
-/// (wrapped in ``TableViewError/invalidGeometry(_:)``), leaving the table as it
-/// was. ``TextRenderer`` checks its points per line with the same rule.
+/// ``TableView/estimatedRowHeight``, ``TableView/sectionHeaderHeight``,
+/// ``TableView/sectionFooterHeight``, the heights its delegate gives, and a
+/// cell's ``TableViewCell/preferredHeight`` or its template's — and refuses a
+/// bad one with this error (wrapped in ``TableViewError/invalidGeometry(_:)``),
+/// naming where the value came from, and leaving the table as it was.
+/// ``TextRenderer`` checks its points per line with the same rule.
 ///
 /// ```swift
 /// do { try table.setViewportHeight(.nan) } catch {
@@ -14,7 +16,9 @@
 /// }
 /// ```
 public struct TableGeometryError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What the value is (`"the viewport height"`, `"rowHeight"`).
+    /// What the value is and where it came from (`"the viewport height"`,
+    /// `"rowHeight"`, `"the delegate's height for row {0, 3}"`, `"the
+    /// preferred height of the cell for row {1, 0}"`).
     public var quantity: String
     /// The value refused.
     public var value: Double

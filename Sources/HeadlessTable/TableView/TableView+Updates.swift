@@ -28,12 +28,17 @@ extension TableView {
     /// not refresh content), reloaded and inserted rows in the window get new
     /// cells, and selection follows the rows (a reloaded row loses it).
     ///
-    /// Header and footer heights are asked again for the sections the batch
-    /// inserts or reloads and those whose rows it changes; the other sections
-    /// keep theirs (UIKit asks every section's): reload a section whose title
-    /// changed on its own (``reloadSections(_:with:)``).
+    /// Header and footer heights are asked again for every section when the
+    /// batch inserts, deletes or moves sections (as UIKit does), and otherwise
+    /// only for the sections it reloads or whose rows it changes; the other
+    /// sections keep theirs (UIKit asks every section's): reload a section
+    /// whose title changed on its own (``reloadSections(_:with:)``).
     ///
-    /// If `updates` throws, the batch is dropped and the error rethrown.
+    /// If `updates` throws, the batch is dropped and the error rethrown. A
+    /// geometry setting, or a height the delegate or a new cell gives, that is
+    /// NaN, infinite or negative is ``TableViewError/invalidGeometry(_:)``, and
+    /// the table stays as it was (rows to reconfigure are refreshed once the
+    /// batch is applied: a refused height there leaves those rows as they were).
     ///
     /// - Complexity: O(*k* log *n* + *s* + *w* log *n*) for *k* changes, *s*
     ///   sections and a window of *w* rows; the *s* is a pass over the counts
@@ -41,14 +46,13 @@ extension TableView {
     ///   ``TableViewDataSource/numberOfRowsInSections(in:)``) and, for a batch
     ///   that inserts, deletes, moves or reloads sections, the sections' layout.
     public func performBatchUpdates(_ updates: () throws -> Void) throws {
-        let saved = (pendingUpdate, pendingReconfigure, pendingAnimations)
+        let saved = batch
         beginUpdates()
         do {
             try updates()
         } catch {
             // The block's changes are dropped — and only them, in a nested batch.
-            updateDepth -= 1
-            (pendingUpdate, pendingReconfigure, pendingAnimations) = saved
+            batch = saved
             throw error
         }
         try endUpdates()
@@ -85,10 +89,15 @@ extension TableView {
     /// their cells, and its dequeue hands back each row's own cell (no
     /// `prepareForReuse()`). Rows outside the window are left for when they
     /// show. Inside a batch, paths are after the batch, and the rows are
-    /// refreshed once it is applied.
+    /// refreshed once it is applied. All or nothing: if the data source
+    /// fails, or a row's new height is refused, no row changes (a cell the
+    /// data source configured again in place keeps that content).
     ///
     /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``
-    ///   for a row that does not exist (after the batch, inside one).
+    ///   for a row that does not exist (after the batch, inside one);
+    ///   ``TableViewError/invalidGeometry(_:)`` for a height that is NaN,
+    ///   infinite or negative — a setting, or one the delegate or a cell
+    ///   gives for a refreshed row; what the data source throws.
     public func reconfigureRows(at paths: [TablePath]) throws {
         if updateDepth > 0 {
             pendingReconfigure += paths
@@ -176,7 +185,7 @@ extension TableView {
         pendingAnimations = [:]
         guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
-        try checkHeightSettings()
+        try checkGeometrySettings()
         let counts = try Self.counts(of: dataSource, in: self)
         let mapping: BatchMapping
         do throws(BatchUpdateError) {
@@ -188,7 +197,7 @@ extension TableView {
             throw TableViewError.invalidIndexPath(path, sectionCount: counts.count, rowCount: counts.indices.contains(path.section) ? counts[path.section] : nil)
         }
         let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
-        let saved = (layout, rowCounts, indexTitles, cells, windowRows, headerViews, footerViews, selected, contentOffset)
+        let saved = shown
         layout = try updatedLayout(mapping, counts: counts)
         rowCounts = counts
         indexTitles = dataSource.sectionIndexTitles(for: self)
@@ -215,8 +224,7 @@ extension TableView {
         do {
             try fillWindow(leaving: leaving)
         } catch {
-            (layout, rowCounts, indexTitles, cells, windowRows, headerViews, footerViews, selected, contentOffset) = saved
-            staleViews = []
+            shown = saved
             throw error
         }
         defer { display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before) }
@@ -226,59 +234,88 @@ extension TableView {
     /// The layout after a checked batch (see `_TableLayout.apply(_:counts:_:)`):
     /// rows leave and arrive where the batch says, moved rows keep their
     /// heights, new sections and rows start at their initial heights, reloaded
-    /// rows go back to theirs; headers and footers are asked again only for
-    /// the sections the batch inserts, reloads or changes rows of.
+    /// rows go back to theirs; headers and footers are asked again for every
+    /// section when sections are inserted, deleted or moved, else only for
+    /// the sections reloaded or whose rows change.
     ///
     /// - Complexity: O(*k* log *n* + *s* / 64) for a batch that keeps the
     ///   sections; O(*k* log *n* + *s*) for one that changes them.
     func updatedLayout(_ mapping: BatchMapping, counts: [Int]) throws -> _TableLayout {
         var new = layout
         try new.apply(mapping, counts: counts, _TableLayout.NewHeights(
-            header: { self.headerHeight($0) }, footer: { self.footerHeight($0) },
-            row: { self.initialHeight($0) }, rows: { self.initialHeights(section: $0, count: $1) }))
+            header: { try self.headerHeight($0) }, footer: { try self.footerHeight($0) },
+            row: { try self.initialHeight($0) }, rows: { try self.initialHeights(section: $0, count: $1) }))
         return new
     }
 
-    /// Refreshes the cells of these rows that are in the window, in place.
-    ///
-    /// When a refreshed row's height changed, the window is filled again for
-    /// the new layout — also when a later cell fails — and an error of that
-    /// filling is thrown unless the cell's error comes first.
+    /// Refreshes the cells of these rows that are in the window, in place —
+    /// all or nothing: if the data source fails to make a cell, or a row's
+    /// height is refused, or the window cannot be filled again for the rows'
+    /// new heights, no row changes (the cells made go back to the pool; a
+    /// cell the data source configured again in place keeps that content).
     func reconfigure(_ paths: [TablePath]) throws {
         guard !isBusy else { throw TableViewError.busy }
-        var moved = false
-        let refreshed = Result { try refreshCells(at: paths, moved: &moved) }
-        if moved {
-            contentOffset = clampedOffset(contentOffset)
-            let filled = Result { try fillWindow(leaving: []) }
-            try refreshed.get()
-            try filled.get()
+        try checkGeometrySettings()
+        let refreshed = try refreshedCells(at: paths)
+        // New heights first: the window is filled again for them.
+        var oldHeights: [(TablePath, Double)] = []
+        for (path, _, _, height) in refreshed {
+            let old = layout.span(ofRow: path).height
+            if height != old {
+                oldHeights.append((path, old))
+                layout.setHeight(height, ofRow: path)
+            }
         }
-        try refreshed.get()
+        if !oldHeights.isEmpty {
+            let oldOffset = contentOffset
+            contentOffset = clampedOffset(contentOffset)
+            do {
+                try fillWindow(leaving: [])
+            } catch {
+                for (path, old) in oldHeights.reversed() { layout.setHeight(old, ofRow: path) }
+                contentOffset = oldOffset
+                for (_, cell, existing, _) in refreshed where cell !== existing { reusePool.enqueue(cell) }
+                throw error
+            }
+        }
+        // Then the cells the data source gave in place of the rows' own.
+        for (path, cell, existing, _) in refreshed where cell !== existing {
+            guard cells[path] === existing else {
+                reusePool.enqueue(cell)   // the row left the window as it moved
+                continue
+            }
+            cells[path] = cell
+            cell.isSelected = selected.contains(path)
+            cell.isEditing = isEditing
+            delegate?.tableView(self, willDisplay: cell, forRowAt: path)
+            leave(existing, at: path)
+        }
     }
 
-    /// Configures the shown cells of `paths` again (or takes the new cells the
-    /// data source gives), and sets their measured heights; `moved` tells
-    /// whether a height changed.
-    private func refreshCells(at paths: [TablePath], moved: inout Bool) throws {
-        for path in Set(paths).sorted() {
-            guard let existing = cells[path] else { continue }
-            isBusy = true
-            let made = Result { try makeCell(path, reconfiguring: existing) }
-            isBusy = false
-            let cell = try made.get()
-            if cell !== existing {
-                cells[path] = cell
-                cell.isSelected = selected.contains(path)
-                cell.isEditing = isEditing
-                delegate?.tableView(self, willDisplay: cell, forRowAt: path)
-                leave(existing, at: path)
+    /// The shown rows of `paths`, each with the cell the data source gives for
+    /// it now (the row's own cell, configured again, or another) and the
+    /// height it measures. Nothing changes; on an error, the other cells made
+    /// go back to the pool.
+    private func refreshedCells(at paths: [TablePath]) throws -> [(TablePath, cell: TableViewCell, existing: TableViewCell, height: Double)] {
+        var refreshed: [(TablePath, cell: TableViewCell, existing: TableViewCell, height: Double)] = []
+        do {
+            for path in Set(paths).sorted() {
+                guard let existing = cells[path] else { continue }
+                isBusy = true
+                let made = Result { try makeCell(path, reconfiguring: existing) }
+                isBusy = false
+                let cell = try made.get()
+                do {
+                    refreshed.append((path, cell, existing, try measuredHeight(of: cell, at: path)))
+                } catch {
+                    if cell !== existing { reusePool.enqueue(cell) }
+                    throw error
+                }
             }
-            let height = measuredHeight(of: cell, at: path)
-            if height != layout.span(ofRow: path).height {
-                layout.setHeight(height, ofRow: path)
-                moved = true
-            }
+        } catch {
+            for (_, cell, existing, _) in refreshed where cell !== existing { reusePool.enqueue(cell) }
+            throw error
         }
+        return refreshed
     }
 }

@@ -58,10 +58,14 @@ public final class TableView {
     public var allowsSelection = true
     public var allowsMultipleSelection = false
 
-    /// The height of the window onto the content.
+    /// The height of the window onto the content: the one given to
+    /// ``init(viewportHeight:reusePool:)`` or ``setViewportHeight(_:)``.
     public internal(set) var viewportHeight: Double
     /// The distance from the content's top to the window's top.
-    public internal(set) var contentOffset: Double = 0
+    public internal(set) var contentOffset: Double {
+        get { shown.contentOffset }
+        set { shown.contentOffset = newValue }
+    }
     /// Whether rows show their editing controls.
     public internal(set) var isEditing = false
 
@@ -91,54 +95,45 @@ public final class TableView {
     /// The frame the renderer last displayed.
     var lastDisplayedFrame: TableFrame?
 
-    // The table as it shows it.
-    var rowCounts: [Int] = []
-    var layout = _TableLayout()
-    var cells: [TablePath: TableViewCell] = [:]
-    /// The window's rows, in order: those with a cell in `cells`.
-    var windowRows: [TablePath] = []
-    var headerViews: [Int: TableHeaderFooterView] = [:]
-    var footerViews: [Int: TableHeaderFooterView] = [:]
-    var selected = Set<TablePath>()
-    var indexTitles: [String]?
+    // The table's state, grouped by what changes — and rolls back — together
+    // (`TableView+State.swift` names the parts).
 
-    // A batch being collected.
-    var updateDepth = 0
-    var pendingUpdate = BatchUpdate()
-    var pendingReconfigure: [TablePath] = []
-    var pendingAnimations: [BatchChange: RowAnimation] = [:]
-
-    // The cell being made: the row, whether it was dequeued for, the cells the
-    // data source dequeued meanwhile, and the cell a reconfigure hands back.
-    var making: TablePath?
-    var dequeuedForMaking = false
-    var dequeuedWhileMaking: [TableViewCell] = []
-    var reconfiguredCell: TableViewCell?
-    /// While the window fills: the cells of rows that scrolled out of it, by
-    /// reuse identifier — dequeued before the pool's, as UIKit reuses the
-    /// cells that left (so a jump does not make a second window of cells) —
-    /// and those taken, with the rows they showed.
-    var departedCells: [String: [(TablePath, TableViewCell)]] = [:]
-    var takenDepartedCells: [(TablePath, TableViewCell)] = []
-    /// Whether the table is filling its window (asking for cells): it cannot change meanwhile.
-    var isBusy = false
-    /// Header and footer views an update replaced, queued once the window is filled.
-    var staleViews: [TableHeaderFooterView] = []
+    /// What the table shows: counts, layout, the window's rows and cells,
+    /// header and footer views, selection, index titles and offset. A batch
+    /// that fails assigns the value saved before it back.
+    var shown = _Shown()
+    /// The batch being collected, and how deep the batches nest.
+    var batch = _PendingBatch()
+    /// The cell being made and the window being filled: the state machine
+    /// that dequeuing reads.
+    var cellMaking = _CellMaking()
 
     /// A table with a window `viewportHeight` high, and its own reuse pool or a shared one.
+    ///
+    /// A `viewportHeight` that is NaN, infinite or negative is kept as given
+    /// — as a bad ``rowHeight`` is — and refused by the first operation that
+    /// lays the table out (``reloadData()``, a batch update, a scroll,
+    /// ``reconfigureRows(at:)``) with ``TableViewError/invalidGeometry(_:)``
+    /// naming the viewport height, the table left empty;
+    /// ``setViewportHeight(_:)`` replaces it.
     public init(viewportHeight: Double = 480, reusePool: ReusePool = ReusePool()) {
-        self.viewportHeight = Self.sanitized(viewportHeight)
+        self.viewportHeight = viewportHeight
         self.reusePool = reusePool
     }
 
-    /// A height as the layout takes it: finite and not negative.
+    /// A height setting as the layout takes it: ``automaticDimension`` (and,
+    /// as a backstop, anything the check at the operation's start refused)
+    /// is 0.
     static func sanitized(_ height: Double) -> Double { height.isFinite && height > 0 ? height : 0 }
 
-    /// Checks the height settings (``rowHeight``, ``estimatedRowHeight``,
-    /// ``sectionHeaderHeight``, ``sectionFooterHeight``) before they are laid
-    /// out: each a finite number ≥ 0, or ``automaticDimension``.
-    func checkHeightSettings() throws(TableViewError) {
+    /// Checks the geometry settings before an operation lays them out: the
+    /// viewport's height (unless the operation replaces it) — a finite number
+    /// ≥ 0 — and the height settings (``rowHeight``, ``estimatedRowHeight``,
+    /// ``sectionHeaderHeight``, ``sectionFooterHeight``): each a finite number
+    /// ≥ 0, or ``automaticDimension``.
+    func checkGeometrySettings(includingViewport: Bool = true) throws(TableViewError) {
         do throws(TableGeometryError) {
+            if includingViewport { _ = try _Geometry.checked(viewportHeight, "the viewport height") }
             _ = try _Geometry.checkedSetting(rowHeight, "rowHeight", allowsAutomatic: true)
             _ = try _Geometry.checkedSetting(estimatedRowHeight, "estimatedRowHeight", allowsAutomatic: true)
             _ = try _Geometry.checkedSetting(sectionHeaderHeight, "sectionHeaderHeight", allowsAutomatic: true)
@@ -148,9 +143,11 @@ public final class TableView {
         }
     }
 
-    /// `value`, or ``TableViewError/invalidGeometry(_:)`` naming `quantity`.
-    static func checkedGeometry(_ value: Double, _ quantity: String) throws(TableViewError) -> Double {
-        do throws(TableGeometryError) { return try _Geometry.checked(value, quantity) } catch { throw .invalidGeometry(error) }
+    /// `value`, or ``TableViewError/invalidGeometry(_:)`` naming `quantity`
+    /// (made only for the error: a height the delegate gives is checked per row).
+    static func checkedGeometry(_ value: Double, _ quantity: @autoclosure () -> String) throws(TableViewError) -> Double {
+        guard _Geometry.isValid(value) else { throw .invalidGeometry(TableGeometryError(quantity: quantity(), value: value)) }
+        return value
     }
 
     // MARK: Registering and dequeuing
@@ -173,7 +170,7 @@ public final class TableView {
     /// registration, else nil when nothing is registered.
     public func dequeueReusableCell(withIdentifier identifier: String) -> TableViewCell? {
         let cell = takeDepartedCell(identifier) ?? reusePool.dequeueReusableCell(withIdentifier: identifier)
-        if making != nil, let cell { dequeuedWhileMaking.append(cell) }
+        if cellMaking.row != nil, let cell { cellMaking.dequeuedMeanwhile.append(cell) }
         return cell
     }
 
@@ -183,27 +180,27 @@ public final class TableView {
     ///   registered; ``TableViewError/multipleDequeues(_:)`` on a second dequeue
     ///   for the same row while it is being made.
     public func dequeueReusableCell(withIdentifier identifier: String, for indexPath: TablePath) throws(TableViewError) -> TableViewCell {
-        if making == indexPath {
-            if dequeuedForMaking { throw .multipleDequeues(indexPath) }
-            dequeuedForMaking = true
+        if cellMaking.row == indexPath {
+            if cellMaking.dequeuedForRow { throw .multipleDequeues(indexPath) }
+            cellMaking.dequeuedForRow = true
             // A reconfigure hands back the row's own cell, as it is.
-            if let cell = reconfiguredCell, cell.reuseIdentifier == identifier {
-                reconfiguredCell = nil
+            if let cell = cellMaking.reconfiguredCell, cell.reuseIdentifier == identifier {
+                cellMaking.reconfiguredCell = nil
                 return cell
             }
         }
         guard let cell = takeDepartedCell(identifier) ?? reusePool.dequeueReusableCell(withIdentifier: identifier) else {
             throw .unregisteredIdentifier(identifier)
         }
-        if making != nil { dequeuedWhileMaking.append(cell) }
+        if cellMaking.row != nil { cellMaking.dequeuedMeanwhile.append(cell) }
         return cell
     }
 
     /// A cell of a row that scrolled out of the window while it fills, for the row being made.
     func takeDepartedCell(_ identifier: String) -> TableViewCell? {
-        guard making != nil, var list = departedCells[identifier], let (path, cell) = list.popLast() else { return nil }
-        departedCells[identifier] = list
-        takenDepartedCells.append((path, cell))
+        guard cellMaking.row != nil, var list = cellMaking.departedCells[identifier], let (path, cell) = list.popLast() else { return nil }
+        cellMaking.departedCells[identifier] = list
+        cellMaking.takenDepartedCells.append((path, cell))
         reusePool.cells.count(identifier) { $0.reused += 1 }
         cell.prepareForReuse()
         return cell
@@ -222,19 +219,25 @@ public final class TableView {
     /// Inside a batch, the reload supersedes the batch's changes. If the data
     /// source fails to make a cell, the error is thrown with the new counts in
     /// place and an empty window; the next reload tries again.
+    ///
+    /// - Throws: ``TableViewError/invalidGeometry(_:)`` for a geometry setting,
+    ///   or a height the delegate gives, that is NaN, infinite or negative
+    ///   (the new layout is worked out first: nothing changes); for a height a
+    ///   cell measures, as when a cell fails (the new counts, an empty window).
+    ///   What the data source throws.
     public func reloadData() throws {
         guard !isBusy else { throw TableViewError.busy }
         guard let dataSource else { throw TableViewError.noDataSource }
-        try checkHeightSettings()
+        try checkGeometrySettings()
         let counts = try Self.counts(of: dataSource, in: self)
-        defer { displayIfNeeded() }
-        pendingUpdate = BatchUpdate()
-        pendingReconfigure = []
-        pendingAnimations = [:]
-        rowCounts = counts
-        layout = _TableLayout(counts.indices.map { s in
-            _TableLayout.Section(header: headerHeight(s), rows: initialHeights(section: s, count: counts[s]), footer: footerHeight(s))
+        // The new layout is made — and the delegate's heights checked — before anything changes.
+        let newLayout = _TableLayout(try counts.indices.map { s throws(TableViewError) in
+            _TableLayout.Section(header: try headerHeight(s), rows: try initialHeights(section: s, count: counts[s]), footer: try footerHeight(s))
         })
+        defer { displayIfNeeded() }
+        batch.discardChanges()
+        rowCounts = counts
+        layout = newLayout
         indexTitles = dataSource.sectionIndexTitles(for: self)
         selected.removeAll()
         // Every cell goes back to the queue before the window is filled again.
@@ -280,46 +283,65 @@ public final class TableView {
 
     // MARK: Heights
 
+    // The settings are checked when an operation starts
+    // (`checkGeometrySettings`); a height the delegate, a cell or a template
+    // gives is checked where it is read, and refused naming where it came
+    // from — the operation then leaves the table as it was.
+
     var estimate: Double { estimatedRowHeight > 0 ? Self.sanitized(estimatedRowHeight) : 44 }
 
-    func headerHeight(_ s: Int) -> Double {
-        if let h = delegate?.tableView(self, heightForHeaderInSection: s) { return Self.sanitized(h) }
+    func headerHeight(_ s: Int) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForHeaderInSection: s) {
+            return try Self.checkedGeometry(h, "the delegate's header height for section \(s)")
+        }
         return dataSource?.tableView(self, titleForHeaderInSection: s) != nil ? Self.sanitized(sectionHeaderHeight) : 0
     }
 
-    func footerHeight(_ s: Int) -> Double {
-        if let h = delegate?.tableView(self, heightForFooterInSection: s) { return Self.sanitized(h) }
+    func footerHeight(_ s: Int) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForFooterInSection: s) {
+            return try Self.checkedGeometry(h, "the delegate's footer height for section \(s)")
+        }
         return dataSource?.tableView(self, titleForFooterInSection: s) != nil ? Self.sanitized(sectionFooterHeight) : 0
     }
 
     /// A row's height before it is shown: the delegate's, else the fixed
-    /// height, else the estimate.
-    func initialHeight(_ path: TablePath) -> Double {
-        if let h = delegate?.tableView(self, heightForRowAt: path) { return Self.sanitized(h) }
+    /// height, else the delegate's estimate, else the table's.
+    func initialHeight(_ path: TablePath) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's height for row \(path)")
+        }
         if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
-        if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) { return Self.sanitized(h) }
+        if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's estimated height for row \(path)")
+        }
         return estimate
     }
 
     /// A section's row heights: one height for all when neither the delegate's
     /// heights nor its estimates are per row (no per-row memory).
-    func initialHeights(section s: Int, count: Int) -> _HeightList {
+    func initialHeights(section s: Int, count: Int) throws(TableViewError) -> _HeightList {
         guard count > 0 else { return _HeightList(count: 0, height: 0) }
         let first = TablePath(row: 0, section: s)
         let perRow = delegate?.tableView(self, heightForRowAt: first) != nil
             || (rowHeight == Self.automaticDimension && delegate?.tableView(self, estimatedHeightForRowAt: first) != nil)
-        if perRow { return _HeightList(heights: (0..<count).map { initialHeight(TablePath(row: $0, section: s)) }) }
+        if perRow { return _HeightList(heights: try (0..<count).map { r throws(TableViewError) in try initialHeight(TablePath(row: r, section: s)) }) }
         return _HeightList(count: count, height: rowHeight == Self.automaticDimension ? estimate : Self.sanitized(rowHeight))
     }
 
-    /// A shown row's height: the delegate's, else the fixed height, else the cell's measure.
-    func measuredHeight(of cell: TableViewCell, at path: TablePath) -> Double {
-        if let h = delegate?.tableView(self, heightForRowAt: path) { return Self.sanitized(h) }
-        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
-        if let h = cell.preferredHeight ?? cell.reuseIdentifier.flatMap(reusePool.preferredHeight(forCellReuseIdentifier:)) {
-            return Self.sanitized(h)
+    /// A shown row's height: the delegate's, else the fixed height, else the
+    /// cell's measure (its own preferred height, else its template's).
+    func measuredHeight(of cell: TableViewCell, at path: TablePath) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's height for row \(path)")
         }
-        return initialHeight(path)
+        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
+        if let h = cell.preferredHeight {
+            return try Self.checkedGeometry(h, "the preferred height of the cell for row \(path)")
+        }
+        if let identifier = cell.reuseIdentifier, let h = reusePool.preferredHeight(forCellReuseIdentifier: identifier) {
+            return try Self.checkedGeometry(h, "the preferred height of template \"\(identifier)\" for row \(path)")
+        }
+        return try initialHeight(path)
     }
 
     // MARK: The window
@@ -327,11 +349,13 @@ public final class TableView {
     /// Sets the viewport's height; the window changes with it.
     ///
     /// - Throws: ``TableViewError/invalidGeometry(_:)`` for a height that is
-    ///   NaN, infinite or negative (the table is left as it was), or what the
-    ///   data source throws making a cell.
+    ///   NaN, infinite or negative — this one, a setting, or one the delegate
+    ///   or a cell gives for a row entering the window (the table is left as
+    ///   it was) — or what the data source throws making a cell.
     public func setViewportHeight(_ height: Double) throws {
         guard !isBusy else { throw TableViewError.busy }
         let height = try Self.checkedGeometry(height, "the viewport height")
+        try checkGeometrySettings(includingViewport: false)
         defer { displayIfNeeded() }
         let (oldHeight, oldOffset) = (viewportHeight, contentOffset)
         viewportHeight = height
@@ -349,11 +373,13 @@ public final class TableView {
     /// cells. If the data source fails to make a cell, nothing moves.
     ///
     /// - Throws: ``TableViewError/invalidGeometry(_:)`` for an offset that is
-    ///   NaN, infinite or negative (nothing moves), or what the data source
-    ///   throws making a cell.
+    ///   NaN, infinite or negative, for such a geometry setting, or for such a
+    ///   height the delegate or a cell gives for a row entering the window
+    ///   (nothing moves); what the data source throws making a cell.
     /// - Complexity: O(*w* log *n*) for a window of *w* rows.
     public func setContentOffset(_ offset: Double) throws {
         guard !isBusy else { throw TableViewError.busy }
+        try checkGeometrySettings()
         let offset = try Self.checkedGeometry(offset, "the content offset")
         defer { displayIfNeeded() }
         let old = contentOffset
@@ -407,11 +433,11 @@ public final class TableView {
         var measured: [(TablePath, Double)] = []
         var offset = contentOffset
         var wanted: [TablePath] = []
-        departedCells = [:]
-        takenDepartedCells = []
+        cellMaking.departedCells = [:]
+        cellMaking.takenDepartedCells = []
         defer {
-            departedCells = [:]
-            takenDepartedCells = []
+            cellMaking.departedCells = [:]
+            cellMaking.takenDepartedCells = []
         }
         do {
             while true {
@@ -421,14 +447,14 @@ public final class TableView {
                 for (path, cell) in window where !wantedNow.contains(path) && made[path] == nil {
                     guard let identifier = reusePool.cells.reuseIdentifier(of: cell) else { continue }
                     window[path] = nil
-                    departedCells[identifier, default: []].append((path, cell))
+                    cellMaking.departedCells[identifier, default: []].append((path, cell))
                 }
                 var moved = false
                 for path in wanted where window[path] == nil {
                     let cell = try makeCell(path)
                     window[path] = cell
                     made[path] = cell
-                    let height = measuredHeight(of: cell, at: path), old = layout.span(ofRow: path).height
+                    let height = try measuredHeight(of: cell, at: path), old = layout.span(ofRow: path).height
                     if height != old {
                         measured.append((path, old))
                         layout.setHeight(height, ofRow: path)
@@ -440,7 +466,7 @@ public final class TableView {
             }
         } catch {
             for (path, old) in measured.reversed() { layout.setHeight(old, ofRow: path) }
-            let taken = Set(takenDepartedCells.map { ObjectIdentifier($0.1) })
+            let taken = Set(cellMaking.takenDepartedCells.map { ObjectIdentifier($0.1) })
             for cell in made.values where !taken.contains(ObjectIdentifier(cell)) { reusePool.enqueue(cell) }
             restoreDepartedCells()
             isBusy = false
@@ -449,7 +475,7 @@ public final class TableView {
         // Commit.
         let wantedSet = Set(wanted)
         var leaving = updateLeaving
-        for list in departedCells.values { leaving += list }
+        for list in cellMaking.departedCells.values { leaving += list }
         for (path, cell) in window where !wantedSet.contains(path) {
             window[path] = nil
             // A cell made in an early round for a row a later one moved away was never shown.
@@ -461,7 +487,7 @@ public final class TableView {
         for view in staleViews { reusePool.enqueue(view) }
         staleViews = []
         isBusy = false
-        for (path, cell) in takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
+        for (path, cell) in cellMaking.takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
         for path in wanted {
             guard let cell = made[path] else { continue }
             cell.isSelected = selected.contains(path)
@@ -476,9 +502,9 @@ public final class TableView {
     /// again; those already reused for other rows are configured for theirs
     /// once more (their rows' own cells, through the data source's dequeue).
     private func restoreDepartedCells() {
-        let taken = takenDepartedCells
-        departedCells = [:]
-        takenDepartedCells = []
+        let taken = cellMaking.takenDepartedCells
+        cellMaking.departedCells = [:]
+        cellMaking.takenDepartedCells = []
         for (path, cell) in taken {
             reusePool.cells.reclaim(cell)   // if the data source dequeued it and gave it back
             let made = try? makeCell(path, reconfiguring: cell)
@@ -493,23 +519,23 @@ public final class TableView {
     /// return (all of them, if it fails) go back to the pool.
     func makeCell(_ path: TablePath, reconfiguring existing: TableViewCell? = nil) throws -> TableViewCell {
         guard let dataSource else { throw TableViewError.noDataSource }
-        making = path
-        dequeuedForMaking = false
-        dequeuedWhileMaking = []
-        reconfiguredCell = existing
+        cellMaking.row = path
+        cellMaking.dequeuedForRow = false
+        cellMaking.dequeuedMeanwhile = []
+        cellMaking.reconfiguredCell = existing
         defer {
-            making = nil
-            reconfiguredCell = nil
-            dequeuedWhileMaking = []
+            cellMaking.row = nil
+            cellMaking.reconfiguredCell = nil
+            cellMaking.dequeuedMeanwhile = []
         }
         let cell: TableViewCell?
         do {
             cell = try dataSource.tableView(self, cellForRowAt: path)
         } catch {
-            for dequeued in dequeuedWhileMaking { reusePool.enqueue(dequeued) }
+            for dequeued in cellMaking.dequeuedMeanwhile { reusePool.enqueue(dequeued) }
             throw error
         }
-        for dequeued in dequeuedWhileMaking where dequeued !== cell { reusePool.enqueue(dequeued) }
+        for dequeued in cellMaking.dequeuedMeanwhile where dequeued !== cell { reusePool.enqueue(dequeued) }
         guard let cell else { throw TableViewError.noCell(path) }
         return cell
     }

@@ -57,6 +57,11 @@ extension TableViewDataSource {
 
 /// How a table lays out and reacts — UIKit's `UITableViewDelegate`. Every
 /// method has a default.
+///
+/// A height the delegate gives must be finite and at least 0: the table
+/// refuses anything else with ``TableViewError/invalidGeometry(_:)`` naming
+/// the method and the row or section, and the operation that asked changes
+/// nothing.
 public protocol TableViewDelegate: AnyObject {
     /// A row's height; nil for the table's (`rowHeight`, or the cell's
     /// measured height when that is ``TableView/automaticDimension``).

@@ -32,8 +32,9 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Editing a row the data source says cannot be edited (or moved).
     case notEditable(TablePath)
     case notMovable(TablePath)
-    /// A geometry input that is NaN, infinite or negative (the viewport's
-    /// height, an offset, a row, estimated, header or footer height).
+    /// A geometry input that is NaN, infinite or negative: the viewport's
+    /// height, an offset, a height setting, a height the delegate gives, or a
+    /// cell's (or its template's) preferred height.
     case invalidGeometry(TableGeometryError)
     /// A template that cannot be read, or is not an archive of its view type.
     case unreadableTemplate(String)
