@@ -146,4 +146,61 @@ import TableTestSupport
         #expect(throws: TableViewError.self) { try ViewTemplate(archive: Data(#"{"count": "seven"}"#.utf8), as: BadgeCell.self) }
         #expect(throws: TableViewError.self) { try template.makeView(TableHeaderFooterView.self, reuseIdentifier: "x") }
     }
+
+    /// Batches whose window fails to fill after the cells of rows pushed out
+    /// were reused, with the book's data source (its dequeue does not hand a
+    /// row back its own cell when the window is put back): the table is as it
+    /// was, every row in the window has a cell of its own showing it, and no
+    /// cell is both shown and queued (scrolling on never shows one twice).
+    @Test func failedBatchesLeaveNoCellBothShownAndQueued() throws {
+        struct Refused: Error {}
+        final class Items: TableViewDataSource {
+            var ids = Array(0..<60)
+            var failing: Int?
+            func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { ids.count }
+            func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
+                let id = ids[indexPath.row]
+                if id == failing { throw Refused() }
+                let cell = tableView.dequeueReusableCell(withIdentifier: "CellIdentifier") ?? TableViewCell(reuseIdentifier: "CellIdentifier")
+                cell.text = "\(id)"
+                return cell
+            }
+        }
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        let source = Items()
+        let table = TableView(viewportHeight: 220)   // 5 rows of 44
+        table.dataSource = source
+        try table.reloadData()
+        func check(_ context: String) {
+            let rows = table.indexPathsForVisibleRows, cells = table.visibleCells
+            #expect(cells.map(\.text) == rows.map { "\(source.ids[$0.row])" }, "\(context), seed \(seed)")
+            #expect(Set(cells.map(ObjectIdentifier.init)).count == cells.count, "\(context), seed \(seed)")
+            table._checkInvariants()
+        }
+        var (failed, next) = (0, 1_000)
+        for round in 0..<300 {
+            try table.setContentOffset(Double(g.int(0...(source.ids.count * 44 - 220))))
+            let before = source.ids
+            let at = table.indexPathsForVisibleRows.first?.row ?? 0, count = g.int(1...4)
+            let new = (0..<count).map { next + $0 }
+            next += count
+            source.ids.insert(contentsOf: new, at: at)
+            source.failing = g.chance(0.6) ? new[g.int(0..<count)] : nil
+            do {
+                try table.performBatchUpdates { try table.insertRows(at: (at..<at + count).map { TablePath(row: $0, section: 0) }) }
+            } catch is Refused {
+                failed += 1
+                source.ids = before   // the table is as it was, and so is the data
+            }
+            source.failing = nil
+            check("round \(round)")
+            // Scrolling on dequeues the queued cells: none is still shown.
+            for _ in 0..<3 {
+                try table.setContentOffset(table.contentOffset + 110)
+                check("round \(round), scrolled")
+            }
+        }
+        #expect(failed > 100)
+    }
 }

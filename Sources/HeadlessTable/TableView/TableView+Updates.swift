@@ -224,7 +224,17 @@ extension TableView {
         do {
             try fillWindow(leaving: leaving)
         } catch {
+            // Putting the window back may have given a row another cell (the
+            // data source's, when it did not hand back the row's own): the
+            // saved window shows that one too, not the cell now queued.
+            var replaced: [ObjectIdentifier: TableViewCell] = [:]
+            for (path, cell) in followed {
+                if let now = cells[path], now !== cell { replaced[ObjectIdentifier(cell)] = now }
+            }
             shown = saved
+            for (path, cell) in cells {
+                if let now = replaced[ObjectIdentifier(cell)] { cells[path] = now }
+            }
             throw error
         }
         defer { display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before) }
