@@ -193,19 +193,23 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
             if !reconfigure.isEmpty { try tableView.reconfigureRows(at: reconfigure) }
             return
         }
-        for (index, stage) in stages.enumerated() {
-            let last = index == stages.count - 1
-            do {
-                reported = (stage.sectionIdentifiers, stage.itemIdentifiers)
-                try tableView.performBatchUpdates(stage.update, reconfiguring: last ? reconfigure : [], animations: TableView.RowAnimations(animation))
-            } catch {
-                if index == 0 && !(last && !reconfigure.isEmpty) {
-                    // A batch that fails changes nothing in the table (its
-                    // reconfigurations come after it is applied).
-                    show(previous)
-                    throw error
+        // One change, as UIKit applies it in one batch: a row that leaves the
+        // window in one stage and comes back in a later one keeps its cell.
+        try tableView.performStaged {
+            for (index, stage) in stages.enumerated() {
+                let last = index == stages.count - 1
+                do {
+                    reported = (stage.sectionIdentifiers, stage.itemIdentifiers)
+                    try tableView.performBatchUpdates(stage.update, reconfiguring: last ? reconfigure : [], animations: TableView.RowAnimations(animation))
+                } catch {
+                    if index == 0 && !(last && !reconfigure.isEmpty) {
+                        // A batch that fails changes nothing in the table (its
+                        // reconfigurations come after it is applied).
+                        show(previous)
+                        throw error
+                    }
+                    try restore(previous, after: error, in: tableView)
                 }
-                try restore(previous, after: error, in: tableView)
             }
         }
         current = target

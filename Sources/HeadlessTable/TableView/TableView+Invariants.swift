@@ -54,6 +54,10 @@ extension TableView._Shown {
         precondition(headerViews.keys.allSatisfy(rowCounts.indices.contains), "a header view for a section outside the table")
         precondition(footerViews.keys.allSatisfy(rowCounts.indices.contains), "a footer view for a section outside the table")
         precondition(staleViews.isEmpty, "replaced header and footer views not queued")
+        if let carried {
+            precondition(carried.keys.allSatisfy { exists($0) && cells[$0] == nil }, "a kept cell's row \(carried.keys.sorted()) outside the table or in the window")
+            precondition(Set(carried.values.map(ObjectIdentifier.init)).isDisjoint(with: cells.values.map(ObjectIdentifier.init)), "a kept cell in the window")
+        }
         #endif
     }
 }

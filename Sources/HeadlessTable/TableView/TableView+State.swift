@@ -32,6 +32,11 @@ extension TableView {
         var indexTitles: [String]?
         /// The distance from the content's top to the window's top.
         var contentOffset: Double = 0
+        /// During a staged change (`performStaged`): the cells of rows that
+        /// left the window in one of its batches, kept for their rows (paths
+        /// after the last batch), so that a row coming back in a later batch
+        /// has its own cell again; nil outside one.
+        var carried: [TablePath: TableViewCell]?
     }
 
     /// The batch being collected: the changes, the rows to reconfigure, the

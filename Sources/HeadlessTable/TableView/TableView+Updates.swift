@@ -125,10 +125,29 @@ extension TableView {
         _ updateData: (TableChangeset<Row>.Stage) throws -> Void
     ) throws {
         guard updateDepth == 0 else { throw TableViewError.applyInsideBatch }
-        for stage in changeset.stages {
-            try updateData(stage)
-            try performBatchUpdates(stage.update, animations: RowAnimations(animation))
+        try performStaged {
+            for stage in changeset.stages {
+                try updateData(stage)
+                try performBatchUpdates(stage.update, animations: RowAnimations(animation))
+            }
         }
+    }
+
+    /// Runs the batches of one change that UIKit would apply as one batch (a
+    /// changeset's or a snapshot's stages): a row that leaves the window in
+    /// one batch and comes back in a later one keeps its cell, as it would in
+    /// one batch — not configured again, unless it is reconfigured, and then
+    /// in place. The cells of rows still out of the window at the end leave
+    /// it then (the delegate hears of it, and they are queued).
+    func performStaged<T>(_ stages: () throws -> T) rethrows -> T {
+        guard shown.carried == nil else { return try stages() }
+        shown.carried = [:]
+        defer {
+            let carried = shown.carried ?? [:]
+            shown.carried = nil
+            for (path, cell) in carried.sorted(by: { $0.key < $1.key }) { leave(cell, at: path) }
+        }
+        return try stages()
     }
 
     /// Performs a prepared batch as one checked batch update — what a binding
@@ -213,6 +232,17 @@ extension TableView {
             } else {
                 leaving.append((path, cell))
             }
+        }
+        if let carried = shown.carried {
+            var kept: [TablePath: TableViewCell] = [:]
+            for (path, cell) in carried {
+                if !mapping.isRowReloaded(old: path), let new = mapping.newIndexPath(forOld: path) {
+                    kept[new] = cell
+                } else {
+                    leaving.append((path, cell))
+                }
+            }
+            shown.carried = kept
         }
         cells = followed
         windowRows = followed.keys.sorted()

@@ -244,6 +244,10 @@ public final class TableView {
         for path in windowRows {
             if let cell = cells.removeValue(forKey: path) { leave(cell, at: path) }
         }
+        if let carried = shown.carried {
+            shown.carried = [:]
+            for (path, cell) in carried { leave(cell, at: path) }
+        }
         windowRows = []
         for (s, view) in headerViews { reusePool.enqueue(view); headerViews[s] = nil }
         for (s, view) in footerViews { reusePool.enqueue(view); footerViews[s] = nil }
@@ -433,6 +437,9 @@ public final class TableView {
         var measured: [(TablePath, Double)] = []
         var offset = contentOffset
         var wanted: [TablePath] = []
+        // In a staged change, the cells of rows leaving the window are kept
+        // for their rows (not reused), and rows coming back take theirs.
+        var carried = shown.carried
         cellMaking.departedCells = [:]
         cellMaking.takenDepartedCells = []
         defer {
@@ -444,13 +451,17 @@ public final class TableView {
                 wanted = layout.rows(from: offset, to: offset + viewportHeight)
                 // The cells of rows that scrolled out are reused first.
                 let wantedNow = Set(wanted)
-                for (path, cell) in window where !wantedNow.contains(path) && made[path] == nil {
+                for (path, cell) in window where carried == nil && !wantedNow.contains(path) && made[path] == nil {
                     guard let identifier = reusePool.cells.reuseIdentifier(of: cell) else { continue }
                     window[path] = nil
                     cellMaking.departedCells[identifier, default: []].append((path, cell))
                 }
                 var moved = false
                 for path in wanted where window[path] == nil {
+                    if let cell = carried?.removeValue(forKey: path) {
+                        window[path] = cell   // back in the window, as it was: no new cell, no new height
+                        continue
+                    }
                     let cell = try makeCell(path)
                     window[path] = cell
                     made[path] = cell
@@ -479,8 +490,15 @@ public final class TableView {
         for (path, cell) in window where !wantedSet.contains(path) {
             window[path] = nil
             // A cell made in an early round for a row a later one moved away was never shown.
-            if made[path] != nil { reusePool.enqueue(cell) } else { leaving.append((path, cell)) }
+            if made[path] != nil {
+                reusePool.enqueue(cell)
+            } else if carried != nil {
+                carried?[path] = cell
+            } else {
+                leaving.append((path, cell))
+            }
         }
+        shown.carried = carried
         contentOffset = offset
         cells = window
         windowRows = wanted
