@@ -120,7 +120,7 @@ package final class BrowseSession {
         try self.init(try BrowseCommand.Options.parse(parsed), read: objects)
     }
 
-    /// Seconds each step of opening took (`store`, `fetch`, `model`), for the benchmark.
+    /// Seconds each step of opening took (`store`, `fetch`, `sections`, `model`), for the benchmark.
     package private(set) var timings: [String: Double] = [:]
 
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
@@ -151,7 +151,7 @@ package final class BrowseSession {
             let file = options.file ?? ""
             let objects = try read ?? Self.read(file, quiet: options.query.quiet)
             do {
-                store = try ObjectStore<DynamicObject>(persistence: SeededPersistence(objects))
+                store = try ObjectStore<DynamicObject>(records: objects)
             } catch {
                 throw CommandError("\(file): \(error)")
             }
@@ -175,14 +175,27 @@ package final class BrowseSession {
         let query = options.query
         let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
-        let controller = query.controller(request, in: context)
-        do {
-            try controller.performFetch()
-        } catch {
-            throw CommandError("\(error)")
+        let sections: [(name: String, indexTitle: String?, objects: [DynamicObject])]
+        if query.sectionKey == nil {
+            // One section: the context's fetch (the controller's order,
+            // without its sections and change tracking).
+            do {
+                sections = [("", nil, try context.fetch(request))]
+            } catch {
+                throw CommandError("\(error)")
+            }
+            lap("fetch")
+        } else {
+            let controller = query.controller(request, in: context)
+            do {
+                try controller.performFetch()
+            } catch {
+                throw CommandError("\(error)")
+            }
+            lap("fetch")
+            sections = (controller.sections ?? []).map { (name: $0.name, indexTitle: $0.indexTitle, objects: $0.objects) }
         }
-        let sections = (controller.sections ?? []).map { (name: $0.name, indexTitle: $0.indexTitle, objects: $0.objects) }
-        lap("fetch")
+        lap("sections")
         let context = context
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
         model = BrowserModel(
@@ -268,36 +281,5 @@ package enum Key: Equatable, Sendable {
             i += 1
         }
         return keys
-    }
-}
-
-/// A store in memory that starts with objects already saved: loading a file
-/// into it costs one pass, not an insert and a save per object.
-final class SeededPersistence: StorePersistence {
-    typealias Object = DynamicObject
-    let objects: _LockedObjects
-
-    /// The objects, released once loaded.
-    final class _LockedObjects: @unchecked Sendable {
-        let lock = NSLock()
-        var objects: [DynamicObject]?
-        init(_ objects: [DynamicObject]) { self.objects = objects }
-    }
-
-    init(_ objects: [DynamicObject]) { self.objects = _LockedObjects(objects) }
-
-    func load() throws(StoreError) -> StoreContents<DynamicObject> {
-        objects.lock.lock()
-        let list = objects.objects ?? []
-        objects.objects = nil
-        objects.lock.unlock()
-        let records = list.enumerated().map { k, object in StoredRecord(record: object, sequence: Int64(k + 1), version: 1) }
-        return StoreContents(records: records, version: list.isEmpty ? 0 : 1, nextSequence: Int64(list.count + 1))
-    }
-
-    func changesSinceLastRead() throws(StoreError) -> ExternalChanges<DynamicObject> { .none }
-
-    func commit(_ prepare: (ExternalChanges<DynamicObject>) throws(StoreError) -> StoreChangeSet<DynamicObject>?) throws(StoreError) {
-        _ = try prepare(.none)
     }
 }

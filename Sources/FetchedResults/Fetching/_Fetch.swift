@@ -162,12 +162,19 @@ struct _Fetched<R: Record>: Sendable {
         }
     }
 
-    /// The records in order (records kept).
+    /// The records in order (records kept); the elements are dropped.
     @inlinable
     consuming func sortedRecords() -> [R] {
         var all: [R] = []
         all.reserveCapacity(count)
-        take(inPiecesOf: Swift.max(1, count)) { all = $1 }
+        // Moved out of the records, which are this value's alone now: no copy.
+        var records: [R?] = []
+        swap(&records, &self.records)
+        records.withUnsafeMutableBufferPointer { records in
+            for k in order.indices {
+                if let record = records[Int(order[k])].take() { all.append(record) }
+            }
+        }
         return all
     }
 }
@@ -182,6 +189,12 @@ enum _Fetch {
     static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> _Fetched<R> {
         var found: [_Element<R>?] = []
         var records: [R?] = []
+        if compiled.matches == nil {
+            // Every record matches: room for them all at once, not grown by copies.
+            let count = context.store.count + context.insertedIDs.count
+            found.reserveCapacity(count)
+            if keepRecords { records.reserveCapacity(count) }
+        }
         try context.forEachRecord { record, sequence throws(FetchError) in
             if let matches = compiled.matches, try !matches(record) { return }
             found.append(compiled.element(record, sequence: sequence))
