@@ -209,6 +209,35 @@ enum _Fetch {
         return _Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...])
     }
 
+    /// Evaluates and orders `records` as `run(_:in:keepRecords:)` does those
+    /// of a context over a store that holds them alone, inserted in this
+    /// order; records kept.
+    ///
+    /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
+    @inlinable
+    static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, records given: [R]) throws(FetchError) -> _Fetched<R> {
+        var found: [_Element<R>?] = []
+        var records: [R?] = []
+        if compiled.matches == nil {
+            found.reserveCapacity(given.count)
+            records.reserveCapacity(given.count)
+        }
+        try given.withUnsafeBufferPointer { given throws(FetchError) in
+            for k in given.indices {
+                if let matches = compiled.matches, try !matches(given[k]) { continue }
+                found.append(compiled.element(given[k], sequence: Int64(k + 1)))
+                records.append(given[k])
+            }
+        }
+        let keys = compiled.request.sortKeys
+        let order = found.withUnsafeBufferPointer { found in
+            _sortOrder(
+                keys: keys.indices.map { k in _TypedColumn(count: found.count) { found[$0].unsafelyUnwrapped.sortValues[k] } },
+                ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
+        }
+        return _Fetched(found: found, records: records, keepsRecords: true, order: order[...])
+    }
+
     /// The number of matches, without ordering them.
     ///
     /// - Complexity: O(*n*).
@@ -220,5 +249,20 @@ enum _Fetch {
             count += 1
         }
         return count
+    }
+}
+
+extension FetchRequest where R: Codable {
+    /// The records of `records` that match, in the request's order (offset
+    /// and limit applied): what a context's `fetch(_:)` returns from a store
+    /// that holds these records alone, inserted in this order — without a
+    /// store (the tool's browser orders its data while its store is built).
+    ///
+    /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
+    @_specialize(where R == DynamicObject)   // the tool's records
+    package func ordered(_ records: [R]) throws(FetchError) -> [R] {
+        var fetched = try _Fetch.run(try _CompiledRequest(self, sectionKeyPath: nil), records: records)
+        fetched.narrow(offset: fetchOffset, limit: fetchLimit)
+        return fetched.sortedRecords()
     }
 }
