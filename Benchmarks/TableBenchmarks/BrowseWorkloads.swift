@@ -66,9 +66,9 @@ enum BrowseWorkloads {
     /// From the records in memory to the first screen drawn, as `browse
     /// people.json` does it (sorted by id, the default): the order, the
     /// model, the screen (the store and the search's bytes are made on other
-    /// threads meanwhile). The previous sample's browser is released on
-    /// another thread once those are made, before the next sample starts
-    /// (its teardown is not the first screen's).
+    /// threads meanwhile). Each sample's browser is released on another
+    /// thread once those are made (its teardown is not the first screen's);
+    /// the counters' openings wait for them and release them untimed.
     static func firstScreen() -> Workload {
         Workload(
             name: "browse/first-screen-1M",
@@ -78,8 +78,6 @@ enum BrowseWorkloads {
             let rows = 1_000_000
             let objects = people(rows)
             let ints = (0..<rows).map { ($0 &* 7919) % rows }
-            var last: BrowseSession?
-            let released = DispatchSemaphore(value: 1)
             func open(_ arguments: [String]) -> BrowseSession {
                 guard let session = try? BrowseSession(arguments: arguments, objects: objects) else {
                     fatalError("the benchmark's browser could not be made")
@@ -88,26 +86,19 @@ enum BrowseWorkloads {
                 blackHole(session.model.screen())
                 return session
             }
+            /// A browser handed over whole to the thread that releases it.
+            final class Handover: @unchecked Sendable {
+                var session: BrowseSession?
+                init(_ session: BrowseSession) { self.session = session }
+            }
             func subject() {
-                released.wait()
-                let session = open(["people.json"])
-                let old = last
-                last = session
-                released.signal()
-                guard let old else { return }
-                released.wait()
-                // Handed over whole: nothing else holds it.
-                final class Handover: @unchecked Sendable {
-                    var session: BrowseSession?
-                    init(_ session: BrowseSession) { self.session = session }
-                }
-                let handover = Handover(old)
+                let handover = Handover(open(["people.json"]))
+                // Released on another thread once its store and search bytes
+                // are made (its teardown is not the first screen's).
                 Thread.detachNewThread {
-                    // What it still makes in the background, then its release.
                     handover.session?.waitForStore()
                     handover.session?.model.waitForSearchIndex()
                     handover.session = nil
-                    released.signal()
                 }
             }
             // For the counters, three openings sorted by id and three by name:

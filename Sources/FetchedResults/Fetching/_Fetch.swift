@@ -252,14 +252,13 @@ enum _Fetch {
     }
 }
 
-extension FetchRequest where R: Codable {
+extension FetchRequest where R == DynamicObject {
     /// The records of `records` that match, in the request's order (offset
     /// and limit applied): what a context's `fetch(_:)` returns from a store
     /// that holds these records alone, inserted in this order — without a
     /// store (the tool's browser orders its data while its store is built).
     ///
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
-    @_specialize(where R == DynamicObject)   // the tool's records
     package func ordered(_ records: [R]) throws(FetchError) -> [R] {
         var fetched = try _Fetch.run(try _CompiledRequest(self, sectionKeyPath: nil), records: records)
         fetched.narrow(offset: fetchOffset, limit: fetchLimit)
