@@ -105,10 +105,15 @@ enum BrowseCommand {
 
 /// A browse's data: the store (in memory, or a file), the fetch, the model;
 /// and what happens to the deletes on the way out.
+///
+/// In memory without sections, the store is built on a thread of its own
+/// while DATA is ordered (by the fetch's own sort, as a fetch from the store
+/// would order it) and the first screen is drawn; a delete waits for it.
 package final class BrowseSession {
     /// The browser.
     package let model: BrowserModel
-    let context: ObjectContext<DynamicObject>
+    /// The context deletes go through: made now, or on another thread.
+    let context: ContextBuild
     /// `--write`: DATA's path and its objects in its order.
     private(set) var writeBack: (path: String, objects: [DynamicObject])?
 
@@ -120,8 +125,12 @@ package final class BrowseSession {
         try self.init(try BrowseCommand.Options.parse(parsed), read: objects)
     }
 
-    /// Seconds each step of opening took (`store`, `fetch`, `model`), for the benchmark.
+    /// Seconds each step of opening took (`store`, `fetch`, `sections`,
+    /// `model`), for the benchmark; a store built meanwhile takes none.
     package private(set) var timings: [String: Double] = [:]
+
+    /// Waits until the store is built (for the benchmark and tests).
+    package func waitForStore() { _ = try? context.wait() }
 
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
         var clock = Date()
@@ -130,59 +139,88 @@ package final class BrowseSession {
             timings[step] = Date().timeIntervalSince(clock)
             clock = Date()
         }
-        let store: ObjectStore<DynamicObject>
-        var load = options.file
+        let query = options.query
+        let request = FetchRequest<DynamicObject>(
+            predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
+        var ordered: [DynamicObject]?
         if let path = options.store {
+            let store: ObjectStore<DynamicObject>
             do {
                 store = try ObjectStore<DynamicObject>(fileURL: URL(fileURLWithPath: path))
             } catch {
                 throw CommandError("--store \(path): \(error)")
             }
-            context = ObjectContext(store: store)
+            let context = ObjectContext(store: store)
             let count = store.count
             if count > 0, let file = options.file {
                 throw CommandError.usage("--store \(path) already holds \(count) objects: leave out \(file) to browse them, or remove \(path) to load \(file) anew")
             }
-            if count == 0 && load == nil {
-                throw CommandError.usage("--store \(path) is new (or empty): give DATA to load into it")
+            if count == 0 {
+                guard let file = options.file else {
+                    throw CommandError.usage("--store \(path) is new (or empty): give DATA to load into it")
+                }
+                let loaded = try read ?? Self.read(file, quiet: query.quiet)
+                do {
+                    for object in loaded { try context.insert(object) }
+                    _ = try context.save()
+                } catch {
+                    throw CommandError("\(file): \(error)")
+                }
             }
+            self.context = ContextBuild(context)
         } else {
             // In memory: the store starts with DATA's objects (no inserts to save).
             let file = options.file ?? ""
-            let objects = try read ?? Self.read(file, quiet: options.query.quiet)
-            do {
-                store = try ObjectStore<DynamicObject>(persistence: SeededPersistence(objects))
-            } catch {
-                throw CommandError("\(file): \(error)")
-            }
-            context = ObjectContext(store: store)
+            let objects = try read ?? Self.read(file, quiet: query.quiet)
             writeBack = options.write ? (file, objects) : nil
-            load = nil
-        }
-        var loaded: [DynamicObject] = []
-        if let file = load {
-            loaded = try read ?? Self.read(file, quiet: options.query.quiet)
-            do {
-                for object in loaded { try context.insert(object) }
-                _ = try context.save()
-            } catch {
-                throw CommandError("\(file): \(error)")
+            @Sendable func make() throws -> ObjectContext<DynamicObject> {
+                do {
+                    return ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
+                } catch {
+                    throw CommandError("\(file): \(error)")
+                }
+            }
+            if query.sectionKey == nil {
+                // Built meanwhile; DATA ordered here as the store's fetch would.
+                let build = ContextBuild()
+                Thread.detachNewThread { build.finish(Result { try make() }) }
+                context = build
+                lap("store")
+                do {
+                    ordered = try request.ordered(objects)
+                } catch {
+                    throw CommandError("\(error)")
+                }
+            } else {
+                context = ContextBuild(try make())
             }
         }
-        lap("store")
-        if options.store != nil { writeBack = nil }
+        if ordered == nil { lap("store") }
 
-        let query = options.query
-        let request = FetchRequest<DynamicObject>(
-            predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
-        let controller = query.controller(request, in: context)
-        do {
-            try controller.performFetch()
-        } catch {
-            throw CommandError("\(error)")
+        let sections: [(name: String, indexTitle: String?, objects: [DynamicObject])]
+        if let ordered {
+            sections = [("", nil, ordered)]
+            lap("fetch")
+        } else if query.sectionKey == nil {
+            // One section: the context's fetch (the controller's order,
+            // without its sections and change tracking).
+            do {
+                sections = [("", nil, try context.wait().fetch(request))]
+            } catch {
+                throw CommandError("\(error)")
+            }
+            lap("fetch")
+        } else {
+            let controller = query.controller(request, in: try context.wait())
+            do {
+                try controller.performFetch()
+            } catch {
+                throw CommandError("\(error)")
+            }
+            lap("fetch")
+            sections = (controller.sections ?? []).map { (name: $0.name, indexTitle: $0.indexTitle, objects: $0.objects) }
         }
-        let sections = (controller.sections ?? []).map { (name: $0.name, indexTitle: $0.indexTitle, objects: $0.objects) }
-        lap("fetch")
+        lap("sections")
         let context = context
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
         model = BrowserModel(
@@ -190,6 +228,7 @@ package final class BrowseSession {
             textKey: options.textKey, detailKey: options.detailKey,
             unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
         ) { object in
+            let context = try context.wait()
             try context.delete(object.id)
             _ = try context.save()
         }
@@ -271,33 +310,33 @@ package enum Key: Equatable, Sendable {
     }
 }
 
-/// A store in memory that starts with objects already saved: loading a file
-/// into it costs one pass, not an insert and a save per object.
-final class SeededPersistence: StorePersistence {
-    typealias Object = DynamicObject
-    let objects: _LockedObjects
+/// A browse's context, made now or being made on another thread: `wait()`
+/// returns it (or throws what making it threw) once it is there — a lock
+/// and a condition, which the thread sanitizer follows. The context is used
+/// on the browser's thread only, once handed over.
+final class ContextBuild: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var made: Result<ObjectContext<DynamicObject>, any Error>?
 
-    /// The objects, released once loaded.
-    final class _LockedObjects: @unchecked Sendable {
-        let lock = NSLock()
-        var objects: [DynamicObject]?
-        init(_ objects: [DynamicObject]) { self.objects = objects }
+    /// One being made: `finish(_:)` hands it over.
+    init() {}
+
+    /// One made already.
+    init(_ context: ObjectContext<DynamicObject>) { made = .success(context) }
+
+    func finish(_ result: Result<ObjectContext<DynamicObject>, any Error>) {
+        condition.lock()
+        made = result
+        condition.broadcast()
+        condition.unlock()
     }
 
-    init(_ objects: [DynamicObject]) { self.objects = _LockedObjects(objects) }
-
-    func load() throws(StoreError) -> StoreContents<DynamicObject> {
-        objects.lock.lock()
-        let list = objects.objects ?? []
-        objects.objects = nil
-        objects.lock.unlock()
-        let records = list.enumerated().map { k, object in StoredRecord(record: object, sequence: Int64(k + 1), version: 1) }
-        return StoreContents(records: records, version: list.isEmpty ? 0 : 1, nextSequence: Int64(list.count + 1))
-    }
-
-    func changesSinceLastRead() throws(StoreError) -> ExternalChanges<DynamicObject> { .none }
-
-    func commit(_ prepare: (ExternalChanges<DynamicObject>) throws(StoreError) -> StoreChangeSet<DynamicObject>?) throws(StoreError) {
-        _ = try prepare(.none)
+    func wait() throws -> ObjectContext<DynamicObject> {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let made { return try made.get() }
+            condition.wait()
+        }
     }
 }

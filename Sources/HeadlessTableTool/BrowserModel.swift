@@ -15,14 +15,18 @@ import HeadlessTable
 /// **Search** (`/`, then type): the objects whose `--text` key (else `title`,
 /// `name` or `text`) contains the text, case and diacritics ignored — what
 /// `render --search` and the predicate `KEY CONTAINS[cd] TEXT` match. Each
-/// row's searched strings are folded once, up front, into one byte buffer
-/// when they are ASCII; a keystroke then scans bytes. Results are remembered
-/// by text: typing on (`jo` → `jos`) filters the results of the longest
-/// remembered text the new one contains; backspace finds its earlier results
-/// again; an edit in the middle starts from the longest remembered text still
-/// inside. Rows with other strings (non-ASCII, numbers, CR) and texts with
-/// non-ASCII letters are matched by evaluating the predicate itself, so the
-/// results are always the predicate's.
+/// row's searched strings are folded once, as the predicate folds them, into
+/// one byte buffer — on a thread of its own while the first screen is drawn
+/// (a search waits for it only if it comes first); a keystroke then scans
+/// bytes. Containing the folded text's bytes is what the predicate asks of a
+/// row whose every scalar is a character (ASCII, accented letters); a row
+/// with clusters of several scalars (CR LF, Hangul, emoji) that contains
+/// them is checked by the predicate, and so is a row whose searched values
+/// are not strings. Rows are remembered by text: typing on (`jo` → `jos`)
+/// scans the rows of the longest remembered text whose folded bytes the new
+/// one contains; backspace finds its earlier results again; an edit in the
+/// middle starts from the longest remembered text still inside. The results
+/// are always the predicate's.
 package final class BrowserModel {
     /// A key the browser knows (the terminal's `Key`).
     package typealias Input = Key
@@ -47,14 +51,10 @@ package final class BrowserModel {
     /// What the status line says about deletes: nil when they last.
     let unsavedNote: String?
 
-    /// The searched strings of the simple rows, lower-cased ASCII, each
-    /// followed by a 0 byte; row `r`'s are `folded[foldedStart[r]..<foldedStart[r + 1]]`.
-    let folded: [UInt8]
-    let foldedStart: [Int]
-    /// Whether a row's searched strings are all ASCII strings (or absent).
-    let isSimple: [Bool]
-    /// The rows that are not simple, in order: matched by the predicate.
-    let complexRows: [Int32]
+    /// The searched bytes, made on a thread of its own.
+    private let searchIndex: SearchIndexBuild
+    /// The searched bytes once made (read through `searchBytes`).
+    private var madeSearchBytes: SearchBytes?
 
     // MARK: The state
 
@@ -65,8 +65,10 @@ package final class BrowserModel {
     /// The search's results (rows in order); nil when no search is on.
     private(set) var results: [Int32]?
     private var resultRuns: [Run] = []
-    /// Remembered results by search text, the latest last.
-    private var remembered: [(text: String, rows: [Int32])] = []
+    /// Remembered searches by text, the latest last: the folded text, the
+    /// rows whose bytes contain it (a superset of the results, which narrows
+    /// exactly), and the results.
+    private var remembered: [(text: String, needle: [UInt8], candidates: [Int32], rows: [Int32])] = []
     static let rememberedLimit = 24
     /// Typing into the search field.
     package private(set) var typing = false
@@ -109,11 +111,17 @@ package final class BrowserModel {
     ) {
         self.name = name
         var objects: [DynamicObject] = []
-        objects.reserveCapacity(sections.reduce(0) { $0 + $1.objects.count })
         var starts: [Int] = []
-        for section in sections where sectioned || !section.objects.isEmpty {
-            starts.append(objects.count)
-            objects += section.objects
+        if sections.count == 1 {
+            // One section: its objects as they are (no copy).
+            starts = [0]
+            objects = sections[0].objects
+        } else {
+            objects.reserveCapacity(sections.reduce(0) { $0 + $1.objects.count })
+            for section in sections where sectioned || !section.objects.isEmpty {
+                starts.append(objects.count)
+                objects += section.objects
+            }
         }
         if !sectioned { starts = objects.isEmpty ? [] : [0] }
         self.objects = objects
@@ -125,46 +133,25 @@ package final class BrowserModel {
         self.unsavedNote = unsavedNote
         deleteObject = delete
 
-        // The search's bytes.
+        // The search's bytes, while the first screen is drawn.
+        let build = SearchIndexBuild()
+        searchIndex = build
         let keys = textKey.map { [$0] } ?? RecordTable.textKeys
-        var folded: [UInt8] = []
-        folded.reserveCapacity(objects.count * 12)
-        var foldedStart: [Int] = []
-        foldedStart.reserveCapacity(objects.count + 1)
-        var isSimple = [Bool](repeating: true, count: objects.count)
-        var complex: [Int32] = []
-        for (row, object) in objects.enumerated() {
-            foldedStart.append(folded.count)
-            let mark = folded.count
-            for key in keys {
-                guard let value = object.fields[key] else { continue }
-                guard case .string(var text) = value, Self.appendLowercasedASCII(&text, to: &folded) else {
-                    isSimple[row] = false
-                    complex.append(Int32(truncatingIfNeeded: row))
-                    folded.removeSubrange(mark...)
-                    break
-                }
-                folded.append(0)
-            }
-        }
-        foldedStart.append(folded.count)
-        self.folded = folded
-        self.foldedStart = foldedStart
-        self.isSimple = isSimple
-        complexRows = complex
+        Thread.detachNewThread { [objects] in build.finish(SearchBytes(objects, keys: keys)) }
         live = (0..<Int32(truncatingIfNeeded: objects.count)).map { $0 }
         liveRuns = runs(of: live)
     }
 
-    /// Appends `text` lower-cased when it is ASCII without CR (where every
-    /// byte is a character, as the predicate sees it); false otherwise.
-    private static func appendLowercasedASCII(_ text: inout String, to bytes: inout [UInt8]) -> Bool {
-        text.withUTF8 { utf8 in
-            for b in utf8 where b >= 0x80 || b == 0x0D || b == 0 { return false }
-            for b in utf8 { bytes.append(b >= 0x41 && b <= 0x5A ? b + 32 : b) }
-            return true
-        }
+    /// The searched bytes: waits until they are made.
+    var searchBytes: SearchBytes {
+        if let made = madeSearchBytes { return made }
+        let made = searchIndex.wait()
+        madeSearchBytes = made
+        return made
     }
+
+    /// Waits until the searched bytes are made (for the benchmark and tests).
+    package func waitForSearchIndex() { _ = searchBytes }
 
     // MARK: Keys
 
@@ -270,18 +257,7 @@ package final class BrowserModel {
         resultRuns = []
     }
 
-    /// The lower-cased bytes of a search text that the byte scan can match:
-    /// ASCII, no control characters; nil for another.
-    static func simpleNeedle(_ text: String) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        for b in text.utf8 {
-            guard b >= 0x20 && b < 0x7F else { return nil }
-            bytes.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
-        }
-        return bytes
-    }
-
-    /// The live rows matching `text`, in order; from remembered results when
+    /// The live rows matching `text`, in order; from remembered rows when
     /// they provably hold every match.
     func matches(_ text: String) -> [Int32] {
         if let known = remembered.lastIndex(where: { $0.text == text }) {
@@ -294,69 +270,40 @@ package final class BrowserModel {
         func evaluate(_ row: Int32) -> Bool {
             (try? predicate?.evaluate(objects[Int(row)], variables: [:])) == true
         }
-        var found: [Int32] = []
-        if let needle = Self.simpleNeedle(text) {
-            // The simple rows matching text match every remembered text
-            // inside it: start from the longest one's results.
-            var base: (text: String, rows: [Int32])?
-            for entry in remembered where entry.text.count > (base?.text.count ?? -1) {
-                if let wider = Self.simpleNeedle(entry.text), Self.contains(needle, wider) { base = entry }
-            }
-            lastSearchBase = .some(base?.text)
-            let simple = scan(base?.rows ?? live, for: needle)
-            // Complex rows: the predicate, for every live one.
-            var complex: [Int32] = []
-            if !complexRows.isEmpty {
-                var k = 0
-                for row in complexRows where evaluate(row) {
-                    // Only live rows: `live` is sorted.
-                    while k < live.count && live[k] < row { k += 1 }
-                    if k < live.count && live[k] == row { complex.append(row) }
-                }
-            }
-            found = complex.isEmpty ? simple : Self.merge(simple, complex)
-        } else {
+        let needle = _SearchFolding.caseAndDiacriticInsensitive(text)
+        guard !needle.contains(0) else {
+            // A NUL is the rows' separator: the predicate, over every row.
             lastSearchBase = .some(nil)
-            found = live.filter(evaluate)
+            let found = live.filter(evaluate)
+            remembered.append((text, needle, live, found))
+            if remembered.count > Self.rememberedLimit { remembered.removeFirst() }
+            return found
         }
-        remembered.append((text, found))
-        if remembered.count > Self.rememberedLimit { remembered.removeFirst() }
-        return found
-    }
-
-    /// The simple rows of `rows` whose bytes contain `needle`.
-    func scan(_ rows: [Int32], for needle: [UInt8]) -> [Int32] {
-        var found: [Int32] = []
-        let m = needle.count
-        folded.withUnsafeBufferPointer { bytes in
-            needle.withUnsafeBufferPointer { needle in
-                foldedStart.withUnsafeBufferPointer { starts in
-                    isSimple.withUnsafeBufferPointer { simple in
-                        guard let first = needle.first else {
-                            found = rows.filter { simple[Int($0)] }
-                            return
-                        }
-                        for row in rows {
-                            let r = Int(row)
-                            guard simple[r] else { continue }
-                            var i = starts[r]
-                            let last = starts[r + 1] - m
-                            search: while i <= last {
-                                if bytes[i] == first {
-                                    var k = 1
-                                    while k < m && bytes[i + k] == needle[k] { k += 1 }
-                                    if k == m {
-                                        found.append(row)
-                                        break search
-                                    }
-                                }
-                                i += 1
-                            }
-                        }
-                    }
-                }
+        let bytes = searchBytes
+        // The rows containing the needle contain every remembered needle
+        // inside it: start from the longest one's.
+        var base: (text: String, needle: [UInt8], candidates: [Int32], rows: [Int32])?
+        for entry in remembered where entry.needle.count > (base?.needle.count ?? -1) && !entry.needle.contains(0) {
+            if Self.contains(needle, entry.needle) { base = entry }
+        }
+        lastSearchBase = .some(base?.text)
+        let candidates = bytes.scan(base?.candidates ?? live, for: needle)
+        // The rows the bytes do not decide: the predicate.
+        var found = bytes.kinds.withUnsafeBufferPointer { kinds in
+            candidates.filter { kinds[Int($0)] == SearchBytes.exact || evaluate($0) }
+        }
+        if !bytes.complexRows.isEmpty {
+            var complex: [Int32] = []
+            var k = 0
+            for row in bytes.complexRows where evaluate(row) {
+                // Only live rows: `live` is sorted.
+                while k < live.count && live[k] < row { k += 1 }
+                if k < live.count && live[k] == row { complex.append(row) }
             }
+            if !complex.isEmpty { found = Self.merge(found, complex) }
         }
+        remembered.append((text, needle, candidates, found))
+        if remembered.count > Self.rememberedLimit { remembered.removeFirst() }
         return found
     }
 
@@ -486,6 +433,8 @@ package final class BrowserModel {
         for k in remembered.indices {
             let i = Self.lowerBound(remembered[k].rows, row)
             if i < remembered[k].rows.count && remembered[k].rows[i] == row { remembered[k].rows.remove(at: i) }
+            let j = Self.lowerBound(remembered[k].candidates, row)
+            if j < remembered[k].candidates.count && remembered[k].candidates[j] == row { remembered[k].candidates.remove(at: j) }
         }
         let change: BatchChange = emptiesSection ? .deleteSection(path.section) : .deleteRow(path)
         status = "deleted \(RecordTable.text(of: object.fields, textKey: textKey)): \(change.logLine())" + (unsavedNote.map { " · " + $0 } ?? "")
@@ -598,4 +547,140 @@ package final class BrowserModel {
 extension BrowserModel {
     /// The selected position in the table on screen.
     package var selectedPosition: Int { place.selected }
+}
+
+/// The rows' searched strings, folded as `CONTAINS[cd]` folds them, in one
+/// byte buffer: what a search keystroke scans.
+struct SearchBytes: Sendable {
+    /// Every row's searched strings, each followed by a 0 byte; row `r`'s are
+    /// `bytes[starts[r]..<starts[r + 1]]` (none for a complex row).
+    let bytes: [UInt8]
+    let starts: [Int]
+    /// Each row's kind: `exact`, `check` or `complex`.
+    let kinds: [UInt8]
+    /// The complex rows, in order.
+    let complexRows: [Int32]
+
+    /// A row whose strings' every scalar is a character: containing the
+    /// folded text's bytes is matching.
+    static let exact: UInt8 = 0
+    /// A row with clusters of several scalars (CR LF, Hangul, emoji):
+    /// containing the bytes is needed, the predicate decides.
+    static let check: UInt8 = 1
+    /// A row with a searched value that is not a string: the predicate alone.
+    static let complex: UInt8 = 2
+
+    /// The searched bytes of `objects`' `keys`.
+    init(_ objects: [DynamicObject], keys: [String]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(objects.count * 16)
+        var starts: [Int] = []
+        starts.reserveCapacity(objects.count + 1)
+        var kinds = [UInt8](repeating: Self.exact, count: objects.count)
+        var complex: [Int32] = []
+        for (row, object) in objects.enumerated() {
+            starts.append(bytes.count)
+            let mark = bytes.count
+            var kind = Self.exact
+            for key in keys {
+                guard let value = object.fields[key] else { continue }
+                guard case .string(var text) = value else {
+                    kind = Self.complex
+                    break
+                }
+                if !Self.appendLowercasedASCII(&text, to: &bytes, kind: &kind) {
+                    let folded = _SearchFolding.caseAndDiacriticInsensitive(text)
+                    let string = String(decoding: folded, as: UTF8.self)
+                    if string.count != string.unicodeScalars.count { kind = Swift.max(kind, Self.check) }
+                    bytes += folded
+                }
+                bytes.append(0)
+            }
+            if kind == Self.complex {
+                bytes.removeSubrange(mark...)
+                complex.append(Int32(truncatingIfNeeded: row))
+            }
+            kinds[row] = kind
+        }
+        starts.append(bytes.count)
+        self.bytes = bytes
+        self.starts = starts
+        self.kinds = kinds
+        complexRows = complex
+    }
+
+    /// Appends `text` lower-cased when it is ASCII (a CR LF, one character of
+    /// two scalars, makes the row one to check); false otherwise.
+    private static func appendLowercasedASCII(_ text: inout String, to bytes: inout [UInt8], kind: inout UInt8) -> Bool {
+        text.withUTF8 { utf8 in
+            for b in utf8 where b >= 0x80 { return false }
+            var previous: UInt8 = 0
+            for b in utf8 {
+                if previous == 0x0D && b == 0x0A { kind = Swift.max(kind, Self.check) }
+                bytes.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
+                previous = b
+            }
+            return true
+        }
+    }
+
+    /// The rows of `rows` (not complex) whose bytes contain `needle`.
+    func scan(_ rows: [Int32], for needle: [UInt8]) -> [Int32] {
+        var found: [Int32] = []
+        let m = needle.count
+        bytes.withUnsafeBufferPointer { bytes in
+            needle.withUnsafeBufferPointer { needle in
+                starts.withUnsafeBufferPointer { starts in
+                    kinds.withUnsafeBufferPointer { kinds in
+                        guard let first = needle.first else {
+                            found = rows.filter { kinds[Int($0)] != Self.complex }
+                            return
+                        }
+                        for row in rows {
+                            let r = Int(row)
+                            guard kinds[r] != Self.complex else { continue }
+                            var i = starts[r]
+                            let last = starts[r + 1] - m
+                            search: while i <= last {
+                                if bytes[i] == first {
+                                    var k = 1
+                                    while k < m && bytes[i + k] == needle[k] { k += 1 }
+                                    if k == m {
+                                        found.append(row)
+                                        break search
+                                    }
+                                }
+                                i += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return found
+    }
+}
+
+/// The searched bytes being made on another thread: `wait()` returns them
+/// once `finish(_:)` has been called (a lock and a condition, which the
+/// thread sanitizer follows).
+final class SearchIndexBuild: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var made: SearchBytes?
+
+    func finish(_ bytes: SearchBytes) {
+        condition.lock()
+        made = bytes
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait() -> SearchBytes {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let made { return made }
+            condition.wait()
+        }
+    }
 }

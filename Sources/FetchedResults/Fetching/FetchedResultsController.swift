@@ -279,7 +279,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// - Complexity: O(*n*) (and reads every record, with a batch size).
     public var fetchedObjects: [R]? {
         guard compiled != nil else { return nil }
-        return (0..<ordered.count).compactMap { record(at: $0) }
+        return ordered.records(in: 0..<ordered.count) ?? (0..<ordered.count).compactMap { record(at: $0) }
     }
 
     /// The sections; nil before a successful `performFetch()`.
@@ -294,7 +294,8 @@ public final class FetchedResultsController<R: Record & Codable> {
             name: name, indexTitle: sectionIndexTitle(forSectionName: name), numberOfObjects: count,
             load: { [weak self] in
                 guard let self else { return [] }
-                return (start..<min(start + count, self.ordered.count)).compactMap { self.record(at: $0) }
+                let range = start..<min(start + count, self.ordered.count)
+                return self.ordered.records(in: range) ?? range.compactMap { self.record(at: $0) }
             })
     }
 
@@ -464,7 +465,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// The results as table sections (reads every record).
     public var tableSections: [TableSection<R>] {
         sectionList.enumerated().map { k, section in
-            TableSection(name: section.name, rows: (sectionStarts[k]..<sectionStarts[k] + section.count).compactMap { record(at: $0) })
+            let range = sectionStarts[k]..<sectionStarts[k] + section.count
+            return TableSection(name: section.name, rows: ordered.records(in: range) ?? range.compactMap { record(at: $0) })
         }
     }
 }

@@ -162,12 +162,19 @@ struct _Fetched<R: Record>: Sendable {
         }
     }
 
-    /// The records in order (records kept).
+    /// The records in order (records kept); the elements are dropped.
     @inlinable
     consuming func sortedRecords() -> [R] {
         var all: [R] = []
         all.reserveCapacity(count)
-        take(inPiecesOf: Swift.max(1, count)) { all = $1 }
+        // Moved out of the records, which are this value's alone now: no copy.
+        var records: [R?] = []
+        swap(&records, &self.records)
+        records.withUnsafeMutableBufferPointer { records in
+            for k in order.indices {
+                if let record = records[Int(order[k])].take() { all.append(record) }
+            }
+        }
         return all
     }
 }
@@ -182,6 +189,12 @@ enum _Fetch {
     static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> _Fetched<R> {
         var found: [_Element<R>?] = []
         var records: [R?] = []
+        if compiled.matches == nil {
+            // Every record matches: room for them all at once, not grown by copies.
+            let count = context.store.count + context.insertedIDs.count
+            found.reserveCapacity(count)
+            if keepRecords { records.reserveCapacity(count) }
+        }
         try context.forEachRecord { record, sequence throws(FetchError) in
             if let matches = compiled.matches, try !matches(record) { return }
             found.append(compiled.element(record, sequence: sequence))
@@ -196,6 +209,35 @@ enum _Fetch {
         return _Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...])
     }
 
+    /// Evaluates and orders `records` as `run(_:in:keepRecords:)` does those
+    /// of a context over a store that holds them alone, inserted in this
+    /// order; records kept.
+    ///
+    /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
+    @inlinable
+    static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, records given: [R]) throws(FetchError) -> _Fetched<R> {
+        var found: [_Element<R>?] = []
+        var records: [R?] = []
+        if compiled.matches == nil {
+            found.reserveCapacity(given.count)
+            records.reserveCapacity(given.count)
+        }
+        try given.withUnsafeBufferPointer { given throws(FetchError) in
+            for k in given.indices {
+                if let matches = compiled.matches, try !matches(given[k]) { continue }
+                found.append(compiled.element(given[k], sequence: Int64(k + 1)))
+                records.append(given[k])
+            }
+        }
+        let keys = compiled.request.sortKeys
+        let order = found.withUnsafeBufferPointer { found in
+            _sortOrder(
+                keys: keys.indices.map { k in _TypedColumn(count: found.count) { found[$0].unsafelyUnwrapped.sortValues[k] } },
+                ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
+        }
+        return _Fetched(found: found, records: records, keepsRecords: true, order: order[...])
+    }
+
     /// The number of matches, without ordering them.
     ///
     /// - Complexity: O(*n*).
@@ -207,5 +249,19 @@ enum _Fetch {
             count += 1
         }
         return count
+    }
+}
+
+extension FetchRequest where R == DynamicObject {
+    /// The records of `records` that match, in the request's order (offset
+    /// and limit applied): what a context's `fetch(_:)` returns from a store
+    /// that holds these records alone, inserted in this order — without a
+    /// store (the tool's browser orders its data while its store is built).
+    ///
+    /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
+    package func ordered(_ records: [R]) throws(FetchError) -> [R] {
+        var fetched = try _Fetch.run(try _CompiledRequest(self, sectionKeyPath: nil), records: records)
+        fetched.narrow(offset: fetchOffset, limit: fetchLimit)
+        return fetched.sortedRecords()
     }
 }

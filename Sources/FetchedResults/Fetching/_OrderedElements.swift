@@ -117,6 +117,26 @@ struct _OrderedElements<R: Record> {
         return chunks[k].records[offset]
     }
 
+    /// The kept records of the positions in `range` (within `0..<count`), in
+    /// order, a chunk's run at a time; nil when records are not kept.
+    ///
+    /// - Complexity: O(log *n* + *k*) for *k* positions.
+    func records(in range: Range<Int>) -> [R]? {
+        guard keepsRecords else { return nil }
+        var result: [R] = []
+        result.reserveCapacity(range.count)
+        guard !range.isEmpty else { return result }
+        var (k, offset) = locate(range.lowerBound)
+        while result.count < range.count && k < chunks.count {
+            let records = chunks[k].records
+            let end = Swift.min(records.count, offset + range.count - result.count)
+            result.append(contentsOf: records[offset..<end])
+            k += 1
+            offset = 0
+        }
+        return result
+    }
+
     /// Keeps every element's record from now on, reading them with `read`;
     /// an element whose record can not be read is dropped.
     mutating func keepRecords(reading read: (R.ID) -> R?) {

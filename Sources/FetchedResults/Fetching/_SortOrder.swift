@@ -221,6 +221,11 @@ func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int
         first = (ascending[0] ? wide.high : wide.high.map { ~$0 }, false)
         second = (ascending[0] ? wide.low : wide.low.map { ~$0 }, false)
     }
+    // Already in order (exact first keys rising strictly: no ties for the
+    // other keys to break): nothing to sort. O(m).
+    if let first, first.exact, first.keys.indices.dropFirst().allSatisfy({ first.keys[$0 - 1] < first.keys[$0] }) {
+        return (0..<count).map { Int32(truncatingIfNeeded: $0) }
+    }
     var entries = (0..<count).map { k in
         _SortEntry(first: first?.keys[k] ?? 0, second: second?.keys[k] ?? 0, index: Int32(k))
     }

@@ -250,3 +250,16 @@ struct _LikePattern {
         return p == pieces.count
     }
 }
+
+/// Folding for a search that runs outside the predicate (the tool's browser
+/// scans pre-folded bytes as you type) and must find what the predicate finds.
+package enum _SearchFolding {
+    /// `text` folded as `CONTAINS[cd]` folds both its sides, in UTF-8: a
+    /// string contains a text under `[cd]` exactly when its folded bytes
+    /// contain the text's folded bytes starting and ending between characters
+    /// of the folded string (so containing the bytes is necessary, and
+    /// sufficient where every scalar of the folded string is a character).
+    package static func caseAndDiacriticInsensitive(_ text: String) -> [UInt8] {
+        _Text.fold(text, _TextOptions([.caseInsensitive, .diacriticInsensitive]))
+    }
+}

@@ -84,6 +84,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
     /// - Throws: ``StoreError/duplicateIdentity(_:)`` when two records have
     ///   the same identity; no store is made.
     /// - Complexity: O(*n*) for *n* records.
+    @inlinable
     public convenience init(records: [R]) throws(StoreError) {
         self.init()
         try state.withLock { state throws(StoreError) in try state.load(records) }

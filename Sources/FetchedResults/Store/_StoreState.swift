@@ -10,7 +10,7 @@ struct _StoreState<R: Record> {
     /// For every record, the version of the save that last wrote it.
     @usableFromInline var versions: [Int64] = []
     @usableFromInline var index: [R.ID: Int] = [:]
-    var nextSequence: Int64 = 1
+    @usableFromInline var nextSequence: Int64 = 1
     /// The version of the last save.
     @usableFromInline var version: Int64 = 0
     var subscribers: [UUID: AsyncStream<ContextDidSave<R>>.Continuation] = [:]
@@ -48,12 +48,17 @@ struct _StoreState<R: Record> {
     /// Makes an empty state hold `records`, saved once in this order.
     ///
     /// - Complexity: O(*n*).
+    @inlinable
+    @_specialize(where R == DynamicObject)   // the tool's records: identities read without copying records
     mutating func load(_ records: [R]) throws(StoreError) {
         var index: [R.ID: Int] = [:]
         index.reserveCapacity(records.count)
-        for k in records.indices {
-            guard index.updateValue(k, forKey: records[k].id) == nil else { throw .duplicateIdentity("\(records[k].id)") }
+        // Through the buffer: reading an identity does not copy the record.
+        let duplicate = records.withUnsafeBufferPointer { records -> R.ID? in
+            for k in records.indices where index.updateValue(k, forKey: records[k].id) != nil { return records[k].id }
+            return nil
         }
+        if let duplicate { throw .duplicateIdentity("\(duplicate)") }
         self.index = index
         self.records = records
         sequences = (0..<records.count).map { Int64($0) + nextSequence }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import FetchedResults
+import TableTestSupport
+
+/// A fetch whose records are already in order skips its sort (exact first
+/// keys rising strictly); the order must be the sort's all the same — ties,
+/// directions, mixed numbers and long strings included.
+@Suite struct PresortedFetchTests {
+    func fetch(_ values: [RecordValue], second: [RecordValue]? = nil, sortKeys: [SortKey]) throws -> [Int] {
+        let objects = values.enumerated().map { k, value in
+            var fields: [(String, RecordValue)] = [("id", .int(k)), ("v", value)]
+            if let second { fields.append(("w", second[k])) }
+            return DynamicObject(fields: DynamicRecord(fields: fields))
+        }
+        let context = ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
+        return try context.fetch(FetchRequest<DynamicObject>(sortKeys: sortKeys)).map { object in
+            guard case .int(let id) = object.id else { return -1 }
+            return id
+        }
+    }
+
+    @Test func recordsInOrderStayInOrderAndTiesAreBrokenByTheNextKey() throws {
+        let rising: [RecordValue] = (0..<50).map { .int($0 * 3 - 40) }
+        #expect(try fetch(rising, sortKeys: [SortKey("v")]) == Array(0..<50))
+        #expect(try fetch(rising, sortKeys: [SortKey("v", ascending: false)]) == Array((0..<50).reversed()))
+        let falling = Array(rising.reversed())
+        #expect(try fetch(falling, sortKeys: [SortKey("v", ascending: false)]) == Array(0..<50))
+        // A tie: not strictly rising, so the second key orders it.
+        let tied: [RecordValue] = [1, 2, 2, 3]
+        #expect(try fetch(tied, second: [0, 1, 2, 3], sortKeys: [SortKey("v"), SortKey("w", ascending: false)]) == [0, 2, 1, 3])
+        #expect(try fetch(tied, sortKeys: [SortKey("v")]) == [0, 1, 2, 3], "ties in insertion order")
+        // Short strings are exact keys; long ones with a shared prefix are not.
+        #expect(try fetch(["a", "b", "c", "d"], sortKeys: [SortKey("v")]) == [0, 1, 2, 3])
+        let long: [RecordValue] = ["prefix-long-b", "prefix-long-a", "prefix-long-c"]
+        #expect(try fetch(long, sortKeys: [SortKey("v")]) == [1, 0, 2])
+        // Mixed numbers compare by value.
+        let mixed: [RecordValue] = [.int(1), .double(1.5), .uint(UInt64.max), .int(-3), .double(-0.0), .int(0)]
+        #expect(try fetch(mixed, sortKeys: [SortKey("v")]) == [3, 4, 5, 0, 1, 2])
+        let risingMixed: [RecordValue] = [.int(-3), .double(-0.5), .int(0), .double(0.5), .uint(UInt64.max)]
+        #expect(try fetch(risingMixed, sortKeys: [SortKey("v")]) == [0, 1, 2, 3, 4])
+        let doubles: [RecordValue] = [.double(-1), .double(-0.0), .double(0), .double(2)]
+        #expect(try fetch(doubles, sortKeys: [SortKey("v")]) == [0, 1, 2, 3], "-0 and 0 are equal: insertion order")
+    }
+
+    /// Random columns, sorted (or nearly) about half the time, against a
+    /// stable sort by value then insertion.
+    @Test func randomColumnsSortedOrNotAgainstAStableSort() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        for round in 0..<60 {
+            var ints = (0..<g.int(0...300)).map { _ in g.int(-1000...1000) }
+            if g.chance(0.5) { ints.sort() }
+            if g.chance(0.3) { ints = Array(Set(ints)).sorted() }
+            if g.chance(0.2), ints.count > 2 { ints.swapAt(0, ints.count - 1) }
+            let ascending = g.chance(0.5)
+            if !ascending && g.chance(0.5) { ints.reverse() }
+            let asStrings = g.chance(0.3)
+            let values: [RecordValue] = ints.map { asStrings ? .string(String(format: "%05d", $0 + 1000)) : .int($0) }
+            let expected = ints.indices.sorted { a, b in
+                ints[a] != ints[b] ? (ascending ? ints[a] < ints[b] : ints[a] > ints[b]) : a < b
+            }
+            #expect(try fetch(values, sortKeys: [SortKey("v", ascending: ascending)]) == expected,
+                    "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round)")
+        }
+    }
+}
