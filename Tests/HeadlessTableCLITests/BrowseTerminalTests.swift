@@ -55,8 +55,10 @@ struct BrowseTerminalTests {
 
     /// Starts the browser in the session's shell; after it ends, the shell
     /// prints its exit status and whether the terminal is back in canonical mode.
+    /// (The commands type `DO''NE`: the shell prints DONE, and the typed line,
+    /// wrapped at the pane's width, can never show DONE alone on a line.)
     func start(_ session: Session, _ file: String, _ arguments: String = "") throws -> [String] {
-        try session.type("\(try BuiltExecutable.url("headless-table").path) browse \(file) --sort name --detail age \(arguments); echo EXIT=$?; stty -a | grep -o -- '-\\?icanon'; echo DONE")
+        try session.type("\(try BuiltExecutable.url("headless-table").path) browse \(file) --sort name --detail age \(arguments); echo EXIT=$?; stty -a | grep -o -- '-\\?icanon'; echo DO''NE")
         try session.keys("Enter")
         return try session.wait("the browser") { $0.first?.contains("people.json — 12 objects") == true }
     }
@@ -66,7 +68,7 @@ struct BrowseTerminalTests {
     /// Runs `browse ARGUMENTS` in the session's shell, then prints its exit
     /// status and DONE; waits until the title says `title`.
     func browse(_ session: Session, _ arguments: String, title: String, seconds: Double = 10) throws -> [String] {
-        try session.type("\(try BuiltExecutable.url("headless-table").path) browse \(arguments); echo EXIT=$?; echo DONE")
+        try session.type("\(try BuiltExecutable.url("headless-table").path) browse \(arguments); echo EXIT=$?; echo DO''NE")
         try session.keys("Enter")
         return try session.wait("the browser", seconds: seconds) { $0.first?.contains(title) == true }
     }
@@ -149,7 +151,7 @@ struct BrowseTerminalTests {
         print("browse: \(count) rows generated in \(Int(Date().timeIntervalSince(generated) * 1000)) ms")
         let session = try Session(columns: 80, lines: 12)
         let start = Date()
-        try session.type("\(tool.path) browse \(file) --sort name --detail age; echo EXIT=$?; echo DONE")
+        try session.type("\(tool.path) browse \(file) --sort name --detail age; echo EXIT=$?; echo DO''NE")
         try session.keys("Enter")
         var screen = try session.wait("the browser", seconds: 120) { $0.first?.contains("big.json — \(count) objects") == true }
         let firstScreen = Date().timeIntervalSince(start)

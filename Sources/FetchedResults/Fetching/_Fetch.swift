@@ -117,6 +117,18 @@ struct _Fetched<R: Record>: Sendable {
     @usableFromInline let keepsRecords: Bool
     @usableFromInline var order: ArraySlice<Int32>
 
+    /// The matches `found` in the order `keys` give them (ties in the order
+    /// they were inserted, their sequence).
+    @inlinable
+    init(found: [_Element<R>?], records: [R?], keepsRecords: Bool, sortKeys keys: [SortKey]) {
+        let order = found.withUnsafeBufferPointer { found in
+            _sortOrder(
+                keys: keys.indices.map { k in _TypedColumn(count: found.count) { found[$0].unsafelyUnwrapped.sortValues[k] } },
+                ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
+        }
+        self.init(found: found, records: records, keepsRecords: keepsRecords, order: order[...])
+    }
+
     @inlinable
     init(found: [_Element<R>?], records: [R?], keepsRecords: Bool, order: ArraySlice<Int32>) {
         self.found = found
@@ -200,13 +212,7 @@ enum _Fetch {
             found.append(compiled.element(record, sequence: sequence))
             if keepRecords { records.append(copy record) }
         }
-        let keys = compiled.request.sortKeys
-        let order = found.withUnsafeBufferPointer { found in
-            _sortOrder(
-                keys: keys.indices.map { k in _TypedColumn(count: found.count) { found[$0].unsafelyUnwrapped.sortValues[k] } },
-                ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
-        }
-        return _Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...])
+        return _Fetched(found: found, records: records, keepsRecords: keepRecords, sortKeys: compiled.request.sortKeys)
     }
 
     /// Evaluates and orders `records` as `run(_:in:keepRecords:)` does those
@@ -229,13 +235,7 @@ enum _Fetch {
                 records.append(given[k])
             }
         }
-        let keys = compiled.request.sortKeys
-        let order = found.withUnsafeBufferPointer { found in
-            _sortOrder(
-                keys: keys.indices.map { k in _TypedColumn(count: found.count) { found[$0].unsafelyUnwrapped.sortValues[k] } },
-                ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
-        }
-        return _Fetched(found: found, records: records, keepsRecords: true, order: order[...])
+        return _Fetched(found: found, records: records, keepsRecords: true, sortKeys: compiled.request.sortKeys)
     }
 
     /// The number of matches, without ordering them.
