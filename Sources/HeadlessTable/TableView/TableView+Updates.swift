@@ -116,7 +116,10 @@ extension TableView {
     /// try table.apply(changeset) { stage in diary.sections = stage.sections }
     /// ```
     ///
-    /// A stage that does not add up throws; the stages before it stay applied.
+    /// A row keeps its cell across the stages as it would in one batch: one
+    /// that leaves the window in a stage and comes back in a later one has its
+    /// own cell again. A stage that does not add up throws; the stages before
+    /// it stay applied.
     ///
     /// - Throws: ``TableViewError/applyInsideBatch`` inside a batch (its stages
     ///   are batches of their own).
