@@ -227,24 +227,20 @@ extension TableView {
         // Cells follow their rows; deleted and reloaded rows give theirs back
         // (after the new cells are made: a reloaded row gets another cell).
         var leaving: [(TablePath, TableViewCell)] = []
-        var followed: [TablePath: TableViewCell] = [:]
-        for path in windowRows {
-            guard let cell = cells[path] else { continue }
+        func follow(_ cell: TableViewCell, at path: TablePath, into followed: inout [TablePath: TableViewCell]) {
             if !mapping.isRowReloaded(old: path), let new = mapping.newIndexPath(forOld: path) {
                 followed[new] = cell
             } else {
                 leaving.append((path, cell))
             }
         }
+        var followed: [TablePath: TableViewCell] = [:]
+        for path in windowRows {
+            if let cell = cells[path] { follow(cell, at: path, into: &followed) }
+        }
         if let carried = shown.carried {
             var kept: [TablePath: TableViewCell] = [:]
-            for (path, cell) in carried {
-                if !mapping.isRowReloaded(old: path), let new = mapping.newIndexPath(forOld: path) {
-                    kept[new] = cell
-                } else {
-                    leaving.append((path, cell))
-                }
-            }
+            for (path, cell) in carried { follow(cell, at: path, into: &kept) }
             shown.carried = kept
         }
         cells = followed
