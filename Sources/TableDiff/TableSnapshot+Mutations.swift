@@ -122,7 +122,11 @@ extension TableSnapshot {
             guard !_sections.isEmpty else { throw .noSections }
             position = _sections.count - 1
         }
-        try _insertItems(identifiers, at: TablePath(row: _items[position].count, section: position))
+        if identifiers.count == 1 {
+            try _appendItem(identifiers[0], toSectionAt: position)
+        } else {
+            try _insertItems(identifiers, at: TablePath(row: _items[position].count, section: position))
+        }
     }
 
     /// Inserts items before an item, in its section.
@@ -339,6 +343,20 @@ extension TableSnapshot {
             }
         }
         _recountStarts(from: path.section)
+    }
+
+    /// Appends one item (items appended one call at a time): one probe of the
+    /// index, which both checks the item and finds its bucket, then the item
+    /// and the starts of the sections after it.
+    @inlinable
+    mutating func _appendItem(_ identifier: ItemIdentifierType, toSectionAt position: Int) throws(Failure) {
+        _locations.reserve(1)
+        let probe = _locations.probe(identifier, in: _items, positions: _slotPositions)
+        guard !probe.found else { throw .duplicateItems([identifier]) }
+        let row = _items[position].count
+        _locations.add(at: probe.bucket, tag: probe.tag, location: _ItemLocation(slot: _slots[position], row: Int32(truncatingIfNeeded: row)))
+        _items[position].append(identifier)
+        for p in position + 1..<_starts.count { _starts[p] += 1 }
     }
 
     @inlinable

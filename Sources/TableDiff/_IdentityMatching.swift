@@ -214,7 +214,14 @@ let _hashSeed = UInt64.random(in: .min ... .max)
 /// `hashValue`. No result of the diff depends on hash values.
 @inlinable @inline(__always)
 func _hash<ID: Hashable>(_ id: ID) -> UInt64 {
-    func mix(_ x: UInt64) -> UInt64 { _murmurFinalizer(x ^ _hashSeed) }
+    _hash(id, seed: _hashSeed)
+}
+
+/// ``_hash(_:)`` with the seed read once by the caller: a loop that hashes
+/// many identities reads the global (a `swift_once` call on Linux) once.
+@inlinable @inline(__always)
+func _hash<ID: Hashable>(_ id: ID, seed: UInt64) -> UInt64 {
+    func mix(_ x: UInt64) -> UInt64 { _murmurFinalizer(x ^ seed) }
     if ID.self == Int.self { return mix(UInt64(bitPattern: Int64(unsafeBitCast(id, to: Int.self)))) }
     if ID.self == Int64.self { return mix(UInt64(bitPattern: unsafeBitCast(id, to: Int64.self))) }
     if ID.self == UInt64.self { return mix(unsafeBitCast(id, to: UInt64.self)) }
@@ -385,10 +392,11 @@ struct _IdentityMatcher<Row: TableDiffable> {
     @inlinable
     mutating func insertOldIdentities() {
         let old = old, table = table   // the probes' closures capture these, not `self`
+        let seed = _hashSeed
         var base = 0
         while base < old.count {
             let end = min(base + Self.batchSize, old.count)
-            for i in base..<end { hashes[i - base] = _hash(old[i].diffIdentifier) }
+            for i in base..<end { hashes[i - base] = _hash(old[i].diffIdentifier, seed: seed) }
             for i in base..<end {
                 let id = old[i].diffIdentifier
                 let (slot, present) = table.probe(hashes[i - base]) { old[$0].diffIdentifier == id }
@@ -494,7 +502,8 @@ struct _IdentityMatcher<Row: TableDiffable> {
         let old = old, new = new, table = table, hashes = hashes, found = found
         lookahead = j..<min(j + window, new.count)
         window = min(window * 2, Self.batchSize)
-        for k in lookahead { hashes[k - j] = _hash(new[k].diffIdentifier) }
+        let seed = _hashSeed
+        for k in lookahead { hashes[k - j] = _hash(new[k].diffIdentifier, seed: seed) }
         for k in lookahead {
             let id = new[k].diffIdentifier
             let (slot, present) = table.probe(hashes[k - j]) { old[$0].diffIdentifier == id }

@@ -68,25 +68,43 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
     /// The upper half of a key's hash (`words`: ``bitwiseWords``).
     @inlinable @inline(__always)
     static func tag(_ key: Key, words: Int, seed: UInt64) -> UInt32 {
-        UInt32(truncatingIfNeeded: (words == 0 ? _hash(key) : _bitwiseHash(key, words: words, seed: seed)) >> 32)
+        UInt32(truncatingIfNeeded: (words == 0 ? _hash(key, seed: seed) : _bitwiseHash(key, words: words, seed: seed)) >> 32)
     }
 
     /// The bucket that holds a key, or nil.
     @inlinable
     func position(of key: Key, in items: [[Key]], positions: [Int32]) -> Int? {
         guard !buckets.isEmpty else { return nil }
+        let probe = probe(key, in: items, positions: positions)
+        return probe.found ? probe.bucket : nil
+    }
+
+    /// Where a key's probe ends: the bucket that holds it (`found`), or the
+    /// empty bucket where it would go; and the key's tag. The table must have
+    /// a bucket (``reserve(_:final:)``).
+    @inlinable @inline(__always)
+    func probe(_ key: Key, in items: [[Key]], positions: [Int32]) -> (bucket: Int, tag: UInt32, found: Bool) {
         let tag = Self.tag(key, words: bitwiseWords, seed: seed), mask = buckets.count - 1
         var b = Int(tag) & mask
         while true {
             let bucket = buckets[b]
-            if bucket.state == 0 { return nil }
+            if bucket.state == 0 { return (b, tag, false) }
             if bucket.tag == tag, bucket.state > 1,
                 items[Int(positions[Int(bucket.state - 2)])][Int(bucket.row)] == key
             {
-                return b
+                return (b, tag, true)
             }
             b = (b + 1) & mask
         }
+    }
+
+    /// Adds a key at an empty bucket its ``probe(_:in:positions:)`` ended on
+    /// (with no change to the table since).
+    @inlinable
+    mutating func add(at bucket: Int, tag: UInt32, location: _ItemLocation) {
+        buckets[bucket] = _IndexBucket(state: UInt32(location.slot) + 2, tag: tag, row: location.row)
+        used += 1
+        count += 1
     }
 
     /// Where a key is, or nil.
@@ -127,23 +145,6 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
         reserve(added.count)
         let mask = buckets.count - 1, words = bitwiseWords, hashSeed = seed
         let state = UInt32(slot) + 2
-        if added.count == 1 {
-            // One key (items appended one at a time): no batch to overlap.
-            let key = added[0], tag = Self.tag(key, words: words, seed: hashSeed)
-            var b = Int(tag) & mask
-            while true {
-                let bucket = buckets[b]
-                if bucket.state == 0 { break }
-                if bucket.tag == tag, bucket.state > 1, items[Int(positions[Int(bucket.state - 2)])][Int(bucket.row)] == key {
-                    return added
-                }
-                b = (b + 1) & mask
-            }
-            buckets[b] = _IndexBucket(state: state, tag: tag, row: Int32(truncatingIfNeeded: row))
-            used += 1
-            count += 1
-            return []
-        }
         var duplicates: [Key] = []
         var written = 0   // buckets written so far (one per key added)
         let batch = Swift.min(added.count, 64)
@@ -154,6 +155,9 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
                     while base < added.count {
                         let end = Swift.min(base + batch, added.count)
                         for k in base..<end { tags[k - base] = Self.tag(added[k], words: words, seed: hashSeed) }
+                        var touched: UInt32 = 0
+                        for k in 0..<end - base { touched |= buckets[Int(tags[k]) & mask].state }
+                        _touch(touched)
                         for k in base..<end {
                             let tag = tags[k - base], key = added[k]
                             var b = Int(tag) & mask
@@ -270,3 +274,10 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
         used = count
     }
 }
+
+/// Does nothing with a value, in a way the optimizer cannot see through: the
+/// loads that computed it happen. ``_SnapshotIndex/append(contentsOf:slot:row:in:positions:)``
+/// reads the first bucket of each key of a batch this way, with no branch
+/// between the loads, so that their cache misses overlap before the probes.
+@usableFromInline @inline(never) @_optimize(none)
+func _touch(_ value: UInt32) {}

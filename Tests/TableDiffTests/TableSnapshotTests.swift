@@ -195,7 +195,9 @@ private enum Call: CustomStringConvertible {
 /// a snapshot's index compares identifiers along one long probe.
 private struct Colliding: Hashable, Sendable, CustomStringConvertible {
     var value: Int
-    func hash(into hasher: inout Hasher) {}
+    /// False: hashed as its value, as any identifier.
+    var colliding = true
+    func hash(into hasher: inout Hasher) { if !colliding { hasher.combine(value) } }
     var description: String { "\(value)" }
 }
 
@@ -399,6 +401,52 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
             for (k, p) in model.enumerated() where k % 5 == round % 5 { #expect(snapshot.indexOfItem(p) == k) }
             let absent = pair()
             #expect(snapshot.indexOfItem(absent) == model.firstIndex(of: absent))
+        }
+    }
+
+    /// Items appended one call at a time (a path of its own), into random
+    /// sections, through several growths of the index and with deletes
+    /// between: a duplicate throws and changes nothing, and every item is
+    /// where the model says, with the flat index right across sections.
+    @Test(arguments: [false, true])
+    func oneItemAppendsAgainstAModel(colliding: Bool) throws {
+        var g = SeededGenerator(seed: SeededGenerator.runSeed())
+        var snapshot = TableSnapshot<Int, Colliding>()
+        var model: [[Int]] = Array(repeating: [], count: 5)
+        try snapshot.appendSections(Array(0..<5))
+        // Colliding hashes make every probe walk every item: fewer of them.
+        let rounds = colliding ? 300 : 6_000
+        var refused = 0
+        for round in 0..<rounds {
+            let value = g.int(0..<(rounds * 2)), section = g.chance(0.5) ? nil : g.int(0..<5)
+            let item = Colliding(value: value, colliding: colliding)
+            let before = snapshot
+            let present = model.contains { $0.contains(value) }
+            do {
+                try snapshot.appendItems([item], toSection: section)
+                #expect(!present, "round \(round): \(value) appended twice")
+                model[section ?? 4].append(value)
+            } catch {
+                #expect(present && error == .duplicateItems([item]), "round \(round): \(error)")
+                #expect(snapshot == before)
+                refused += 1
+            }
+            if round % 97 == 96 {
+                let gone = model.joined().filter { _ in g.chance(0.1) }
+                try snapshot.deleteItems(gone.map { Colliding(value: $0, colliding: colliding) })
+                for s in model.indices { model[s].removeAll { gone.contains($0) } }
+            }
+        }
+        #expect(refused > 0)
+        #expect(snapshot.itemIdentifiers.map(\.value) == Array(model.joined()))
+        var flat = 0
+        for (s, rows) in model.enumerated() {
+            for (r, value) in rows.enumerated() {
+                let item = Colliding(value: value, colliding: colliding)
+                #expect(snapshot.indexPath(ofItem: item) == TablePath(row: r, section: s))
+                #expect(snapshot.indexOfItem(item) == flat)
+                flat += 1
+            }
         }
     }
 
