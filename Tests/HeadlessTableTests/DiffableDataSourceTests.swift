@@ -216,6 +216,18 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         #expect(throws: Poison(item: 99)) { try screen.dataSource.apply(third) }
         #expect(screen.problems(showing: first).isEmpty)
 
+        // One batch that reconfigures a row whose cell cannot be made: the
+        // batch is refused with it, and every row keeps its cell.
+        let cellsBefore = screen.visibleCells.mapValues(ObjectIdentifier.init)
+        var fourth = first
+        try fourth.appendItems([5], toSection: 1)
+        try fourth.reconfigureItems([2])
+        #expect(first.stages(to: fourth).count == 1)
+        screen.poisoned = [2]
+        #expect(throws: Poison(item: 2)) { try screen.dataSource.apply(fourth) }
+        #expect(screen.problems(showing: first).isEmpty)
+        #expect(screen.visibleCells.mapValues(ObjectIdentifier.init) == cellsBefore)
+
         screen.poisoned = []
         try screen.dataSource.apply(third)
         #expect(screen.problems(showing: third).isEmpty)

@@ -241,7 +241,7 @@ import TableTestSupport
         }
     }
 
-    enum Operation: CaseIterable { case reload, batch, scroll, viewport, reconfigure, badOffset, badViewport }
+    enum Operation: CaseIterable { case reload, batch, batchReconfiguring, scroll, viewport, reconfigure, badOffset, badViewport }
 
     @Test func badHeightsFromEverySourceAreRefusedAndChangeNothing() throws {
         let seed = SeededGenerator.runSeed()
@@ -289,6 +289,14 @@ import TableTestSupport
                         source.sections = data
                         expectedQuantity = source.expectedQuantity()
                         try table.performBatchUpdates(update)
+                    case .batchReconfiguring:
+                        // Rows reconfigured in the batch are measured again:
+                        // a refused height refuses the batch too.
+                        let (data, update) = Self.randomBatch(oldData, &g, fresh: &fresh)
+                        source.sections = data
+                        expectedQuantity = source.expectedQuantity()
+                        let rows = data.indices.flatMap { s in data[s].rows.indices.map { TablePath(row: $0, section: s) } }
+                        try table.performBatchUpdates(update, reconfiguring: rows.filter { _ in g.chance(0.4) })
                     case .scroll:
                         expectedQuantity = source.expectedQuantity()
                         try table.setContentOffset(Double(g.int(0...Int(table.contentHeight + 20))))

@@ -202,9 +202,9 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
                     reported = (stage.sectionIdentifiers, stage.itemIdentifiers)
                     try tableView.performBatchUpdates(stage.update, reconfiguring: last ? reconfigure : [], animations: TableView.RowAnimations(animation))
                 } catch {
-                    if index == 0 && !(last && !reconfigure.isEmpty) {
+                    if index == 0 {
                         // A batch that fails changes nothing in the table (its
-                        // reconfigurations come after it is applied).
+                        // reconfigurations included).
                         show(previous)
                         throw error
                     }

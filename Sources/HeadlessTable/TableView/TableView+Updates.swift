@@ -167,7 +167,9 @@ extension TableView {
     /// is checked as ``performBatchUpdates(_:)`` checks one (and the table
     /// stays as it was when it does not add up); the rows at `reconfiguring`
     /// (paths after the batch) are configured again in place, and each change
-    /// shows with the animation `animations` gives its kind.
+    /// shows with the animation `animations` gives its kind. The
+    /// reconfigurations are part of the batch: if the data source fails on
+    /// one, or its height is refused, the batch is refused with it.
     ///
     /// - Throws: ``TableViewError/inconsistentUpdate(_:)``,
     ///   ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)`` for a
@@ -249,6 +251,17 @@ extension TableView {
         headerViews = [:]
         footerViews = [:]
         selected = Set(selected.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
+        // The rows to reconfigure get their cells and heights before the
+        // window is filled (for those heights too), so that a failure of
+        // either leaves the table as it was.
+        let refreshed: [_RefreshedCell]
+        do {
+            refreshed = try refreshedCells(at: reconfigure)
+        } catch {
+            shown = saved
+            throw error
+        }
+        for row in refreshed { layout.setHeight(row.height, ofRow: row.path) }
         contentOffset = clampedOffset(contentOffset)
         do {
             try fillWindow(leaving: leaving)
@@ -264,10 +277,11 @@ extension TableView {
             for (path, cell) in cells {
                 if let now = replaced[ObjectIdentifier(cell)] { cells[path] = now }
             }
+            for row in refreshed where row.cell !== row.existing { reusePool.enqueue(row.cell) }
             throw error
         }
-        defer { display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before) }
-        try self.reconfigure(reconfigure)
+        show(refreshed)
+        display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
     }
 
     /// The layout after a checked batch (see `_TableLayout.apply(_:counts:_:)`):
@@ -298,11 +312,11 @@ extension TableView {
         let refreshed = try refreshedCells(at: paths)
         // New heights first: the window is filled again for them.
         var oldHeights: [(TablePath, Double)] = []
-        for (path, _, _, height) in refreshed {
-            let old = layout.span(ofRow: path).height
-            if height != old {
-                oldHeights.append((path, old))
-                layout.setHeight(height, ofRow: path)
+        for row in refreshed {
+            let old = layout.span(ofRow: row.path).height
+            if row.height != old {
+                oldHeights.append((row.path, old))
+                layout.setHeight(row.height, ofRow: row.path)
             }
         }
         if !oldHeights.isEmpty {
@@ -313,48 +327,62 @@ extension TableView {
             } catch {
                 for (path, old) in oldHeights.reversed() { layout.setHeight(old, ofRow: path) }
                 contentOffset = oldOffset
-                for (_, cell, existing, _) in refreshed where cell !== existing { reusePool.enqueue(cell) }
+                for row in refreshed where row.cell !== row.existing { reusePool.enqueue(row.cell) }
                 throw error
             }
         }
-        // Then the cells the data source gave in place of the rows' own.
-        for (path, cell, existing, _) in refreshed where cell !== existing {
-            guard cells[path] === existing else {
-                reusePool.enqueue(cell)   // the row left the window as it moved
-                continue
-            }
-            cells[path] = cell
-            cell.isSelected = selected.contains(path)
-            cell.isEditing = isEditing
-            delegate?.tableView(self, willDisplay: cell, forRowAt: path)
-            leave(existing, at: path)
-        }
+        show(refreshed)
     }
 
-    /// The shown rows of `paths`, each with the cell the data source gives for
-    /// it now (the row's own cell, configured again, or another) and the
-    /// height it measures. Nothing changes; on an error, the other cells made
-    /// go back to the pool.
-    private func refreshedCells(at paths: [TablePath]) throws -> [(TablePath, cell: TableViewCell, existing: TableViewCell, height: Double)] {
-        var refreshed: [(TablePath, cell: TableViewCell, existing: TableViewCell, height: Double)] = []
+    /// The shown rows of `paths` (in the window, or kept for a staged change),
+    /// each with the cell the data source gives for it now (the row's own
+    /// cell, configured again, or another) and the height it measures.
+    /// Nothing changes; on an error, the other cells made go back to the pool.
+    private func refreshedCells(at paths: [TablePath]) throws -> [_RefreshedCell] {
+        var refreshed: [_RefreshedCell] = []
         do {
             for path in Set(paths).sorted() {
-                guard let existing = cells[path] else { continue }
+                guard let existing = cells[path] ?? shown.carried?[path] else { continue }
                 isBusy = true
                 let made = Result { try makeCell(path, reconfiguring: existing) }
                 isBusy = false
                 let cell = try made.get()
                 do {
-                    refreshed.append((path, cell, existing, try measuredHeight(of: cell, at: path)))
+                    refreshed.append(_RefreshedCell(path: path, cell: cell, existing: existing, height: try measuredHeight(of: cell, at: path)))
                 } catch {
                     if cell !== existing { reusePool.enqueue(cell) }
                     throw error
                 }
             }
         } catch {
-            for (_, cell, existing, _) in refreshed where cell !== existing { reusePool.enqueue(cell) }
+            for row in refreshed where row.cell !== row.existing { reusePool.enqueue(row.cell) }
             throw error
         }
         return refreshed
     }
+
+    /// Once the window is filled: the cells the data source gave in place of
+    /// the rows' own take their places.
+    private func show(_ refreshed: [_RefreshedCell]) {
+        for row in refreshed where row.cell !== row.existing {
+            guard cells[row.path] === row.existing else {
+                reusePool.enqueue(row.cell)   // the row is not in the window (any more)
+                continue
+            }
+            cells[row.path] = row.cell
+            row.cell.isSelected = selected.contains(row.path)
+            row.cell.isEditing = isEditing
+            delegate?.tableView(self, willDisplay: row.cell, forRowAt: row.path)
+            leave(row.existing, at: row.path)
+        }
+    }
+}
+
+/// A row to reconfigure: the cell the data source gave for it (its own, or
+/// another), the cell it had, and the height the new one measures.
+struct _RefreshedCell {
+    var path: TablePath
+    var cell: TableViewCell
+    var existing: TableViewCell
+    var height: Double
 }
