@@ -113,7 +113,7 @@ package final class BrowseSession {
     /// The browser.
     package let model: BrowserModel
     /// The context deletes go through: made now, or on another thread.
-    let context: ContextBuild
+    let context: Handover<Result<ObjectContext<DynamicObject>, any Error>>
     /// `--write`: DATA's path and its objects in its order.
     private(set) var writeBack: (path: String, objects: [DynamicObject])?
 
@@ -130,7 +130,7 @@ package final class BrowseSession {
     package private(set) var timings: [String: Double] = [:]
 
     /// Waits until the store is built (for the benchmark and tests).
-    package func waitForStore() { _ = try? context.wait() }
+    package func waitForStore() { _ = context.wait() }
 
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
         var clock = Date()
@@ -167,7 +167,7 @@ package final class BrowseSession {
                     throw CommandError("\(file): \(error)")
                 }
             }
-            self.context = ContextBuild(context)
+            self.context = Handover(.success(context))
         } else {
             // In memory: the store starts with DATA's objects (no inserts to save).
             let file = options.file ?? ""
@@ -182,9 +182,7 @@ package final class BrowseSession {
             }
             if query.sectionKey == nil {
                 // Built meanwhile; DATA ordered here as the store's fetch would.
-                let build = ContextBuild()
-                Thread.detachNewThread { build.finish(Result { try make() }) }
-                context = build
+                context = Handover(makingOnAThreadOfItsOwn: { Result { try make() } })
                 lap("store")
                 do {
                     ordered = try request.ordered(objects)
@@ -192,7 +190,7 @@ package final class BrowseSession {
                     throw CommandError("\(error)")
                 }
             } else {
-                context = ContextBuild(try make())
+                context = Handover(.success(try make()))
             }
         }
         if ordered == nil { lap("store") }
@@ -205,13 +203,13 @@ package final class BrowseSession {
             // One section: the context's fetch (the controller's order,
             // without its sections and change tracking).
             do {
-                sections = [("", nil, try context.wait().fetch(request))]
+                sections = [("", nil, try context.wait().get().fetch(request))]
             } catch {
                 throw CommandError("\(error)")
             }
             lap("fetch")
         } else {
-            let controller = query.controller(request, in: try context.wait())
+            let controller = query.controller(request, in: try context.wait().get())
             do {
                 try controller.performFetch()
             } catch {
@@ -228,7 +226,7 @@ package final class BrowseSession {
             textKey: options.textKey, detailKey: options.detailKey,
             unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
         ) { object in
-            let context = try context.wait()
+            let context = try context.wait().get()
             try context.delete(object.id)
             _ = try context.save()
         }
@@ -307,36 +305,5 @@ package enum Key: Equatable, Sendable {
             i += 1
         }
         return keys
-    }
-}
-
-/// A browse's context, made now or being made on another thread: `wait()`
-/// returns it (or throws what making it threw) once it is there — a lock
-/// and a condition, which the thread sanitizer follows. The context is used
-/// on the browser's thread only, once handed over.
-final class ContextBuild: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var made: Result<ObjectContext<DynamicObject>, any Error>?
-
-    /// One being made: `finish(_:)` hands it over.
-    init() {}
-
-    /// One made already.
-    init(_ context: ObjectContext<DynamicObject>) { made = .success(context) }
-
-    func finish(_ result: Result<ObjectContext<DynamicObject>, any Error>) {
-        condition.lock()
-        made = result
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait() throws -> ObjectContext<DynamicObject> {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let made { return try made.get() }
-            condition.wait()
-        }
     }
 }

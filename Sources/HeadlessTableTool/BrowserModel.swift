@@ -52,7 +52,7 @@ package final class BrowserModel {
     let unsavedNote: String?
 
     /// The searched bytes, made on a thread of its own.
-    private let searchIndex: SearchIndexBuild
+    private let searchIndex: Handover<SearchBytes>
     /// The searched bytes once made (read through `searchBytes`).
     private var madeSearchBytes: SearchBytes?
 
@@ -134,10 +134,8 @@ package final class BrowserModel {
         deleteObject = delete
 
         // The search's bytes, while the first screen is drawn.
-        let build = SearchIndexBuild()
-        searchIndex = build
         let keys = textKey.map { [$0] } ?? RecordTable.textKeys
-        Thread.detachNewThread { [objects] in build.finish(SearchBytes(objects, keys: keys)) }
+        searchIndex = Handover(makingOnAThreadOfItsOwn: { [objects] in SearchBytes(objects, keys: keys) })
         live = (0..<Int32(truncatingIfNeeded: objects.count)).map { $0 }
         liveRuns = runs(of: live)
     }
@@ -658,29 +656,5 @@ struct SearchBytes: Sendable {
             }
         }
         return found
-    }
-}
-
-/// The searched bytes being made on another thread: `wait()` returns them
-/// once `finish(_:)` has been called (a lock and a condition, which the
-/// thread sanitizer follows).
-final class SearchIndexBuild: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var made: SearchBytes?
-
-    func finish(_ bytes: SearchBytes) {
-        condition.lock()
-        made = bytes
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait() -> SearchBytes {
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let made { return made }
-            condition.wait()
-        }
     }
 }
