@@ -85,7 +85,7 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
     @inlinable @inline(__always)
     func probe(_ key: Key, in items: [[Key]], positions: [Int32]) -> (bucket: Int, tag: UInt32, found: Bool) {
         let tag = Self.tag(key, words: bitwiseWords, seed: seed), mask = buckets.count - 1
-        var b = Int(tag) & mask
+        var b = Int(truncatingIfNeeded: tag) & mask
         while true {
             let bucket = buckets[b]
             if bucket.state == 0 { return (b, tag, false) }
@@ -156,11 +156,11 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
                         let end = Swift.min(base + batch, added.count)
                         for k in base..<end { tags[k - base] = Self.tag(added[k], words: words, seed: hashSeed) }
                         var touched: UInt32 = 0
-                        for k in 0..<end - base { touched |= buckets[Int(tags[k]) & mask].state }
+                        for k in 0..<end - base { touched |= buckets[Int(truncatingIfNeeded: tags[k]) & mask].state }
                         _touch(touched)
                         for k in base..<end {
                             let tag = tags[k - base], key = added[k]
-                            var b = Int(tag) & mask
+                            var b = Int(truncatingIfNeeded: tag) & mask
                             var present = false
                             while true {
                                 let bucket = buckets[b]
@@ -194,7 +194,7 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
             // location is unique: the key's row).
             for (k, key) in added.enumerated() {
                 let tag = Self.tag(key, words: bitwiseWords, seed: seed)
-                var b = Int(tag) & mask
+                var b = Int(truncatingIfNeeded: tag) & mask
                 while buckets[b].state != 0 {
                     if buckets[b].state == state, buckets[b].row == Int32(truncatingIfNeeded: row + k) {
                         buckets[b].state = 1
@@ -218,7 +218,7 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
         let mask = buckets.count - 1, state = UInt32(slot) + 2
         for (k, key) in added.enumerated() {
             let tag = Self.tag(key, words: bitwiseWords, seed: seed)
-            var b = Int(tag) & mask
+            var b = Int(truncatingIfNeeded: tag) & mask
             while buckets[b].state != 0 { b = (b + 1) & mask }
             buckets[b] = _IndexBucket(state: state, tag: tag, row: Int32(truncatingIfNeeded: row + k))
         }
@@ -265,7 +265,7 @@ struct _SnapshotIndex<Key: Hashable & Sendable>: Sendable {
         let mask = size - 1
         table.withUnsafeMutableBufferPointer { table in
             for bucket in buckets where bucket.state > 1 {
-                var b = Int(bucket.tag) & mask
+                var b = Int(truncatingIfNeeded: bucket.tag) & mask
                 while table[b].state != 0 { b = (b + 1) & mask }
                 table[b] = bucket
             }

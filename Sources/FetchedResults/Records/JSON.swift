@@ -222,8 +222,9 @@ enum _JSONNumber {
             }
             while isDigit(position) { position += 1 }
         }
-        // Integers of up to 18 digits fit in Int: add them up directly.
-        if isInteger && position - digitsStart <= 18 {
+        // Integers of up to 18 digits (9 where Int has 32 bits) fit in Int:
+        // add them up directly.
+        if isInteger && position - digitsStart <= (Int.bitWidth == 64 ? 18 : 9) {
             var magnitude = 0
             for k in digitsStart..<position { magnitude = magnitude &* 10 &+ Int(bytes[k] &- UInt8(ascii: "0")) }
             return .value(.int(digitsStart == start ? magnitude : -magnitude), end: position)

@@ -15,10 +15,23 @@ extension Int: RecordValueConvertible { public var recordValue: RecordValue { .i
 extension Int8: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
 extension Int16: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
 extension Int32: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
-extension Int64: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
+extension Int64: RecordValueConvertible {
+    /// An ``RecordValue/int(_:)``. Where `Int` has 32 bits (watchOS on
+    /// arm64_32), a value beyond it is a ``RecordValue/uint(_:)`` when
+    /// positive, else the nearest double (exact within ±2⁵³; the record
+    /// encoder refuses one that is not).
+    public var recordValue: RecordValue {
+        if let value = Int(exactly: self) { return .int(value) }
+        return self >= 0 ? .uint(UInt64(self)) : .double(Double(self))
+    }
+}
 extension UInt8: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
 extension UInt16: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
-extension UInt32: RecordValueConvertible { public var recordValue: RecordValue { .int(Int(self)) } }
+extension UInt32: RecordValueConvertible {
+    /// An ``RecordValue/int(_:)``; where `Int` has 32 bits, one above
+    /// `Int.max` is a ``RecordValue/uint(_:)``.
+    public var recordValue: RecordValue { UInt64(self).recordValue }
+}
 extension UInt: RecordValueConvertible {
     public var recordValue: RecordValue { UInt64(self).recordValue }
 }

@@ -167,11 +167,20 @@ struct _SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: Int8) throws { node.content = .value(.int(Int(value))) }
     mutating func encode(_ value: Int16) throws { node.content = .value(.int(Int(value))) }
     mutating func encode(_ value: Int32) throws { node.content = .value(.int(Int(value))) }
-    mutating func encode(_ value: Int64) throws { node.content = .value(.int(Int(value))) }
+    mutating func encode(_ value: Int64) throws {
+        let recordValue = value.recordValue
+        if case .double(let nearest) = recordValue, Int64(exactly: nearest) != value {
+            // Only where Int has 32 bits: no exact record value.
+            throw EncodingError.invalidValue(value, EncodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "\(value) is beyond this platform's \(Int.bitWidth)-bit Int and not exact as a double: encode it as a string"))
+        }
+        node.content = .value(recordValue)
+    }
     mutating func encode(_ value: UInt) throws { node.content = .value(value.recordValue) }
     mutating func encode(_ value: UInt8) throws { node.content = .value(.int(Int(value))) }
     mutating func encode(_ value: UInt16) throws { node.content = .value(.int(Int(value))) }
-    mutating func encode(_ value: UInt32) throws { node.content = .value(.int(Int(value))) }
+    mutating func encode(_ value: UInt32) throws { node.content = .value(value.recordValue) }
     mutating func encode(_ value: UInt64) throws { node.content = .value(value.recordValue) }
     mutating func encode<T: Encodable>(_ value: T) throws { try _encode(value, into: node, codingPath: codingPath) }
 }
