@@ -44,7 +44,7 @@ final class ReadProgress {
         let rate = seconds > 0 ? Double(bytes) / 1e6 / seconds : 0
         let done: String
         if let total, total > 0 {
-            done = "\(Swift.min(100, bytes * 100 / total))%"
+            done = "\(Swift.min(100, Int(Double(bytes) * 100 / Double(total))))%"
         } else {
             done = "\(bytes / 1_000_000) MB"
         }

@@ -107,7 +107,7 @@ enum ScrollCommand {
         }
     }
 
-    static func points(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x) }
+    static func points(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x) }
 
     /// Scrolls a table of `rows` from top to bottom in steps, frame by frame.
     static func scroll(_ rows: Rows, viewport: Double, rowHeight: Double, step: Double, jump: Bool = false) throws -> Statistics {
@@ -121,7 +121,7 @@ enum ScrollCommand {
         let end = max(0, table.contentHeight - viewport)
         let frames = (end / step).rounded(.up) + 1
         if frames > Double(maximumFrames) {
-            let count = frames < 1e15 ? String(Int(frames)) : String(frames)
+            let count = frames < 1e15 ? String(Int64(frames)) : String(frames)
             if jump {
                 throw CommandError.usage(
                     "--jump with a viewport of \(points(viewport)) points would take \(count) frames to scroll \(points(end)) points;"

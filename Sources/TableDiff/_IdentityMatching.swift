@@ -228,7 +228,13 @@ func _hash<ID: Hashable>(_ id: ID, seed: UInt64) -> UInt64 {
     if ID.self == UInt.self { return mix(UInt64(unsafeBitCast(id, to: UInt.self))) }
     if ID.self == Int32.self { return mix(UInt64(UInt32(bitPattern: unsafeBitCast(id, to: Int32.self)))) }
     if ID.self == UInt32.self { return mix(UInt64(unsafeBitCast(id, to: UInt32.self))) }
+    #if _pointerBitWidth(_32)
+    // Where Int has 32 bits (watchOS on arm64_32), hashValue is mixed too:
+    // its upper half, the tag and home of the snapshot index, would be 0.
+    return mix(UInt64(UInt(bitPattern: id.hashValue)))
+    #else
     return UInt64(bitPattern: Int64(id.hashValue))
+    #endif
 }
 
 /// murmur3's 64-bit finalizer: a bijection that spreads every bit of `x` over

@@ -32,7 +32,7 @@ package enum ValueKind: Sendable, Equatable {
 
     /// A number as people write it: `10`, not `10.0`.
     package static func format(_ x: Double) -> String {
-        x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x)
+        x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
     }
 
     /// Checks `text` as this kind's value for `option`; the message says what it takes.

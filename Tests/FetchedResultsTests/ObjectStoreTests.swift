@@ -163,6 +163,9 @@ import TableTestSupport
             ("{\"format\": \"Something else\", \"version\": 1, \"nextSequence\": 1, \"records\": []}", "its format is \"Something else\""),
             ("{\"format\": \"HeadlessTable.ObjectStore\", \"version\": 9, \"nextSequence\": 1, \"records\": []}", "version 9 is not supported"),
             ("{\"format\": \"HeadlessTable.ObjectStore\", \"version\": 1, \"nextSequence\": 1, \"records\": [{\"sequence\": 1}]}", "missing \"record\""),
+            // No sequence number left for the next save.
+            ("{\"format\": \"HeadlessTable.ObjectStore\", \"version\": 1, \"nextSequence\": 1, \"records\": [{\"sequence\": \(Int64.max), "
+                + "\"record\": {\"id\": 1, \"rank\": 0, \"title\": \"x\", \"version\": 0, \"created\": 0, \"tags\": []}}]}", "the largest there is"),
         ]
         for (text, reason) in cases {
             let url = temporaryURL()

@@ -67,6 +67,21 @@ import TableTestSupport
         #expect(files == ["store.htstore"])
     }
 
+    /// Settings at their extremes are no trap: a ratio of infinity never
+    /// compacts on its own, a minimum of Int.max neither, and every save is kept.
+    @Test(arguments: [(Double.infinity, 0), (0.5, Int.max), (.greatestFiniteMagnitude, Int.max)])
+    func extremeCompactionSettings(ratio: Double, minimum: Int) throws {
+        let url = temporaryURL()
+        let store = try ObjectStore(persistence: JournalFilePersistence<Note>(fileURL: url, compactionRatio: ratio, minimumJournalBytes: minimum))
+        let context = ObjectContext(store: store)
+        for k in 0..<50 {
+            try context.insert(Note(id: k, group: nil, rank: k, title: String(repeating: "n", count: 200)))
+            try context.save()
+        }
+        try store.compact()   // asked for: it runs
+        #expect(try ObjectStore<Note>(fileURL: url).count == 50)
+    }
+
     /// Two stores on one file save from two threads while both compact it in
     /// the background, again and again: every save is in the file at the end.
     @Test func savesFromTwoStoresSurviveBackgroundCompactions() async throws {

@@ -188,9 +188,10 @@ struct _SortValues: Sendable {
 /// Compares a double with an integer exactly.
 func _compare(_ x: Double, _ y: Int) -> Int {
     if x.isNaN { return -1 }
-    // 2^63 is above every Int; -2^63 is Int.min, exactly.
-    if x >= 9_223_372_036_854_775_808.0 { return 1 }
-    if x < -9_223_372_036_854_775_808.0 { return -1 }
+    // -Int.min (2^63, or 2^31 where Int has 32 bits) is above every Int;
+    // Int.min is exact as a double.
+    if x >= -Double(Int.min) { return 1 }
+    if x < Double(Int.min) { return -1 }
     let whole = x.rounded(.down)
     let i = Int(whole)
     if i != y { return i < y ? -1 : 1 }

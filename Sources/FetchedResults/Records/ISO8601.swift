@@ -63,16 +63,17 @@ public enum ISO8601 {
     }
 
     /// The date in UTC, with milliseconds when it has them. A date no calendar
-    /// can show (infinite, or beyond ±30 million years) is written as its
-    /// seconds from 1970 instead.
+    /// can show (infinite, or beyond ±30 million years; ±3 million where `Int`
+    /// has 32 bits) is written as its seconds from 1970 instead.
     public static func string(from date: Date) -> String {
         let total = date.timeIntervalSince1970
-        guard total.isFinite, Swift.abs(total) < 1e15 else { return "\(total) seconds from 1970" }
+        // The days since 1970 must fit in Int (1e14 s is 1.16e9 days).
+        guard total.isFinite, Swift.abs(total) < (Int.bitWidth == 64 ? 1e15 : 1e14) else { return "\(total) seconds from 1970" }
         var seconds = total.rounded(.down)
         var milliseconds = Int(((total - seconds) * 1000).rounded())
         if milliseconds == 1000 { seconds += 1; milliseconds = 0 }
         let days = Int((seconds / 86_400).rounded(.down))
-        let secondOfDay = Int(seconds) - days * 86_400
+        let secondOfDay = Int(seconds - Double(days) * 86_400)   // exact: 0 ..< 86,400
         let (year, month, day) = civilFromDays(days)
         func pad(_ n: Int, _ width: Int) -> String {
             let text = String(n)

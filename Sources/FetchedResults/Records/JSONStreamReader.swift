@@ -101,7 +101,7 @@ public final class JSONStreamReader {
     public init(data: Data, chunkSize: Int = 1 << 20) {
         source = .data(data, next: data.startIndex)
         expectedByteCount = data.count
-        self.chunkSize = Swift.max(1, chunkSize)
+        self.chunkSize = Swift.min(Swift.max(1, chunkSize), 1 << 30)   // a buffer that can be allocated
         capacity = Swift.max(16, Swift.min(self.chunkSize, data.count) + 8)
         buffer = .allocate(capacity: capacity)
     }
@@ -129,7 +129,7 @@ public final class JSONStreamReader {
             close(fd)
             throw JSONFileError(path: path, reason: "is a directory", isMissing: false, isDirectory: true)
         }
-        let size: Int? = info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
+        let size: Int? = info.st_mode & S_IFMT == S_IFREG ? Int(exactly: info.st_size) : nil
         self.init(descriptor: fd, owned: true, expectedByteCount: size, chunkSize: chunkSize)
     }
 
@@ -137,14 +137,14 @@ public final class JSONStreamReader {
     /// `chunkSize` bytes at a time; the reader does not close it.
     public convenience init(fileDescriptor: Int32, chunkSize: Int = 1 << 20) {
         var info = stat()
-        let size: Int? = fstat(fileDescriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
+        let size: Int? = fstat(fileDescriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(exactly: info.st_size) : nil
         self.init(descriptor: fileDescriptor, owned: false, expectedByteCount: size, chunkSize: chunkSize)
     }
 
     private init(descriptor: Int32, owned: Bool, expectedByteCount: Int?, chunkSize: Int) {
         source = .descriptor(descriptor, owned: owned)
         self.expectedByteCount = expectedByteCount
-        self.chunkSize = Swift.max(1, chunkSize)
+        self.chunkSize = Swift.min(Swift.max(1, chunkSize), 1 << 30)   // a buffer that can be allocated
         capacity = self.chunkSize + 8
         buffer = .allocate(capacity: capacity)
     }

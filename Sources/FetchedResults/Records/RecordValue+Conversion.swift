@@ -48,11 +48,13 @@ extension Decimal: RecordValueConvertible {
 }
 
 /// The integer `text` (decimal digits, an optional `-`) as an exact
-/// ``RecordValue``: an int, or a uint above `Int.max`; nil when it is not one
-/// or does not fit in 64 bits.
+/// ``RecordValue``: an int, or a uint above `Int.max`; where `Int` has 32
+/// bits, a negative one below it is a double when that is exact; nil when it
+/// is not one or does not fit in 64 bits.
 func _exactInteger(_ text: some StringProtocol) -> RecordValue? {
     if let i = Int(text) { return .int(i) }
     if let u = UInt64(text) { return .uint(u) }
+    if Int.bitWidth == 32, let i = Int64(text), let exact = Double(exactly: i) { return .double(exact) }
     return nil
 }
 extension Date: RecordValueConvertible { public var recordValue: RecordValue { .date(self) } }

@@ -479,7 +479,10 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
                 }
             } catch {
                 // Try again once the journal has grown by another step.
-                state.withLock { $0.nextCompactionAttempt = $0.journalBytes + max(minimumJournalBytes, 1 << 16) }
+                state.withLock {
+                    let (next, overflow) = $0.journalBytes.addingReportingOverflow(max(minimumJournalBytes, 1 << 16))
+                    $0.nextCompactionAttempt = overflow ? .max : next
+                }
             }
         }
     }
@@ -487,7 +490,9 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     /// Whether the journal outgrew the snapshot (and a failed attempt's step).
     private func compactionIsDue() -> Bool {
         state.withLock { state in
-            state.readOnlyReason == nil && state.journalBytes > max(minimumJournalBytes, Int(Double(state.snapshotBytes) * compactionRatio))
+            // In doubles: a ratio of .infinity (never) or a product beyond Int is no trap.
+            state.readOnlyReason == nil
+                && Double(state.journalBytes) > max(Double(minimumJournalBytes), Double(state.snapshotBytes) * compactionRatio)
                 && state.journalBytes >= state.nextCompactionAttempt
         }
     }

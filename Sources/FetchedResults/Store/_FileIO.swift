@@ -67,7 +67,7 @@ final class _File: @unchecked Sendable {
     func status() -> Result<_FileStatus, _IOFailure> {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .failure(_IOFailure(code: errno)) }
-        return .success(_FileStatus(info))
+        return _FileStatus.of(info)
     }
 
     /// Reads `count` bytes at `offset` (fewer at the end of the file).
@@ -153,12 +153,13 @@ struct _FileStatus: Equatable {
     var isDirectory: Bool
     var isSymbolicLink: Bool
 
-    init(_ info: stat) {
-        device = UInt64(truncatingIfNeeded: info.st_dev)
-        inode = UInt64(truncatingIfNeeded: info.st_ino)
-        size = Int(info.st_size)
-        isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
-        isSymbolicLink = (info.st_mode & S_IFMT) == S_IFLNK
+    /// The status `stat` gave, or EOVERFLOW for a file larger than `Int`
+    /// counts (2 GiB where it has 32 bits).
+    static func of(_ info: stat) -> Result<_FileStatus, _IOFailure> {
+        guard let size = Int(exactly: info.st_size) else { return .failure(_IOFailure(code: EOVERFLOW)) }
+        return .success(_FileStatus(
+            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino), size: size,
+            isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, isSymbolicLink: (info.st_mode & S_IFMT) == S_IFLNK))
     }
 
     /// Whether two statuses are of the same file.
@@ -171,14 +172,14 @@ enum _FileSystem {
     static func status(_ path: String) -> Result<_FileStatus, _IOFailure> {
         var info = stat()
         guard stat(path, &info) == 0 else { return .failure(_IOFailure(code: errno)) }
-        return .success(_FileStatus(info))
+        return _FileStatus.of(info)
     }
 
     /// The status of `path` itself (a symbolic link is not followed).
     static func linkStatus(_ path: String) -> Result<_FileStatus, _IOFailure> {
         var info = stat()
         guard lstat(path, &info) == 0 else { return .failure(_IOFailure(code: errno)) }
-        return .success(_FileStatus(info))
+        return _FileStatus.of(info)
     }
 
     /// Where a symbolic link points (its text, unresolved).

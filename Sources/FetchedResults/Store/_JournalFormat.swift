@@ -70,7 +70,7 @@ enum _JournalFormat {
 
     static func endFrame(_ kind: Kind, payloadStart: Int, in out: inout [UInt8]) throws(StoreError) {
         let length = out.count - payloadStart
-        guard length <= Int(UInt32.max) else { throw .unencodable("a save of \(length) bytes is larger than a frame can hold (4 GiB)") }
+        guard UInt64(length) <= UInt64(UInt32.max) else { throw .unencodable("a save of \(length) bytes is larger than a frame can hold (4 GiB)") }
         var header = frameMagic
         header.append(kind.rawValue)
         appendUInt32(UInt32(length), to: &header)
@@ -194,11 +194,12 @@ struct _JournalReader<R: Record & Decodable> {
             throw damaged(p, "a frame header fails its checksum")
         }
         guard let kind = _JournalFormat.Kind(rawValue: bytes[p + 3]) else { throw damaged(p, "a frame of unknown kind \(bytes[p + 3])") }
-        let length = Int(_JournalFormat.readUInt32(bytes, p + 4))
+        let written = _JournalFormat.readUInt32(bytes, p + 4)
         let payloadStart = p + _JournalFormat.frameHeaderSize
-        guard length <= bytes.count - payloadStart else {
-            return .torn("a save of \(length) bytes cut after \(bytes.count - payloadStart)")
+        guard UInt64(written) <= UInt64(bytes.count - payloadStart) else {
+            return .torn("a save of \(written) bytes cut after \(bytes.count - payloadStart)")
         }
+        let length = Int(written)   // at most the bytes there are: an Int of any width
         let payload = payloadStart..<payloadStart + length
         guard _CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[payload])) == _JournalFormat.readUInt32(bytes, p + 8) else {
             throw damaged(p, "a frame fails its checksum")

@@ -42,6 +42,7 @@ enum _LegacyStoreFile<R: Record & Codable> {
             throw .corrupt(path: path, reason: "the identity \(entry.record.id) occurs twice")
         }
         let maxSequence = document.records.map(\.sequence).max() ?? 0
+        guard maxSequence < .max else { throw .corrupt(path: path, reason: "a record's sequence number is \(maxSequence), the largest there is") }
         return StoreContents(
             records: document.records.map { StoredRecord(record: $0.record, sequence: $0.sequence, version: 0) },
             version: 0, nextSequence: max(document.nextSequence, maxSequence + 1))
