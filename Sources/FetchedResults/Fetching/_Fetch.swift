@@ -100,7 +100,7 @@ func _sectionName(_ value: RecordValue) -> String {
     case .null: return ""
     case .date(let d): return ISO8601.string(from: d)
     case .int(let i): return String(i)
-    case .double(let d): return Int(exactly: d).map(String.init) ?? "\(d)"
+    case .double(let d): return Int64(exactly: d).map(String.init) ?? "\(d)"
     case .bool(let b): return b ? "true" : "false"
     default: return JSON.string(value)
     }

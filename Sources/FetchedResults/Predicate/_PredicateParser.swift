@@ -398,12 +398,13 @@ struct _PredicateParser {
         guard tag == .minus else { return try parsePostfix(context) }
         let minus = current
         advance()
-        // -9223372036854775808 is Int.min, though 9223372036854775808 is not an Int.
+        // -9223372036854775808 is Int64.min (Int.min where Int has 64 bits),
+        // though 9223372036854775808 is not an Int.
         if tag == .number, current.length == 19, text(current) == "9223372036854775808",
             tokens[index + 1].tag != .dot, tokens[index + 1].tag != .leftBracket
         {
             advance()
-            return .constant(.int(Int.min))
+            return .constant(Int64.min.recordValue)
         }
         try enter()
         defer { leave() }
