@@ -18,15 +18,19 @@ func threadCPUNanoseconds() -> UInt64 {
 /// `headless-table browse` at a million rows: its model driven headless by a
 /// scripted key sequence, one key (handled and drawn) per sample.
 enum BrowseWorkloads {
-    static var all: [Workload] { [firstScreen(), keys()] }
+    static var all: [Workload] { [firstScreen(), firstScreenSectioned(), keys()] }
 
     static let syllables = ["an", "be", "ca", "do", "el", "fi", "ga", "ha", "in", "jo", "ka", "lu", "ma",
                             "ne", "or", "pa", "qu", "ri", "sa", "to", "ul", "vi", "wa", "xe", "yo", "zu"]
 
     /// `count` people: an id, a name of three and three syllables
     /// (`Kalufi Orsabe`), an age; seeded, in a shuffled order.
-    static func people(_ count: Int, seed: UInt64 = 16) -> [DynamicObject] {
+    static func people(_ count: Int, seed: UInt64 = 16, cities: Bool = false) -> [DynamicObject] {
         var random = SplitMix64(seed: seed)
+        // The cities come from a generator of their own: the names and ages
+        // are those of the people without cities.
+        var cityRandom = SplitMix64(seed: seed &+ 1)
+        let cityNames = Self.cities
         func word() -> String {
             let text = (0..<3).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined()
             return text.prefix(1).uppercased() + text.dropFirst()
@@ -36,11 +40,24 @@ enum BrowseWorkloads {
         for k in 0..<count {
             let name: String = word() + " " + word()
             let age = Int(random.next() % 90)
-            let fields: [(String, RecordValue)] = [("id", RecordValue.int(k)), ("name", RecordValue.string(name)), ("age", RecordValue.int(age))]
+            var fields: [(String, RecordValue)] = [("id", RecordValue.int(k)), ("name", RecordValue.string(name)), ("age", RecordValue.int(age))]
+            if cities { fields.append(("city", RecordValue.string(cityNames[Int(cityRandom.next() % UInt64(cityNames.count))]))) }
             objects.append(DynamicObject(fields: DynamicRecord(fields: fields)))
         }
         return objects
     }
+
+    /// 100 city names of two syllables (`Kalu`), different, in a seeded order.
+    static let cities: [String] = {
+        var random = SplitMix64(seed: 100)
+        var names: [String] = [], seen: Set<String> = []
+        while names.count < 100 {
+            let text = (0..<2).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined()
+            let name = text.prefix(1).uppercased() + text.dropFirst()
+            if seen.insert(name).inserted { names.append(name) }
+        }
+        return names
+    }()
 
     /// Search words, each starting with another letter (so that a cycle's
     /// first keystroke is not the previous cycle's remembered results).
@@ -116,6 +133,68 @@ enum BrowseWorkloads {
                     session.model.waitForSearchIndex()
                 }
                 let median = runs.sorted { $0.wall < $1.wall }[1]
+                counters["\(prefix)FirstScreenMicros"] = Int(median.wall / 1000)
+                counters["\(prefix)FirstScreenThreadCPUMicros"] = Int(runs.map(\.cpu).sorted()[1] / 1000)
+                for (step, seconds) in median.timings { counters["\(prefix)\(step.prefix(1).uppercased() + step.dropFirst())Micros"] = Int(seconds * 1e6) }
+            }
+            return Prepared(
+                subject: subject,
+                baselines: [
+                    Baseline(name: "copyRecords", run: { blackHole(objects.map { $0 }) }, maxSamples: 5),
+                    Baseline(name: "sortInts", run: { blackHole(ints.sorted()) }, maxSamples: 5),
+                ],
+                counters: counters,
+                maxSamples: 5)
+        }
+    }
+
+    /// From the records in memory to the first screen drawn, as `browse
+    /// people.json --section-key city --sort city` does it: 100 sections of
+    /// about 10,000 people each, in the data's order within a city. The
+    /// counters: three openings by city, and three by `--index name` (the
+    /// English index's sections of the names, sorted by its collation).
+    static func firstScreenSectioned() -> Workload {
+        Workload(
+            name: "browse/first-screen-1M-sectioned",
+            summary: "headless-table browse --section-key city --sort city over 1,000,000 people in memory (100 cities; 80 × 24): the order, the sections, the model and the first screen, against copying the records (an array of 1,000,000 objects, each retained) and sorting 1,000,000 Ints; counters for --index name too",
+            targets: [Target(against: "copyRecords", atMost: 6)]
+        ) {
+            let rows = 1_000_000
+            let objects = people(rows, cities: true)
+            let ints = (0..<rows).map { ($0 &* 7919) % rows }
+            func open(_ arguments: [String]) -> BrowseSession {
+                guard let session = try? BrowseSession(arguments: arguments, objects: objects) else {
+                    fatalError("the benchmark's browser could not be made")
+                }
+                session.model.resize(columns: 80, lines: 24)
+                blackHole(session.model.screen())
+                return session
+            }
+            final class Handover: @unchecked Sendable {
+                var session: BrowseSession?
+                init(_ session: BrowseSession) { self.session = session }
+            }
+            let byCity = ["--section-key", "city", "--sort", "city", "people.json"]
+            func subject() {
+                let handover = Handover(open(byCity))
+                Thread.detachNewThread {
+                    handover.session?.waitForStore()
+                    handover.session?.model.waitForSearchIndex()
+                    handover.session = nil
+                }
+            }
+            var counters: [String: Int] = ["rows": rows]
+            for (prefix, arguments) in [("city", byCity), ("index", ["--index", "name", "people.json"])] {
+                var runs: [(wall: UInt64, cpu: UInt64, timings: [String: Double], sections: Int)] = []
+                for _ in 0..<3 {
+                    let (wall, cpu) = (_Monotonic.nanoseconds(), threadCPUNanoseconds())
+                    let session = open(arguments)
+                    runs.append((_Monotonic.nanoseconds() - wall, threadCPUNanoseconds() - cpu, session.timings, session.model.sectionCounts.count))
+                    session.waitForStore()
+                    session.model.waitForSearchIndex()
+                }
+                let median = runs.sorted { $0.wall < $1.wall }[1]
+                counters["\(prefix)Sections"] = median.sections
                 counters["\(prefix)FirstScreenMicros"] = Int(median.wall / 1000)
                 counters["\(prefix)FirstScreenThreadCPUMicros"] = Int(runs.map(\.cpu).sorted()[1] / 1000)
                 for (step, seconds) in median.timings { counters["\(prefix)\(step.prefix(1).uppercased() + step.dropFirst())Micros"] = Int(seconds * 1e6) }
