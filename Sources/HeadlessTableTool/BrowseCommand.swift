@@ -106,9 +106,11 @@ enum BrowseCommand {
 /// A browse's data: the store (in memory, or a file), the fetch, the model;
 /// and what happens to the deletes on the way out.
 ///
-/// In memory without sections, the store is built on a thread of its own
-/// while DATA is ordered (by the fetch's own sort, as a fetch from the store
-/// would order it) and the first screen is drawn; a delete waits for it.
+/// In memory, the store is built on a thread of its own while DATA is
+/// ordered (by the fetch's own sort, as a fetch from the store would order
+/// it), sectioned (as a fetched results controller would section it, by the
+/// library's own rules: `FetchRequest.sectioned`) and the first screen is
+/// drawn; a delete waits for it.
 package final class BrowseSession {
     /// The browser.
     package let model: BrowserModel
@@ -142,7 +144,9 @@ package final class BrowseSession {
         let query = options.query
         let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
-        var ordered: [DynamicObject]?
+        // DATA in order, and its sections (nil: one section, no headers),
+        // when made without the store.
+        var ordered: (objects: [DynamicObject], sections: [(name: String, indexTitle: String?, count: Int)]?)?
         if let path = options.store {
             let store: ObjectStore<DynamicObject>
             do {
@@ -169,60 +173,65 @@ package final class BrowseSession {
             }
             self.context = Handover(.success(context))
         } else {
-            // In memory: the store starts with DATA's objects (no inserts to save).
+            // In memory: the store starts with DATA's objects (no inserts to
+            // save), built on a thread of its own meanwhile; DATA is ordered
+            // here as the store's fetch would order it — and sectioned as a
+            // controller would section it, by the library's own rules.
             let file = options.file ?? ""
             let objects = try read ?? Self.read(file, quiet: query.quiet)
             writeBack = options.write ? (file, objects) : nil
-            @Sendable func make() throws -> ObjectContext<DynamicObject> {
-                do {
-                    return ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
-                } catch {
-                    throw CommandError("\(file): \(error)")
+            context = Handover(makingOnAThreadOfItsOwn: {
+                Result {
+                    do {
+                        return ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
+                    } catch {
+                        throw CommandError("\(file): \(error)")
+                    }
                 }
+            })
+            lap("store")
+            do {
+                if let sectionKey = query.sectionKey {
+                    let (records, runs) = try request.sectioned(objects, sectionKeyPath: sectionKey, sectionCollation: query.index?.collation)
+                    let collation = query.index?.collation
+                    ordered = (records, runs.map { ($0.name, _sectionIndexTitle(forSectionName: $0.name, collation: collation), $0.count) })
+                } else {
+                    ordered = (try request.ordered(objects), nil)
+                }
+            } catch {
+                throw CommandError("\(error)")
             }
+            lap("fetch")
+        }
+
+        if ordered == nil {
+            lap("store")
             if query.sectionKey == nil {
-                // Built meanwhile; DATA ordered here as the store's fetch would.
-                context = Handover(makingOnAThreadOfItsOwn: { Result { try make() } })
-                lap("store")
+                // One section: the context's fetch (the controller's order,
+                // without its sections and change tracking).
                 do {
-                    ordered = try request.ordered(objects)
+                    ordered = (try context.wait().get().fetch(request), nil)
                 } catch {
                     throw CommandError("\(error)")
                 }
+                lap("fetch")
             } else {
-                context = Handover(.success(try make()))
+                let controller = query.controller(request, in: try context.wait().get())
+                do {
+                    try controller.performFetch()
+                } catch {
+                    throw CommandError("\(error)")
+                }
+                lap("fetch")
+                let sections = controller.sections ?? []
+                ordered = (controller.fetchedObjects ?? [], sections.map { ($0.name, $0.indexTitle, $0.numberOfObjects) })
             }
-        }
-        if ordered == nil { lap("store") }
-
-        let sections: [(name: String, indexTitle: String?, objects: [DynamicObject])]
-        if let ordered {
-            sections = [("", nil, ordered)]
-            lap("fetch")
-        } else if query.sectionKey == nil {
-            // One section: the context's fetch (the controller's order,
-            // without its sections and change tracking).
-            do {
-                sections = [("", nil, try context.wait().get().fetch(request))]
-            } catch {
-                throw CommandError("\(error)")
-            }
-            lap("fetch")
-        } else {
-            let controller = query.controller(request, in: try context.wait().get())
-            do {
-                try controller.performFetch()
-            } catch {
-                throw CommandError("\(error)")
-            }
-            lap("fetch")
-            sections = (controller.sections ?? []).map { (name: $0.name, indexTitle: $0.indexTitle, objects: $0.objects) }
         }
         lap("sections")
         let context = context
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
         model = BrowserModel(
-            name: name, sections: sections, sectioned: query.sectionKey != nil,
+            name: name, objects: ordered?.objects ?? [], sections: ordered?.sections,
             textKey: options.textKey, detailKey: options.detailKey,
             unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
         ) { object in

@@ -105,29 +105,49 @@ package final class BrowserModel {
     ///   - delete: deletes an object through the store; what it throws is shown.
     ///   - unsavedNote: the status line's note after a delete that will not
     ///     last; nil when deletes are saved.
-    package init(
+    package convenience init(
         name: String, sections: [(name: String, indexTitle: String?, objects: [DynamicObject])], sectioned: Bool,
         textKey: String?, detailKey: String?, unsavedNote: String?, delete: @escaping (DynamicObject) throws -> Void
     ) {
-        self.name = name
         var objects: [DynamicObject] = []
-        var starts: [Int] = []
         if sections.count == 1 {
             // One section: its objects as they are (no copy).
-            starts = [0]
             objects = sections[0].objects
         } else {
             objects.reserveCapacity(sections.reduce(0) { $0 + $1.objects.count })
-            for section in sections where sectioned || !section.objects.isEmpty {
-                starts.append(objects.count)
-                objects += section.objects
-            }
+            for section in sections where sectioned || !section.objects.isEmpty { objects += section.objects }
         }
-        if !sectioned { starts = objects.isEmpty ? [] : [0] }
+        self.init(
+            name: name, objects: objects,
+            sections: sectioned ? sections.map { ($0.name, $0.indexTitle, $0.objects.count) } : nil,
+            textKey: textKey, detailKey: detailKey, unsavedNote: unsavedNote, delete: delete)
+    }
+
+    /// A model of `objects` (a fetch's, in order) in `sections`: each
+    /// section's name, index title and number of objects, in order, the
+    /// counts adding up to the objects' — or nil for no sections (no
+    /// headers). The objects are kept as they are (no copy).
+    package init(
+        name: String, objects: [DynamicObject], sections: [(name: String, indexTitle: String?, count: Int)]?,
+        textKey: String?, detailKey: String?, unsavedNote: String?, delete: @escaping (DynamicObject) throws -> Void
+    ) {
+        self.name = name
+        var starts: [Int] = []
+        if let sections {
+            starts.reserveCapacity(sections.count)
+            var start = 0
+            for section in sections {
+                starts.append(start)
+                start += section.count
+            }
+            assert(start == objects.count, "the sections' counts add up to the objects'")
+        } else if !objects.isEmpty {
+            starts = [0]
+        }
         self.objects = objects
         sectionStarts = starts
-        sectionNames = sectioned ? sections.map(\.name) : nil
-        sectionIndexTitles = sectioned ? sections.map(\.indexTitle) : nil
+        sectionNames = sections?.map(\.name)
+        sectionIndexTitles = sections?.map(\.indexTitle)
         self.textKey = textKey
         self.detailKey = detailKey
         self.unsavedNote = unsavedNote

@@ -218,20 +218,8 @@ public final class FetchedResultsController<R: Record & Codable> {
             }
         }
         fetched.narrow(offset: fetchRequest.fetchOffset, limit: fetchRequest.fetchLimit)
-        // Sections: runs of a name; a name that starts a second run is out of order.
-        var sections = _SectionRuns(checkingOrder: true)
-        if sectionNameKeyPath == nil {
-            sections.append("", count: fetched.count)
-        } else {
-            for k in 0..<fetched.count {
-                let name = fetched.sectionName(at: k)
-                guard sections.append(name) else {
-                    let index = k.addingReportingOverflow(fetchRequest.fetchOffset)
-                    throw .sectionsOutOfOrder(index: index.overflow ? Int.max : index.partialValue, sectionName: name)
-                }
-            }
-        }
-        didFetch(compiled, _OrderedElements(consume fetched), sections: sections.runs)
+        let sections = try fetched.sections(keyed: sectionNameKeyPath != nil, offset: fetchRequest.fetchOffset)
+        didFetch(compiled, _OrderedElements(consume fetched), sections: sections)
     }
 
     /// Makes a fetch's results the controller's: its request, its objects in
@@ -419,8 +407,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// the collation).
     public func sectionIndexTitle(forSectionName sectionName: String) -> String? {
         if let title = delegate?.controller(self, sectionIndexTitleForSectionName: sectionName) { return title }
-        if sectionCollation != nil { return sectionName }
-        return sectionName.first.map { String($0).uppercased() }
+        return _sectionIndexTitle(forSectionName: sectionName, collation: sectionCollation)
     }
 
     /// The titles of the section index: each section's title, in order, a title
@@ -469,6 +456,16 @@ public final class FetchedResultsController<R: Record & Codable> {
             return TableSection(name: section.name, rows: ordered.records(in: range) ?? range.compactMap { record(at: $0) })
         }
     }
+}
+
+/// The index title of a section name when no delegate gives one: with a
+/// section collation, the name itself (a title of the collation); otherwise
+/// its first character, capitalized (nil for "") — the one rule of a
+/// controller's titles and of the tool's browser, which sections its data
+/// without a controller.
+package func _sectionIndexTitle(forSectionName sectionName: String, collation: TableIndexCollation?) -> String? {
+    if collation != nil { return sectionName }
+    return sectionName.first.map { String($0).uppercased() }
 }
 
 /// A receiver of changes, held weakly.

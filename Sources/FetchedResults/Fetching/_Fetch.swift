@@ -145,6 +145,32 @@ struct _Fetched<R: Record>: Sendable {
         found[Int(order[order.startIndex + k])].unsafelyUnwrapped.sectionName
     }
 
+    /// The sections of the matches in order, as a controller makes them:
+    /// without a section key (`keyed` false) one section of every match, even
+    /// of none; with one, each run of a section name (none without matches).
+    ///
+    /// - Throws: ``FetchError/sectionsOutOfOrder(index:sectionName:)`` for
+    ///   the first name that starts a second run (the first sort key does
+    ///   not order the sections); its index counts `offset`, the matches
+    ///   narrowed away before the first.
+    /// - Complexity: O(*m*) for *m* matches (a hash for each section).
+    @inlinable
+    func sections(keyed: Bool, offset: Int) throws(FetchError) -> [_SectionRun] {
+        var sections = _SectionRuns(checkingOrder: true)
+        guard keyed else {
+            sections.append("", count: count)
+            return sections.runs
+        }
+        for k in 0..<count {
+            let name = sectionName(at: k)
+            guard sections.append(name) else {
+                let index = k.addingReportingOverflow(offset)
+                throw .sectionsOutOfOrder(index: index.overflow ? Int.max : index.partialValue, sectionName: name)
+            }
+        }
+        return sections.runs
+    }
+
     /// Keeps the matches from `offset`, at most `limit` of them.
     @inlinable
     mutating func narrow(offset: Int, limit: Int?) {
@@ -263,5 +289,31 @@ extension FetchRequest where R == DynamicObject {
         var fetched = try _Fetch.run(try _CompiledRequest(self, sectionKeyPath: nil), records: records)
         fetched.narrow(offset: fetchOffset, limit: fetchLimit)
         return fetched.sortedRecords()
+    }
+
+    /// The records of `records` that match, in the request's order (offset
+    /// and limit applied), and their sections: what a controller's
+    /// `performFetch()` makes of a store that holds these records alone,
+    /// inserted in this order, with this section key path and collation —
+    /// the same order, section names and counts, and the same errors —
+    /// without a store or a controller (the tool's browser sections its data
+    /// while its store is built). A section's index title is
+    /// `_sectionIndexTitle(forSectionName:collation:)`, as a controller
+    /// without a delegate gives it.
+    ///
+    /// - Throws: ``FetchError/noSortKeys``, ``FetchError/unknownKey(_:)``,
+    ///   ``FetchError/predicateFailed(_:)``,
+    ///   ``FetchError/sectionsOutOfOrder(index:sectionName:)``, as
+    ///   `performFetch()` would.
+    /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
+    package func sectioned(
+        _ records: [R], sectionKeyPath: String?, sectionCollation: TableIndexCollation?
+    ) throws(FetchError) -> (records: [R], sections: [_SectionRun]) {
+        guard !sortKeys.isEmpty else { throw .noSortKeys }
+        let compiled = try _CompiledRequest(self, sectionKeyPath: sectionKeyPath, sectionCollation: sectionCollation)
+        var fetched = try _Fetch.run(compiled, records: records)
+        fetched.narrow(offset: fetchOffset, limit: fetchLimit)
+        let sections = try fetched.sections(keyed: sectionKeyPath != nil, offset: fetchOffset)
+        return (fetched.sortedRecords(), sections)
     }
 }
