@@ -161,11 +161,16 @@ struct _Fetched<R: Record>: Sendable {
             sections.append("", count: count)
             return sections.runs
         }
-        for k in 0..<count {
-            let name = sectionName(at: k)
-            guard sections.append(name) else {
-                let index = k.addingReportingOverflow(offset)
-                throw .sectionsOutOfOrder(index: index.overflow ? Int.max : index.partialValue, sectionName: name)
+        // Through the buffers: reading a name does not copy its element.
+        try found.withUnsafeBufferPointer { found throws(FetchError) in
+            try order.withUnsafeBufferPointer { order throws(FetchError) in
+                for k in order.indices {
+                    let name = found[Int(order[k])].unsafelyUnwrapped.sectionName
+                    guard sections.append(name) else {
+                        let index = k.addingReportingOverflow(offset)
+                        throw .sectionsOutOfOrder(index: index.overflow ? Int.max : index.partialValue, sectionName: name)
+                    }
+                }
             }
         }
         return sections.runs

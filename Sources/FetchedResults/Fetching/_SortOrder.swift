@@ -231,6 +231,12 @@ func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int
     }
     // Values are compared only where the keys are equal and do not say the values are.
     let (compareFirst, compareSecond) = (columns.count > 0 && first?.exact != true, columns.count > 1 && second?.exact != true)
+    // Entries the keys leave tied that only their sequences order leave the
+    // (stable) radix sort in position order: already in order when the
+    // sequences rise with the positions (matches found in insertion order,
+    // as given records and a store's are). O(m).
+    let tiesInOrder = !compareFirst && !compareSecond && columns.count <= 2
+        && sequences.withUnsafeBufferPointer { s in s.indices.dropFirst().allSatisfy { s[$0 - 1] < s[$0] } }
     columns.withUnsafeBufferPointer { columns in
         signs.withUnsafeBufferPointer { signs in
             sequences.withUnsafeBufferPointer { sequences in
@@ -253,6 +259,7 @@ func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int
                     return sequences[a] < sequences[b]
                 }
                 _radixSort(&entries)
+                if tiesInOrder { return }
                 var start = 0
                 while start < count {
                     var end = start + 1
