@@ -98,35 +98,15 @@ package final class BrowserModel {
         var top = 0
     }
 
-    /// A model of `sections` (a fetch's sections, in order).
-    ///
-    /// - Parameters:
-    ///   - sectioned: whether the sections have headers (a section key).
-    ///   - delete: deletes an object through the store; what it throws is shown.
-    ///   - unsavedNote: the status line's note after a delete that will not
-    ///     last; nil when deletes are saved.
-    package convenience init(
-        name: String, sections: [(name: String, indexTitle: String?, objects: [DynamicObject])], sectioned: Bool,
-        textKey: String?, detailKey: String?, unsavedNote: String?, delete: @escaping (DynamicObject) throws -> Void
-    ) {
-        var objects: [DynamicObject] = []
-        if sections.count == 1 {
-            // One section: its objects as they are (no copy).
-            objects = sections[0].objects
-        } else {
-            objects.reserveCapacity(sections.reduce(0) { $0 + $1.objects.count })
-            for section in sections where sectioned || !section.objects.isEmpty { objects += section.objects }
-        }
-        self.init(
-            name: name, objects: objects,
-            sections: sectioned ? sections.map { ($0.name, $0.indexTitle, $0.objects.count) } : nil,
-            textKey: textKey, detailKey: detailKey, unsavedNote: unsavedNote, delete: delete)
-    }
-
     /// A model of `objects` (a fetch's, in order) in `sections`: each
     /// section's name, index title and number of objects, in order, the
     /// counts adding up to the objects' — or nil for no sections (no
     /// headers). The objects are kept as they are (no copy).
+    ///
+    /// - Parameters:
+    ///   - delete: deletes an object through the store; what it throws is shown.
+    ///   - unsavedNote: the status line's note after a delete that will not
+    ///     last; nil when deletes are saved.
     package init(
         name: String, objects: [DynamicObject], sections: [(name: String, indexTitle: String?, count: Int)]?,
         textKey: String?, detailKey: String?, unsavedNote: String?, delete: @escaping (DynamicObject) throws -> Void

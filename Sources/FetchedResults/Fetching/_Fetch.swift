@@ -293,7 +293,7 @@ extension FetchRequest where R == DynamicObject {
     package func ordered(_ records: [R]) throws(FetchError) -> [R] {
         var fetched = try _Fetch.run(try _CompiledRequest(self, sectionKeyPath: nil), records: records)
         fetched.narrow(offset: fetchOffset, limit: fetchLimit)
-        return fetched.sortedRecords()
+        return (consume fetched).sortedRecords()
     }
 
     /// The records of `records` that match, in the request's order (offset
@@ -319,6 +319,6 @@ extension FetchRequest where R == DynamicObject {
         var fetched = try _Fetch.run(compiled, records: records)
         fetched.narrow(offset: fetchOffset, limit: fetchLimit)
         let sections = try fetched.sections(keyed: sectionKeyPath != nil, offset: fetchOffset)
-        return (fetched.sortedRecords(), sections)
+        return ((consume fetched).sortedRecords(), sections)
     }
 }

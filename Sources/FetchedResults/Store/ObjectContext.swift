@@ -165,7 +165,7 @@ public final class ObjectContext<R: Record & Codable> {
         let compiled = try _CompiledRequest(request, sectionKeyPath: nil)
         var fetched = try _Fetch.run(compiled, in: self, keepRecords: true)
         fetched.narrow(offset: request.fetchOffset, limit: request.fetchLimit)
-        return fetched.sortedRecords()
+        return (consume fetched).sortedRecords()
     }
 
     /// The number of records matching a request (its offset and limit applied).
