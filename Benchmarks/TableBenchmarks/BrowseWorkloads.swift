@@ -151,12 +151,13 @@ enum BrowseWorkloads {
     /// From the records in memory to the first screen drawn, as `browse
     /// people.json --section-key city --sort city` does it: 100 sections of
     /// about 10,000 people each, in the data's order within a city. The
-    /// counters: three openings by city, and three by `--index name` (the
-    /// English index's sections of the names, sorted by its collation).
+    /// counters: three openings by city, three sorted by city without
+    /// sections, and three by `--index name` (the English index's sections
+    /// of the names, sorted by its collation).
     static func firstScreenSectioned() -> Workload {
         Workload(
             name: "browse/first-screen-1M-sectioned",
-            summary: "headless-table browse --section-key city --sort city over 1,000,000 people in memory (100 cities; 80 × 24): the order, the sections, the model and the first screen, against copying the records (an array of 1,000,000 objects, each retained) and sorting 1,000,000 Ints; counters for --index name too",
+            summary: "headless-table browse --section-key city --sort city over 1,000,000 people in memory (100 cities; 80 × 24): the order, the sections, the model and the first screen, against copying the records (an array of 1,000,000 objects, each retained) and sorting 1,000,000 Ints; counters for --sort city without sections and for --index name too",
             targets: [Target(against: "copyRecords", atMost: 6)]
         ) {
             let rows = 1_000_000
@@ -184,7 +185,8 @@ enum BrowseWorkloads {
                 }
             }
             var counters: [String: Int] = ["rows": rows]
-            for (prefix, arguments) in [("city", byCity), ("index", ["--index", "name", "people.json"])] {
+            // By city without sections too: what the sections cost over the order.
+            for (prefix, arguments) in [("city", byCity), ("citySortOnly", ["--sort", "city", "people.json"]), ("index", ["--index", "name", "people.json"])] {
                 var runs: [(wall: UInt64, cpu: UInt64, timings: [String: Double], sections: Int)] = []
                 for _ in 0..<3 {
                     let (wall, cpu) = (_Monotonic.nanoseconds(), threadCPUNanoseconds())
