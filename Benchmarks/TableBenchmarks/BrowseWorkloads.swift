@@ -83,17 +83,41 @@ enum BrowseWorkloads {
     /// From the records in memory to the first screen drawn, as `browse
     /// people.json` does it (sorted by id, the default): the order, the
     /// model, the screen (the store and the search's bytes are made on other
-    /// threads meanwhile). Each sample's browser is released on another
-    /// thread once those are made (its teardown is not the first screen's);
-    /// the counters' openings wait for them and release them untimed.
+    /// threads meanwhile). Counters: three openings sorted by id, three by name.
     static func firstScreen() -> Workload {
-        Workload(
+        firstScreen(
             name: "browse/first-screen-1M",
             summary: "headless-table browse over 1,000,000 people in memory (sorted by id, the default; 80 × 24): the order, the model and the first screen (the store and the search's bytes made meanwhile on other threads), against copying the records (an array of 1,000,000 objects, each retained) and sorting 1,000,000 Ints; the goal is 1 s, absolute",
-            targets: [Target(against: "copyRecords", atMost: 6)]
-        ) {
+            cities: false, arguments: ["people.json"],
+            counted: [("id", ["people.json"]), ("name", ["--sort", "name", "people.json"])])
+    }
+
+    /// The same as `browse people.json --section-key city --sort city` does
+    /// it: 100 sections of about 10,000 people each, in the data's order
+    /// within a city. Counters: three openings by city, three sorted by city
+    /// without sections (what the sections cost over the order), and three by
+    /// `--index name` (the English index's sections of the names, sorted by
+    /// its collation).
+    static func firstScreenSectioned() -> Workload {
+        let byCity = ["--section-key", "city", "--sort", "city", "people.json"]
+        return firstScreen(
+            name: "browse/first-screen-1M-sectioned",
+            summary: "headless-table browse --section-key city --sort city over 1,000,000 people in memory (100 cities; 80 × 24): the order, the sections, the model and the first screen, against copying the records (an array of 1,000,000 objects, each retained) and sorting 1,000,000 Ints; counters for --sort city without sections and for --index name too",
+            cities: true, arguments: byCity,
+            counted: [("city", byCity), ("citySortOnly", ["--sort", "city", "people.json"]), ("index", ["--index", "name", "people.json"])])
+    }
+
+    /// A first-screen workload: `browse` with `arguments` over 1M people
+    /// (with cities of their own when `cities`). Each sample's browser is
+    /// released on another thread once its store and search bytes are made
+    /// (its teardown is not the first screen's); for each of `counted`, three
+    /// openings give the median's steps, sections, and time on the clock and
+    /// on the thread's CPU (which a busy machine disturbs less), each waited
+    /// for and released untimed.
+    static func firstScreen(name: String, summary: String, cities: Bool, arguments: [String], counted: [(prefix: String, arguments: [String])]) -> Workload {
+        Workload(name: name, summary: summary, targets: [Target(against: "copyRecords", atMost: 6)]) {
             let rows = 1_000_000
-            let objects = people(rows)
+            let objects = people(rows, cities: cities)
             let ints = (0..<rows).map { ($0 &* 7919) % rows }
             func open(_ arguments: [String]) -> BrowseSession {
                 guard let session = try? BrowseSession(arguments: arguments, objects: objects) else {
@@ -109,75 +133,7 @@ enum BrowseWorkloads {
                 init(_ session: BrowseSession) { self.session = session }
             }
             func subject() {
-                let handover = Handover(open(["people.json"]))
-                // Released on another thread once its store and search bytes
-                // are made (its teardown is not the first screen's).
-                Thread.detachNewThread {
-                    handover.session?.waitForStore()
-                    handover.session?.model.waitForSearchIndex()
-                    handover.session = nil
-                }
-            }
-            // For the counters, three openings sorted by id and three by name:
-            // the median's steps, and its time on the clock and on the
-            // thread's CPU (which a busy machine disturbs less).
-            var counters: [String: Int] = ["rows": rows]
-            for (prefix, arguments) in [("id", ["people.json"]), ("name", ["--sort", "name", "people.json"])] {
-                var runs: [(wall: UInt64, cpu: UInt64, timings: [String: Double])] = []
-                for _ in 0..<3 {
-                    let (wall, cpu) = (_Monotonic.nanoseconds(), threadCPUNanoseconds())
-                    let session = open(arguments)
-                    runs.append((_Monotonic.nanoseconds() - wall, threadCPUNanoseconds() - cpu, session.timings))
-                    // The store and the search's bytes, made meanwhile, before the next.
-                    session.waitForStore()
-                    session.model.waitForSearchIndex()
-                }
-                let median = runs.sorted { $0.wall < $1.wall }[1]
-                counters["\(prefix)FirstScreenMicros"] = Int(median.wall / 1000)
-                counters["\(prefix)FirstScreenThreadCPUMicros"] = Int(runs.map(\.cpu).sorted()[1] / 1000)
-                for (step, seconds) in median.timings { counters["\(prefix)\(step.prefix(1).uppercased() + step.dropFirst())Micros"] = Int(seconds * 1e6) }
-            }
-            return Prepared(
-                subject: subject,
-                baselines: [
-                    Baseline(name: "copyRecords", run: { blackHole(objects.map { $0 }) }, maxSamples: 5),
-                    Baseline(name: "sortInts", run: { blackHole(ints.sorted()) }, maxSamples: 5),
-                ],
-                counters: counters,
-                maxSamples: 5)
-        }
-    }
-
-    /// From the records in memory to the first screen drawn, as `browse
-    /// people.json --section-key city --sort city` does it: 100 sections of
-    /// about 10,000 people each, in the data's order within a city. The
-    /// counters: three openings by city, three sorted by city without
-    /// sections, and three by `--index name` (the English index's sections
-    /// of the names, sorted by its collation).
-    static func firstScreenSectioned() -> Workload {
-        Workload(
-            name: "browse/first-screen-1M-sectioned",
-            summary: "headless-table browse --section-key city --sort city over 1,000,000 people in memory (100 cities; 80 × 24): the order, the sections, the model and the first screen, against copying the records (an array of 1,000,000 objects, each retained) and sorting 1,000,000 Ints; counters for --sort city without sections and for --index name too",
-            targets: [Target(against: "copyRecords", atMost: 6)]
-        ) {
-            let rows = 1_000_000
-            let objects = people(rows, cities: true)
-            let ints = (0..<rows).map { ($0 &* 7919) % rows }
-            func open(_ arguments: [String]) -> BrowseSession {
-                guard let session = try? BrowseSession(arguments: arguments, objects: objects) else {
-                    fatalError("the benchmark's browser could not be made")
-                }
-                session.model.resize(columns: 80, lines: 24)
-                blackHole(session.model.screen())
-                return session
-            }
-            final class Handover: @unchecked Sendable {
-                var session: BrowseSession?
-                init(_ session: BrowseSession) { self.session = session }
-            }
-            let byCity = ["--section-key", "city", "--sort", "city", "people.json"]
-            func subject() {
-                let handover = Handover(open(byCity))
+                let handover = Handover(open(arguments))
                 Thread.detachNewThread {
                     handover.session?.waitForStore()
                     handover.session?.model.waitForSearchIndex()
@@ -185,8 +141,7 @@ enum BrowseWorkloads {
                 }
             }
             var counters: [String: Int] = ["rows": rows]
-            // By city without sections too: what the sections cost over the order.
-            for (prefix, arguments) in [("city", byCity), ("citySortOnly", ["--sort", "city", "people.json"]), ("index", ["--index", "name", "people.json"])] {
+            for (prefix, arguments) in counted {
                 var runs: [(wall: UInt64, cpu: UInt64, timings: [String: Double], sections: Int)] = []
                 for _ in 0..<3 {
                     let (wall, cpu) = (_Monotonic.nanoseconds(), threadCPUNanoseconds())
