@@ -321,8 +321,6 @@ extension TableSnapshot {
             guard duplicates.isEmpty else { throw .duplicateItems(duplicates) }
             if _items[path.section].isEmpty {
                 _items[path.section] = identifiers   // shares the caller's storage: no copy
-            } else if identifiers.count == 1 {
-                _items[path.section].append(identifiers[0])
             } else {
                 _items[path.section].append(contentsOf: identifiers)
             }
