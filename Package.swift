@@ -11,7 +11,11 @@ let package = Package(
     products: [
         .library(name: "HeadlessTable", targets: ["HeadlessTable"]),
         .library(name: "TableDiff", targets: ["TableDiff"]),
+        .library(name: "Records", targets: ["Records"]),
+        .library(name: "PredicateFormat", targets: ["PredicateFormat"]),
         .library(name: "FetchedResults", targets: ["FetchedResults"]),
+        .library(name: "HeadlessTableView", targets: ["HeadlessTableView"]),
+        .library(name: "TableBindings", targets: ["TableBindings"]),
         .library(name: "TableSnapshotTesting", targets: ["TableSnapshotTesting"]),
         .executable(name: "headless-table", targets: ["headless-table"]),
         .executable(name: "table-benchmarks", targets: ["table-benchmarks"]),
@@ -25,15 +29,27 @@ let package = Package(
         // declare their arguments once; parsing, usage and help come from that.
         .target(name: "ToolArguments"),
         // The diff: identities, the linear-time sectioned diff, staged changesets,
-        // and UIKit's batch-update rules on a plain value model. Standard library only
-        // (and the shared internals).
+        // UIKit's batch-update rules on a plain value model, and snapshots.
         .target(name: "TableDiff", dependencies: ["InternalTableUtilities"]),
-        // Records, the embedded store, fetch requests and the fetched results controller.
-        .target(name: "FetchedResults", dependencies: ["TableDiff", "InternalTableUtilities"]),
-        // The table view, reuse, layout and rendering; re-exports the modules above.
-        .target(name: "HeadlessTable", dependencies: ["TableDiff", "FetchedResults", "InternalTableUtilities"]),
+        // Records: `Record`, `RecordValue`, `DynamicObject`, JSON (and its streaming
+        // reader) and the binary form the store's journal writes.
+        .target(name: "Records", dependencies: ["TableDiff", "InternalTableUtilities"]),
+        // The predicate format language over records (as NSPredicate lives in Foundation).
+        .target(name: "PredicateFormat", dependencies: ["Records", "InternalTableUtilities"]),
+        // The store and its journal file, contexts, merge policies, fetch requests,
+        // sorting, collation and the fetched results controller.
+        .target(name: "FetchedResults", dependencies: ["Records", "PredicateFormat", "TableDiff", "InternalTableUtilities"]),
+        // The table without the store: the table view, reuse, layout, rendering and
+        // the diffable data source.
+        .target(name: "HeadlessTableView", dependencies: ["TableDiff", "InternalTableUtilities"]),
+        // Tables bound to fetched results controllers, and search.
+        .target(name: "TableBindings", dependencies: ["HeadlessTableView", "FetchedResults", "InternalTableUtilities"]),
+        // The umbrella: `import HeadlessTable` re-exports every module above.
+        .target(name: "HeadlessTable", dependencies: ["TableDiff", "Records", "PredicateFormat", "FetchedResults", "HeadlessTableView", "TableBindings"]),
         // Text snapshots for XCTest and Swift Testing.
-        .target(name: "TableSnapshotTesting", dependencies: ["HeadlessTable", "InternalTableUtilities"]),
+        .target(name: "TableSnapshotTesting", dependencies: ["InternalTableUtilities"]),
+        // The seeds' photo diary: the tool's demo plays its story, and so does the photo-diary example.
+        .target(name: "PhotoDiary", dependencies: ["HeadlessTable"]),
         // The command-line tool's commands, as a library: tests and benchmarks call them in-process.
         .target(name: "HeadlessTableTool", dependencies: ["HeadlessTable", "PhotoDiary", "InternalTableUtilities", "ToolArguments"]),
         // The command-line tool: a few lines that run HeadlessTableTool.
@@ -45,8 +61,7 @@ let package = Package(
             path: "Benchmarks/TableBenchmarks"
         ),
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),
-        // The seeds' apps. The photo diary's code is a library: the tool's demo plays its story too.
-        .target(name: "PhotoDiary", dependencies: ["HeadlessTable"], path: "Examples/PhotoDiary/Diary"),
+        // The seeds' apps.
         .executableTarget(name: "photo-diary", dependencies: ["PhotoDiary"], path: "Examples/PhotoDiary/App"),
         .executableTarget(name: "to-do", dependencies: ["HeadlessTable"], path: "Examples/ToDo"),
         .executableTarget(name: "groceries", dependencies: ["HeadlessTable"], path: "Examples/Groceries"),
@@ -56,7 +71,7 @@ let package = Package(
         .executableTarget(name: "directory-store", dependencies: ["DirectoryStore"], path: "Examples/DirectoryStore/App"),
 
         // Shared by the test targets: seeded generators and the independent UIKit oracle.
-        .target(name: "TableTestSupport", dependencies: ["TableDiff", "FetchedResults", "InternalTableUtilities"], path: "Tests/TableTestSupport"),
+        .target(name: "TableTestSupport", dependencies: ["TableDiff", "Records", "PredicateFormat", "FetchedResults", "InternalTableUtilities"], path: "Tests/TableTestSupport"),
         // Saves into a store forever, to be killed mid-save by the crash-safety test.
         .executableTarget(name: "store-crash-writer", dependencies: ["TableTestSupport"], path: "Tests/StoreCrashWriter"),
         .testTarget(
@@ -66,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FetchedResultsTests",
-            dependencies: ["FetchedResults", "TableTestSupport", "TableSnapshotTesting", "InternalTableUtilities", "store-crash-writer"],
+            dependencies: ["Records", "PredicateFormat", "FetchedResults", "TableTestSupport", "TableSnapshotTesting", "InternalTableUtilities", "store-crash-writer"],
             exclude: ["__Snapshots__"]
         ),
         .testTarget(

@@ -1,8 +1,10 @@
-import Foundation
-import Testing
-import FetchedResults
 import DirectoryStore
+import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableTestSupport
+import Testing
 
 /// The example adapter keeps the `StorePersistence` contract: saves whole,
 /// other stores' saves picked up (and conflicts found) before writing, a save

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TableSnapshotTesting
 import TableTestSupport
+import Testing
 
 /// Every example, and the tool's demo, run as their own processes: they exit
 /// cleanly, write nothing on standard error, and print what their reviewed

@@ -1,5 +1,7 @@
-import Foundation
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableTestSupport
 import Testing
 

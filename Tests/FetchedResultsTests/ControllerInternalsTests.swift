@@ -1,8 +1,10 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 import TableTestSupport
+import Testing
 
 /// The controller's internals on their own, against simple oracles: the
 /// batch cache, the section runs, and the controller's invariants when a

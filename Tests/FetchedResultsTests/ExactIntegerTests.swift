@@ -1,7 +1,9 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableTestSupport
+import Testing
 
 /// Integers are never rounded: every value from `Int.min` to `UInt64.max`
 /// round-trips through JSON, the store, sorting and the predicate language,

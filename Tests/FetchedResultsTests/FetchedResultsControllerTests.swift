@@ -1,8 +1,10 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 import TableTestSupport
+import Testing
 
 @Suite struct FetchedResultsControllerTests {
     /// A store with notes, and a context on it.

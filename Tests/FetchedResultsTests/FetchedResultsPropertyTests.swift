@@ -1,8 +1,10 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 import TableTestSupport
+import Testing
 
 /// Random inserts, updates (sort and section keys included) and deletes, saved
 /// from several contexts, merged into a view context with a controller. After

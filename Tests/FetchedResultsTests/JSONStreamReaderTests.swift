@@ -1,7 +1,9 @@
+@testable import FetchedResults
 import Foundation
+@testable import PredicateFormat
+@testable import Records
 import TableTestSupport
 import Testing
-@testable import FetchedResults
 
 /// The streaming reader against `JSON.parse` as the oracle: the same values
 /// (kinds, key order) and the same errors (line, column, offset, reason), at

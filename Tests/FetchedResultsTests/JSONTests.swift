@@ -1,6 +1,8 @@
-import Foundation
-import Testing
 @testable import FetchedResults
+import Foundation
+@testable import PredicateFormat
+@testable import Records
+import Testing
 
 @Suite struct JSONTests {
     @Test func valuesKeepTheirKinds() throws {

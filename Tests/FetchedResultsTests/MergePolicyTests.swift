@@ -1,8 +1,10 @@
+import FetchedResults
 import Foundation
 import InternalTableUtilities
-import Testing
-import FetchedResults
+import PredicateFormat
+import Records
 import TableTestSupport
+import Testing
 
 /// Conflicting saves under each of Core Data's merge policies; stores sharing
 /// a file; the context's notifications.

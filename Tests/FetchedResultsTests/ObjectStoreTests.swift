@@ -11,6 +11,8 @@ import Musl
 import InternalTableUtilities
 import Testing
 import FetchedResults
+import Records
+import PredicateFormat
 import TableTestSupport
 
 @Suite struct ObjectStoreTests {

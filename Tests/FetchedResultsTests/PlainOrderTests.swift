@@ -1,7 +1,9 @@
-import Foundation
-import Testing
 @testable import FetchedResults
+import Foundation
+@testable import PredicateFormat
+@testable import Records
 import TableTestSupport
+import Testing
 
 /// The plain string order against an oracle that normalizes whole strings
 /// (the standard library's NFC) and compares their bytes: every pair of

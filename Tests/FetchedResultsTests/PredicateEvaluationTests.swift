@@ -1,7 +1,9 @@
+import FetchedResults
 import Foundation
 import InternalTableUtilities
+import PredicateFormat
+import Records
 import Testing
-import FetchedResults
 
 /// What predicates mean: every operator, option, quantifier, aggregate and
 /// function, with their corner cases (nil, empty collections, mixed numbers,

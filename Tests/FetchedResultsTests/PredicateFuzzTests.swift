@@ -1,7 +1,9 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableTestSupport
+import Testing
 
 /// Random and mutated format strings: each parses or gets a syntax error,
 /// and each predicate evaluates or gets an evaluation error — never a crash,

@@ -1,8 +1,10 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableSnapshotTesting
 import TableTestSupport
+import Testing
 
 /// The format language's grammar: what parses to what, the canonical text and
 /// its round trip, and the error every malformed string gets.

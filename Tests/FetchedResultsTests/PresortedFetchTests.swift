@@ -1,7 +1,9 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableTestSupport
+import Testing
 
 /// A fetch whose records are already in order skips its sort (exact first
 /// keys rising strictly); the order must be the sort's all the same — ties,

@@ -1,7 +1,9 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableDiff
+import Testing
 
 /// The README's tour of FetchedResults, as written there (a temporary file for
 /// the store): it compiles, and does what the README says.

@@ -1,7 +1,9 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableTestSupport
+import Testing
 
 struct Author: Record, Codable {
     var id: Int

@@ -1,8 +1,10 @@
-import Foundation
-import Testing
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 import TableTestSupport
+import Testing
 
 /// Changing a controller's request (Core Data's cache rules), filtering
 /// records with a format predicate, and the narrowing rule of searches.

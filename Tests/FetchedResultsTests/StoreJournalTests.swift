@@ -10,6 +10,8 @@ import Musl
 #endif
 import Testing
 import FetchedResults
+import Records
+import PredicateFormat
 import TableTestSupport
 
 /// The journal file: saves cost the change, damage is an error, a torn tail

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
+@testable import HeadlessTableTool
 import TableSnapshotTesting
 import TableTestSupport
+import Testing
 import ToolArguments
-@testable import HeadlessTableTool
 
 /// The conventions of command-line tools, from the declarations: help and
 /// version, `--name=value`, `--`, `-`, did-you-mean, ranges, options that

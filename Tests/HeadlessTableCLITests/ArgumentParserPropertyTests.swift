@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import TableTestSupport
-import ToolArguments
 @testable import HeadlessTableTool
+import TableTestSupport
+import Testing
+import ToolArguments
 
 /// The parser and its edit distance against independent oracles, on seeded
 /// random inputs.

@@ -1,8 +1,8 @@
 import Foundation
 import HeadlessTable
+@testable import HeadlessTableTool
 import TableTestSupport
 import Testing
-@testable import HeadlessTableTool
 import ToolArguments
 
 /// python3 on the PATH, if there is one.

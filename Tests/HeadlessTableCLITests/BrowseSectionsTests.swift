@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import HeadlessTable
-import TableTestSupport
 @testable import HeadlessTableTool
+import TableTestSupport
+import Testing
 
 /// browse's sections in memory (`--section-key KEY`, `--index KEY`), made
 /// from DATA without a store or a controller, against a fetched results

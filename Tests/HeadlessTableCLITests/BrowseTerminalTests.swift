@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import HeadlessTable
-import TableTestSupport
 @testable import HeadlessTableTool
+import TableTestSupport
+import Testing
 
 /// tmux, if this machine has it.
 let tmuxPath: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/opt/homebrew/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }

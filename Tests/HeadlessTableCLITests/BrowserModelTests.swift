@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import HeadlessTable
-import TableTestSupport
 @testable import HeadlessTableTool
+import TableTestSupport
+import Testing
 import ToolArguments
 
 /// The browser's model driven headless by random key sequences, against an

@@ -1,8 +1,8 @@
 import Foundation
-import InternalTableUtilities
 import HeadlessTable
-import TableTestSupport
 @testable import HeadlessTableTool
+import InternalTableUtilities
+import TableTestSupport
 
 /// What a run of the command printed, and its exit status.
 typealias CLIResult = BuiltExecutable.Result

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import HeadlessTable
-import TableTestSupport
 @testable import HeadlessTableTool
+import TableTestSupport
+import Testing
 
 /// Random fetch-result pairs through `headless-table diff --format json`, each
 /// replayed from the JSON alone by an independent checker under UIKit's rules.

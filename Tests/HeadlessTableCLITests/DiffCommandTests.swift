@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import HeadlessTable
+@testable import HeadlessTableTool
 import TableSnapshotTesting
 import TableTestSupport
-@testable import HeadlessTableTool
+import Testing
 
 @Suite struct DiffCommandTests {
     // MARK: Output

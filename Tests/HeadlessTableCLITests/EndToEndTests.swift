@@ -1,8 +1,8 @@
 import Foundation
-import Testing
+@testable import HeadlessTableTool
 import TableSnapshotTesting
 import TableTestSupport
-@testable import HeadlessTableTool
+import Testing
 
 /// The built tool, run as a separate process: exit statuses and streams.
 @Suite struct EndToEndTests {

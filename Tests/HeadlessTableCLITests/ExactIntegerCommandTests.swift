@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import TableTestSupport
 @testable import HeadlessTableTool
+import TableTestSupport
+import Testing
 
 /// The tool reads and prints every 64-bit integer exactly, and refuses a
 /// larger one with a message, never a rounded double.

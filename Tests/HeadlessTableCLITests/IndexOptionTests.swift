@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import HeadlessTable
+@testable import HeadlessTableTool
 import TableSnapshotTesting
 import TableTestSupport
-@testable import HeadlessTableTool
+import Testing
 import ToolArguments
 
 /// `--index KEY [--locale L]` on `query`, `render` and `browse`: sections by a

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import HeadlessTable
-import TableTestSupport
 @testable import HeadlessTableTool
+import TableTestSupport
+import Testing
 
 @Suite struct QueryCommandTests {
     static let people = #"""

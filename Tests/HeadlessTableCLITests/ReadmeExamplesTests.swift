@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TableTestSupport
+import Testing
 
 /// Every command-line example in the README, run as printed.
 ///

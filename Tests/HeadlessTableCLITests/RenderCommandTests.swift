@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import HeadlessTable
+@testable import HeadlessTableTool
 import TableSnapshotTesting
 import TableTestSupport
-@testable import HeadlessTableTool
+import Testing
 
 /// `render` and `diff --render`: tables drawn from JSON, reviewed as snapshots,
 /// and every misuse refused with a message and nothing on standard output.

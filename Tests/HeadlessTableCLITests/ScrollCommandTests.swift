@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 @testable import HeadlessTableTool
+import Testing
 
 @Suite struct ScrollCommandTests {
     struct Stats: Decodable, Equatable {

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// A fetched results controller bound to a table, under random saves from
 /// several contexts: after every change the table holds the controller's

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// A request changed under a bound table: one batch, replayed under UIKit's
 /// rules by the independent oracle, turns the table shown into the new results.

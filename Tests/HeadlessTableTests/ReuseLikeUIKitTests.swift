@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// Reuse as UIKit does it for the code the seeds write: cells made by hand
 /// after a nil dequeue are queued by their identifier and handed back; a jump

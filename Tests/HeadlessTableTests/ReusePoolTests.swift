@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// Reuse: nil versus throwing dequeues, prepareForReuse exactly once per reuse,
 /// LIFO queues per identifier, class and template registrations (template

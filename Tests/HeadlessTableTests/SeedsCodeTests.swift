@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// The table code the seeds teach, written as they write it, against the
 /// library: the hand-written fetched results delegate (Listings 4.54/4.55 of

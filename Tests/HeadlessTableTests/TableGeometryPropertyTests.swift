@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// Heights the delegate, a cell or a template gives are checked as the
 /// settings are: a NaN, infinite or negative one is refused with a typed error

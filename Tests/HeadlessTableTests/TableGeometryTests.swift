@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// Every geometry input is checked the same way: NaN, infinities and negative
 /// numbers are a typed error, and the table is left as it was.

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableSnapshotTesting
 import TableTestSupport
+import Testing
 
 /// Searches as `UISearchController` does them: scopes, flat or sectioned
 /// results, the search field on both tables, and typing on that filters the

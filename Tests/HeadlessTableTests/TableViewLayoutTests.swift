@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// Layout queries and the window against a brute-force model, on random
 /// tables with random heights; cells only for rows in the window; the bound

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// Batches on tables of many sections: the layout a batch leaves (changing
 /// only the sections it touches, a few chunks of sections) is the layout of

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// What a review of the table found worth pinning down: failures after a batch
 /// passes its check, the pool's accounts after data source errors, estimates

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// Batch updates through a table: they agree with TableDiff's value model
 /// (what UIKit shows: moved rows keep their content, reloaded and inserted

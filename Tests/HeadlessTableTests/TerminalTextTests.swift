@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import HeadlessTable
 import TableTestSupport
+import Testing
 
 /// Terminal columns and line templates.
 @Suite struct TerminalTextTests {

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import XCTest
 import HeadlessTable
 import TableSnapshotTesting
 import TableTestSupport
+import Testing
+import XCTest
 
 /// What the text renderer draws, as reviewed snapshots, and the rules every
 /// drawing keeps: exact widths, a final newline, the same bytes for the same state.

@@ -1,5 +1,7 @@
-import Foundation
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableTestSupport
 
 // store-crash-writer PATH ROWS: saves ever newer versions of ROWS rows into the

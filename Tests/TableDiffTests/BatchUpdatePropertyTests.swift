@@ -1,6 +1,6 @@
-import Testing
 import TableDiff
 import TableTestSupport
+import Testing
 
 /// Random batches, built by simulating UIKit forward (what leaves, what arrives
 /// where), then sometimes corrupted: the library's checks, its application to a

@@ -1,6 +1,6 @@
-import Testing
 import TableDiff
 import TableTestSupport
+import Testing
 
 /// Every consistency error, with UIKit's exact words.
 @Suite struct BatchUpdateValidationTests {

@@ -1,6 +1,6 @@
-import Testing
 @testable import TableDiff
 import TableTestSupport
+import Testing
 
 /// Both ways of choosing the rows that stay — row by row (patience sorting) and
 /// run by run (heaviest increasing runs) — against an O(n²) longest increasing

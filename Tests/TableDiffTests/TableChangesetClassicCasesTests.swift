@@ -1,7 +1,7 @@
-import Testing
 import TableDiff
-import TableTestSupport
 import TableSnapshotTesting
+import TableTestSupport
+import Testing
 
 /// The classic cases, as text snapshots: read them like code.
 @Suite struct TableChangesetClassicCasesTests {

@@ -1,6 +1,6 @@
-import Testing
 import TableDiff
 import TableTestSupport
+import Testing
 
 /// Every small case: every permutation of up to 5 rows, with every split of the
 /// old and the new rows into up to 3 sections; every arrangement of a subset of

@@ -1,6 +1,6 @@
-import Testing
 import TableDiff
 import TableTestSupport
+import Testing
 
 /// Random pairs of tables: every changeset is replayed by the UIKit oracle.
 @Suite struct TableChangesetPropertyTests {

@@ -1,7 +1,7 @@
-import Testing
 import TableDiff
 import TableSnapshotTesting
 import TableTestSupport
+import Testing
 
 /// A snapshot written the naive way, with arrays and linear searches: what
 /// every `TableSnapshot` call must do, and which misuse it must refuse.

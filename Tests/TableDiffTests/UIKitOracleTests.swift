@@ -1,6 +1,6 @@
-import Testing
 import TableDiff
 import TableTestSupport
+import Testing
 
 /// The oracle must catch broken changesets, or the property tests prove nothing.
 @Suite struct UIKitOracleTests {

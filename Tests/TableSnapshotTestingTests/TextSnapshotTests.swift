@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import TableSnapshotTesting
+import Testing
 
 @Suite struct TextSnapshotTests {
     func temporaryFolder() -> String {

@@ -1,5 +1,7 @@
-import Foundation
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 
 /// A test record: a note in a group, with a rank, a title and a content version.

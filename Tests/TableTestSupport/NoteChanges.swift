@@ -1,4 +1,6 @@
 import FetchedResults
+import PredicateFormat
+import Records
 
 /// A burst of random changes to notes in one context, as the controller,
 /// binding and data source property tests make them: inserts, deletes, and

@@ -1,6 +1,8 @@
-import Foundation
-import FetchedResults
 import DirectoryStore
+import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 
 // directory-store [FOLDER]: an ObjectStore kept by your own persistence — here
 // a folder with one JSON file per record (DirectoryPersistence) — used exactly

@@ -1,5 +1,7 @@
-import Foundation
 import FetchedResults
+import Foundation
+import PredicateFormat
+import Records
 
 /// An example of your own persistence behind an `ObjectStore`: a folder with
 /// one JSON file per record.

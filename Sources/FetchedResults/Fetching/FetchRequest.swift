@@ -1,4 +1,6 @@
 import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 
 /// What to fetch: which records (a predicate), in what order (sort keys), and
@@ -75,7 +77,7 @@ public struct RecordPredicate<R: Record>: Sendable {
     }
 
     /// The records a format predicate matches (`$VARIABLES` must be bound:
-    /// see ``FormatPredicate/substituting(_:)``).
+    /// see `FormatPredicate/substituting(_:)`).
     public init(_ predicate: FormatPredicate) {
         kind = .format(predicate)
         fingerprint = predicate.predicateFormat
@@ -83,7 +85,7 @@ public struct RecordPredicate<R: Record>: Sendable {
 
     /// The records matching a format string, its arguments substituted left to right.
     ///
-    /// - Throws: ``PredicateSyntaxError`` for a malformed string or too few arguments.
+    /// - Throws: `PredicateSyntaxError` for a malformed string or too few arguments.
     public init(format: String, _ arguments: any RecordValueConvertible...) throws(PredicateSyntaxError) {
         self.init(try FormatPredicate(format: format, arguments: arguments.map(\.recordValue)))
     }

@@ -1,4 +1,6 @@
 import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 
 // Following the context: each change in phases — what each identity was and

@@ -1,3 +1,5 @@
+import PredicateFormat
+import Records
 import TableDiff
 
 // Invariant checks, swift-collections style: compiled in debug builds (or any

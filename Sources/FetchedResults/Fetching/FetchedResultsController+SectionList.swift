@@ -1,3 +1,6 @@
+import PredicateFormat
+import Records
+import TableDiff
 // The sections followed object by object: a change moves a few objects, and
 // the sections change where they leave and arrive — not made again from the
 // whole order, and not copied: a report reads the few sections it needs from

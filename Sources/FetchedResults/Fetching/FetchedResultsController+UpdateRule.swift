@@ -1,3 +1,5 @@
+import PredicateFormat
+import Records
 import TableDiff
 
 /// An object in the results before and after a change.

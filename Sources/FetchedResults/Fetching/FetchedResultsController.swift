@@ -1,5 +1,7 @@
 import Foundation
 import InternalTableUtilities
+import PredicateFormat
+import Records
 import TableDiff
 
 /// A sorted, sectioned view of the records of a context that tells its delegate

@@ -1,4 +1,6 @@
 import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 
 /// What happened to a section or an object, as Core Data reports it.

@@ -1,3 +1,6 @@
+import PredicateFormat
+import Records
+import TableDiff
 /// The last few batches of records a controller with a batch size read on
 /// demand, by batch number: reading a batch not held reads it whole and
 /// drops the batch read longest ago when more than `capacity` are held

@@ -1,3 +1,5 @@
+import PredicateFormat
+import Records
 import TableDiff
 
 /// A change of a controller's results as its delegate is told it: the

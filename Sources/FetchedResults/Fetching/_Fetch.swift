@@ -1,4 +1,6 @@
 import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 
 /// A fetch request made ready: readers resolved, predicate ready.

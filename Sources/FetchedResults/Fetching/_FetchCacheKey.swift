@@ -1,3 +1,6 @@
+import PredicateFormat
+import Records
+import TableDiff
 /// What identifies a request's results in the store's cache (see
 /// `FetchedResultsController.cacheName`): the record type, the predicate,
 /// the sort keys, the sections, the offset and the limit. The batch size is

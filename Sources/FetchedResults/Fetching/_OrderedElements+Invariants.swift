@@ -1,4 +1,7 @@
 import InternalTableUtilities
+import PredicateFormat
+import Records
+import TableDiff
 
 // Invariant checks, swift-collections style: compiled in debug builds (or any
 // build with `-Xswiftc -DHEADLESS_TABLE_INTERNAL_CHECKS`), empty otherwise.

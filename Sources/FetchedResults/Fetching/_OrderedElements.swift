@@ -1,4 +1,7 @@
 import InternalTableUtilities
+import PredicateFormat
+import Records
+import TableDiff
 /// One fetched object as a controller keeps it: what places it (its record,
 /// when kept, is beside it in its chunk).
 @usableFromInline

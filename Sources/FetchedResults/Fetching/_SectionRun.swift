@@ -1,3 +1,6 @@
+import PredicateFormat
+import Records
+import TableDiff
 /// A section of a controller's results, or a run of consecutive elements
 /// with one section name: the name and how many objects it holds.
 @usableFromInline

@@ -1,3 +1,6 @@
+import PredicateFormat
+import Records
+import TableDiff
 /// Sections made from section names in order: consecutive equal names make
 /// one run (one section). The one place that knows what a run is, and that
 /// a name starting a second run is out of order (the first sort key does not

@@ -1,3 +1,6 @@
+import PredicateFormat
+import Records
+import TableDiff
 /// Ordering the matches of a fetch: a radix sort on keys of the first two sort
 /// values, then a comparison sort of each run the keys leave tied.
 

@@ -1,5 +1,8 @@
 import Foundation
 import InternalTableUtilities
+import PredicateFormat
+import Records
+import TableDiff
 
 /// The store's file: a checksummed snapshot followed by an append-only
 /// journal, shared safely between stores and processes.

@@ -1,4 +1,7 @@
 import Foundation
+import PredicateFormat
+import Records
+import TableDiff
 
 /// What a save does with records that changed in the store since its context
 /// read them: Core Data's merge policies (`NSMergePolicy`).

@@ -1,5 +1,7 @@
 import Foundation
 import InternalTableUtilities
+import PredicateFormat
+import Records
 import TableDiff
 
 extension Notification.Name {

@@ -1,6 +1,8 @@
 import Foundation
-import TableDiff
 import InternalTableUtilities
+import PredicateFormat
+import Records
+import TableDiff
 
 /// The embedded object store: records of one type, in memory, kept by a
 /// persistence — a journal file, your own database, or nothing.

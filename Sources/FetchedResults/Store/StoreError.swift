@@ -1,4 +1,6 @@
 import Foundation
+import PredicateFormat
+import Records
 import TableDiff
 
 /// Why a store could not open, save, or accept a change. The store and the

@@ -1,4 +1,7 @@
 import Foundation
+import PredicateFormat
+import Records
+import TableDiff
 
 /// Where an ``ObjectStore`` keeps its records between launches: the seam for
 /// an app's own database.

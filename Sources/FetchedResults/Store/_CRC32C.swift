@@ -1,3 +1,6 @@
+import PredicateFormat
+import Records
+import TableDiff
 /// CRC-32C (Castagnoli): the checksum of every part of a journal file.
 ///
 /// The reflected polynomial 0x82F63B78, initial value and final XOR

@@ -1,3 +1,6 @@
+import PredicateFormat
+import Records
+import TableDiff
 /// Results a fetched results controller computed, kept in the store by cache
 /// name: for which request, whether they hold the records, and at which
 /// version of the store.

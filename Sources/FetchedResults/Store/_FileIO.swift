@@ -15,6 +15,9 @@
 //   child process (which would keep it after the store closed).
 
 import Foundation
+import PredicateFormat
+import Records
+import TableDiff
 
 #if canImport(Darwin)
 import Darwin

@@ -1,4 +1,7 @@
 import Foundation
+import PredicateFormat
+import Records
+import TableDiff
 
 // The journal file, byte by byte (the DocC article "The store's file format"
 // says the same for people writing tools):

@@ -1,4 +1,7 @@
 import Foundation
+import PredicateFormat
+import Records
+import TableDiff
 
 /// The store's file before the journal: one JSON document,
 /// `{"format":"HeadlessTable.ObjectStore","version":1,"nextSequence":N,

@@ -1,4 +1,7 @@
 import Foundation
+import PredicateFormat
+import Records
+import TableDiff
 
 /// What a context read of a record before changing it.
 struct _Base<R: Record> {

@@ -1,4 +1,7 @@
 import Foundation
+import PredicateFormat
+import Records
+import TableDiff
 
 /// The section index of a locale: its section titles, the section a string
 /// belongs in, and the order of strings within a section — UIKit's

@@ -1,4 +1,7 @@
 import Foundation
+import PredicateFormat
+import Records
+import TableDiff
 
 /// The weights of one letter (or other unit of text) in a collation key.
 struct _CollationWeights: Sendable {

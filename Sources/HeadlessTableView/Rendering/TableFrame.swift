@@ -1,0 +1,161 @@
+import TableDiff
+/// What a table shows at one moment — the headers, rows and footers meeting
+/// its window, with their places and content, and the state around them (the
+/// section index, a search field, editing) — everything a renderer draws, as
+/// a value.
+///
+/// A ``TableView`` makes one with ``TableView/currentFrame`` and hands it to
+/// its ``TableView/renderer``; a test can also build one by hand.
+///
+/// - Complexity: a frame holds the window's elements only: O(*w*) for a window
+///   of *w* rows, whatever the table's size.
+public struct TableFrame: Hashable, Sendable {
+    /// The distance from the content's top to the window's top.
+    public var contentOffset: Double
+    /// The window's height.
+    public var viewportHeight: Double
+    /// The height of everything.
+    public var contentHeight: Double
+    public var numberOfSections: Int
+    /// The headers, rows and footers meeting the window, top to bottom.
+    public var elements: [Element]
+    /// The section index shown at the side, if any.
+    public var sectionIndexTitles: [String]?
+    /// The text of a search field above the rows; nil when there is none.
+    public var searchText: String?
+    /// Whether rows show their editing controls.
+    public var isEditing: Bool
+    /// The scope buttons under the search field; nil (or empty) for none.
+    public var searchScopeTitles: [String]?
+    /// The scope button selected, an index into ``searchScopeTitles``.
+    public var selectedSearchScopeIndex: Int
+
+    public init(
+        contentOffset: Double = 0, viewportHeight: Double, contentHeight: Double, numberOfSections: Int = 1,
+        elements: [Element], sectionIndexTitles: [String]? = nil, searchText: String? = nil, isEditing: Bool = false,
+        searchScopeTitles: [String]? = nil, selectedSearchScopeIndex: Int = 0
+    ) {
+        self.searchScopeTitles = searchScopeTitles
+        self.selectedSearchScopeIndex = selectedSearchScopeIndex
+        self.contentOffset = contentOffset
+        self.viewportHeight = viewportHeight
+        self.contentHeight = contentHeight
+        self.numberOfSections = numberOfSections
+        self.elements = elements
+        self.sectionIndexTitles = sectionIndexTitles
+        self.searchText = searchText
+        self.isEditing = isEditing
+    }
+
+    /// The paths of the rows in the frame, in order.
+    public var rows: [TablePath] {
+        elements.compactMap { if case .row(let path) = $0.kind { path } else { nil } }
+    }
+
+    /// A header, a row or a footer, where it is in the content.
+    public struct Element: Hashable, Sendable {
+        public enum Kind: Hashable, Sendable {
+            case header(section: Int)
+            case row(TablePath)
+            case footer(section: Int)
+        }
+
+        public var kind: Kind
+        /// Its place in the content (not in the window).
+        public var span: TableView.VerticalSpan
+        /// A header's or footer's title (its view's text, else the data source's).
+        public var title: String?
+        /// A row's cell.
+        public var cell: Cell?
+
+        public init(kind: Kind, span: TableView.VerticalSpan, title: String? = nil, cell: Cell? = nil) {
+            self.kind = kind
+            self.span = span
+            self.title = title
+            self.cell = cell
+        }
+    }
+
+    /// What a row's cell shows.
+    public struct Cell: Hashable, Sendable {
+        public var text: String?
+        public var detailText: String?
+        public var accessory: CellAccessory
+        /// The cell's own layout (``TableViewCell/textLines()``); nil for the
+        /// default one: text, and detail text at the right.
+        public var lines: [TextLine]?
+        public var isSelected: Bool
+        /// The editing control the row shows: `.none` outside editing mode or
+        /// for a row that cannot be edited.
+        public var editingStyle: TableView.EditingStyle
+        /// Whether the row shows a reorder control (editing mode, a movable row).
+        public var showsReorderControl: Bool
+
+        public init(
+            text: String? = nil, detailText: String? = nil, accessory: CellAccessory = .none, lines: [TextLine]? = nil,
+            isSelected: Bool = false, editingStyle: TableView.EditingStyle = .none, showsReorderControl: Bool = false
+        ) {
+            self.text = text
+            self.detailText = detailText
+            self.accessory = accessory
+            self.lines = lines
+            self.isSelected = isSelected
+            self.editingStyle = editingStyle
+            self.showsReorderControl = showsReorderControl
+        }
+    }
+}
+
+/// A batch a table applied: its changes, in UIKit's coordinates (deletes and
+/// reloads before the batch, inserts after, moves from before to after), and
+/// the animation the caller asked for each.
+public struct TableUpdate: Hashable, Sendable {
+    public var batch: BatchUpdate
+    /// The animations asked for, by change; a change without one is `.automatic`.
+    public var animations: [BatchChange: TableView.RowAnimation]
+    /// The rows configured again in place with the batch (paths after it):
+    /// edits that keep their cells — a renderer shows them as edits, not moves.
+    public var reconfiguredRows: [TablePath]
+
+    public init(batch: BatchUpdate, animations: [BatchChange: TableView.RowAnimation] = [:], reconfiguredRows: [TablePath] = []) {
+        self.batch = batch
+        self.animations = animations
+        self.reconfiguredRows = reconfiguredRows
+    }
+
+    /// Every change, in log order (see `BatchUpdate.changes`), then the
+    /// reconfigured rows in order.
+    public var changes: [BatchChange] { batch.changes + Set(reconfiguredRows).sorted().map(BatchChange.reconfigureRow) }
+
+    public func animation(for change: BatchChange) -> TableView.RowAnimation { animations[change] ?? .automatic }
+}
+
+/// What a UI layer implements to draw a table: the table calls it after every
+/// change of what it shows.
+///
+/// ```swift
+/// final class TerminalScreen: TableRenderer {
+///     func display(_ frame: TableFrame) { draw(frame) }
+///     func display(_ update: TableUpdate, from old: TableFrame, to new: TableFrame) {
+///         animate(update.changes, from: old, to: new)
+///     }
+/// }
+/// table.renderer = TerminalScreen()
+/// ```
+///
+/// A table calls exactly one of the two for each change: `display(_:from:to:)`
+/// for a batch update (row and section inserts, deletes, moves and reloads),
+/// `display(_:)` for everything else — a reload, a scroll, a new viewport, a
+/// selection, editing mode, refreshed cells, the search text. It calls
+/// `display(_:)` only when the frame differs from the one it last displayed.
+public protocol TableRenderer: AnyObject {
+    /// Draws the table as it now is.
+    func display(_ frame: TableFrame)
+    /// Shows a batch update, from the frame displayed before it to the frame
+    /// after it. The default draws the frame after.
+    func display(_ update: TableUpdate, from old: TableFrame, to new: TableFrame)
+}
+
+extension TableRenderer {
+    public func display(_ update: TableUpdate, from old: TableFrame, to new: TableFrame) { display(new) }
+}

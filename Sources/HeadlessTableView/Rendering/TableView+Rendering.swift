@@ -1,0 +1,129 @@
+import TableDiff
+extension TableView {
+    /// How a batch's rows and sections come and go on screen, as UIKit names
+    /// it; the table passes it on to its ``renderer`` in a ``TableUpdate``.
+    public enum RowAnimation: String, Hashable, Sendable, CaseIterable {
+        case automatic, fade, right, left, top, bottom, middle, none
+    }
+
+    /// The animation of each kind of change in a batch (UIKit's `with:`
+    /// argument, given once per kind): what a binding passes to
+    /// ``TableView/performBatchUpdates(_:reconfiguring:animations:)``.
+    public struct RowAnimations: Hashable, Sendable {
+        public var insertRows: RowAnimation
+        public var deleteRows: RowAnimation
+        public var reloadRows: RowAnimation
+        public var insertSections: RowAnimation
+        public var deleteSections: RowAnimation
+        public var reloadSections: RowAnimation
+        /// Row and section moves (UIKit animates them itself; a renderer may
+        /// show them as it likes, e.g. fading, as code that moves by deleting
+        /// and inserting does).
+        public var moves: RowAnimation
+
+        /// One animation for every kind.
+        public init(_ animation: RowAnimation) {
+            (insertRows, deleteRows, reloadRows) = (animation, animation, animation)
+            (insertSections, deleteSections, reloadSections) = (animation, animation, animation)
+            moves = animation
+        }
+
+        public init(
+            insertRows: RowAnimation = .automatic, deleteRows: RowAnimation = .automatic, reloadRows: RowAnimation = .automatic,
+            insertSections: RowAnimation = .automatic, deleteSections: RowAnimation = .automatic, reloadSections: RowAnimation = .automatic,
+            moves: RowAnimation = .automatic
+        ) {
+            self.moves = moves
+            (self.insertRows, self.deleteRows, self.reloadRows) = (insertRows, deleteRows, reloadRows)
+            (self.insertSections, self.deleteSections, self.reloadSections) = (insertSections, deleteSections, reloadSections)
+        }
+
+        /// The table's choice for every change.
+        public static let automatic = RowAnimations(.automatic)
+        /// Everything fades: the choice of Apple's Core Data table template.
+        public static let fade = RowAnimations(.fade)
+
+        /// The animation of one change.
+        public func animation(for change: BatchChange) -> RowAnimation {
+            switch change {
+            case .insertRow: insertRows
+            case .deleteRow: deleteRows
+            case .reloadRow: reloadRows
+            case .reconfigureRow: .automatic
+            case .insertSection: insertSections
+            case .deleteSection: deleteSections
+            case .reloadSection: reloadSections
+            case .moveRow, .moveSection: moves
+            }
+        }
+    }
+
+    /// What the table shows now: the headers, rows and footers meeting the
+    /// window, with their content, and the section index, search field and
+    /// editing state.
+    ///
+    /// - Complexity: O(*w* log *n*) for a window of *w* rows; the data source is
+    ///   asked for the window's section titles (and, in editing mode, whether
+    ///   its rows can be edited and moved).
+    public var currentFrame: TableFrame {
+        let top = contentOffset, bottom = contentOffset + viewportHeight
+        func meets(_ span: (y: Double, height: Double)) -> Bool { span.height > 0 && span.y < bottom && span.y + span.height > top }
+        var elements: [TableFrame.Element] = []
+        var next = 0   // the first window row not yet placed
+        for s in layout.sections(from: top, to: bottom) {
+            let header = layout.span(ofHeader: s)
+            if meets(header) {
+                let title = headerViews[s]?.text ?? dataSource?.tableView(self, titleForHeaderInSection: s)
+                elements.append(.init(kind: .header(section: s), span: VerticalSpan(y: header.y, height: header.height), title: title))
+            }
+            while next < windowRows.count, windowRows[next].section == s {
+                let path = windowRows[next]
+                next += 1
+                guard let cell = cells[path] else { continue }
+                let span = layout.span(ofRow: path)
+                elements.append(.init(kind: .row(path), span: VerticalSpan(y: span.y, height: span.height), cell: frameCell(cell, at: path)))
+            }
+            let footer = layout.span(ofFooter: s)
+            if meets(footer) {
+                let title = footerViews[s]?.text ?? dataSource?.tableView(self, titleForFooterInSection: s)
+                elements.append(.init(kind: .footer(section: s), span: VerticalSpan(y: footer.y, height: footer.height), title: title))
+            }
+        }
+        return TableFrame(
+            contentOffset: contentOffset, viewportHeight: viewportHeight, contentHeight: contentHeight,
+            numberOfSections: numberOfSections, elements: elements, sectionIndexTitles: indexTitles,
+            searchText: searchFieldText, isEditing: isEditing,
+            searchScopeTitles: searchScopeTitles, selectedSearchScopeIndex: selectedSearchScopeIndex)
+    }
+
+    func frameCell(_ cell: TableViewCell, at path: TablePath) -> TableFrame.Cell {
+        var style = EditingStyle.none, reorder = false
+        if isEditing, let dataSource, dataSource.tableView(self, canEditRowAt: path) {
+            style = delegate?.tableView(self, editingStyleForRowAt: path) ?? .delete
+            reorder = dataSource.tableView(self, canMoveRowAt: path)
+        }
+        return TableFrame.Cell(
+            text: cell.text, detailText: cell.detailText, accessory: cell.accessory, lines: cell.textLines(),
+            isSelected: selected.contains(path), editingStyle: style, showsReorderControl: reorder)
+    }
+
+    /// Hands the renderer the current frame if it differs from the one it
+    /// last displayed. The table does this after each of its own changes;
+    /// call it after changing a visible cell's content directly.
+    public func displayIfNeeded() {
+        guard let renderer, updateDepth == 0, !isBusy else { return }
+        let frame = currentFrame
+        guard frame != lastDisplayedFrame else { return }
+        lastDisplayedFrame = frame
+        renderer.display(frame)
+    }
+
+    /// Hands the renderer an applied batch, from the frame it last displayed.
+    func display(_ update: TableUpdate, from old: TableFrame?) {
+        guard let renderer else { return }
+        guard !update.changes.isEmpty else { return displayIfNeeded() }
+        let frame = currentFrame
+        lastDisplayedFrame = frame
+        renderer.display(update, from: old ?? frame, to: frame)
+    }
+}

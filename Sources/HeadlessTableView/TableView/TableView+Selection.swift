@@ -1,0 +1,136 @@
+import TableDiff
+import Foundation
+
+extension TableView {
+    // MARK: Selection
+
+    /// The selected row (the first, with multiple selection), if any.
+    public var indexPathForSelectedRow: TablePath? { selected.min() }
+
+    /// The selected rows, in order.
+    public var indexPathsForSelectedRows: [TablePath] { selected.sorted() }
+
+    /// Selects a row from code — no delegate method is called; nil deselects
+    /// every row. With single selection, the row replaces the selection.
+    ///
+    /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``.
+    public func selectRow(at path: TablePath?, scrollPosition: ScrollPosition = .none) throws {
+        defer { displayIfNeeded() }
+        guard let path else {
+            for row in selected { cells[row]?.isSelected = false }
+            selected.removeAll()
+            return
+        }
+        try check(path)
+        guard allowsSelection else { return }
+        if !allowsMultipleSelection {
+            for row in selected where row != path { cells[row]?.isSelected = false }
+            selected.removeAll()
+        }
+        selected.insert(path)
+        cells[path]?.isSelected = true
+        if scrollPosition != .none { try scrollToRow(at: path, at: scrollPosition) }
+    }
+
+    /// Deselects a row from code (no delegate method is called).
+    public func deselectRow(at path: TablePath) {
+        defer { displayIfNeeded() }
+        selected.remove(path)
+        cells[path]?.isSelected = false
+    }
+
+    /// What a tap on a row does: `willSelectRowAt` may redirect or refuse the
+    /// selection, the previous selection is deselected (single selection; the
+    /// delegate hears of it), the row is selected, and `didSelectRowAt` follows.
+    /// With multiple selection, a tap on a selected row deselects it.
+    ///
+    /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``.
+    public func tapRow(at path: TablePath) throws {
+        defer { displayIfNeeded() }
+        try check(path)
+        guard allowsSelection, !isEditing else { return }
+        if allowsMultipleSelection, selected.contains(path) {
+            try userDeselect(path)
+            return
+        }
+        let target = delegate.map { $0.tableView(self, willSelectRowAt: path) } ?? path
+        guard let target else { return }
+        try check(target)
+        if !allowsMultipleSelection {
+            for row in selected.sorted() where row != target { try userDeselect(row) }
+        }
+        guard !selected.contains(target) else { return }
+        selected.insert(target)
+        cells[target]?.isSelected = true
+        delegate?.tableView(self, didSelectRowAt: target)
+    }
+
+    func userDeselect(_ path: TablePath) throws {
+        let target = delegate.map { $0.tableView(self, willDeselectRowAt: path) } ?? path
+        guard let target, selected.contains(target) else { return }
+        selected.remove(target)
+        cells[target]?.isSelected = false
+        delegate?.tableView(self, didDeselectRowAt: target)
+    }
+
+    // MARK: Editing
+
+    /// Turns editing mode on or off (cells show it through ``TableViewCell/isEditing``).
+    public func setEditing(_ editing: Bool) {
+        defer { displayIfNeeded() }
+        isEditing = editing
+        for cell in cells.values { cell.isEditing = editing }
+    }
+
+    /// What a swipe-to-delete (or an insert control) does: the data source
+    /// commits the edit — removing the object and the row through the normal
+    /// update path. Afterwards the table's counts must agree with the data
+    /// source's.
+    ///
+    /// - Throws: ``TableViewError/notEditable(_:)`` when `canEditRowAt` says no;
+    ///   what the data source throws; ``TableViewError/inconsistentUpdate(_:)``
+    ///   when the data source changed its counts without updating the table.
+    public func commit(_ style: EditingStyle, forRowAt path: TablePath) throws {
+        try check(path)
+        guard let dataSource else { throw TableViewError.noDataSource }
+        guard dataSource.tableView(self, canEditRowAt: path) else { throw TableViewError.notEditable(path) }
+        try dataSource.tableView(self, commit: style, forRowAt: path)
+        try checkCountsAgree()
+    }
+
+    /// The user moved a row (drag in editing mode): the data source updates its
+    /// model; the table, which already shows the move, keeps the row's cell and
+    /// checks that the counts add up.
+    ///
+    /// - Throws: ``TableViewError/notEditing`` outside editing mode;
+    ///   ``TableViewError/notMovable(_:)`` when `canMoveRowAt` says no;
+    ///   ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)`` for a
+    ///   destination outside the table after the move;
+    ///   ``TableViewError/inconsistentUpdate(_:)`` when the model's counts do not follow.
+    public func moveRowByUser(from source: TablePath, to destination: TablePath) throws {
+        try check(source)
+        guard isEditing else { throw TableViewError.notEditing }
+        guard let dataSource else { throw TableViewError.noDataSource }
+        guard dataSource.tableView(self, canMoveRowAt: source) else { throw TableViewError.notMovable(source) }
+        var counts = rowCounts
+        counts[source.section] -= 1
+        guard counts.indices.contains(destination.section), destination.row >= 0, destination.row <= counts[destination.section] else {
+            throw TableViewError.invalidIndexPath(destination, sectionCount: counts.count, rowCount: counts.indices.contains(destination.section) ? counts[destination.section] + 1 : nil)
+        }
+        guard source != destination else { return }
+        try dataSource.tableView(self, moveRowAt: source, to: destination)
+        try moveRow(at: source, to: destination)
+    }
+
+    /// Throws when the data source's counts are not the table's.
+    func checkCountsAgree() throws {
+        guard updateDepth == 0, let dataSource else { return }
+        let counts = try Self.counts(of: dataSource, in: self)
+        guard counts != rowCounts else { return }
+        do throws(BatchUpdateError) {
+            _ = try BatchUpdate().validate(rowCountsBefore: rowCounts, rowCountsAfter: counts)
+        } catch {
+            throw TableViewError.inconsistentUpdate(error)
+        }
+    }
+}

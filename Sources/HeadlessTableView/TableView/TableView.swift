@@ -1,0 +1,682 @@
+import TableDiff
+import Foundation
+
+/// A table without a screen: the part of `UITableView` that decides which rows
+/// exist, where they are, which cells show them, and whether a batch update adds
+/// up.
+///
+/// ```swift
+/// let table = TableView(viewportHeight: 600)
+/// try table.register(EntryCell.self, forCellReuseIdentifier: "entry")
+/// table.dataSource = diary
+/// try table.reloadData()
+/// try table.setContentOffset(1_000)            // scrolls: cells for the new rows only
+/// try table.performBatchUpdates {
+///     diary.entries.insert(entry, at: 0)
+///     try table.insertRows(at: [TablePath(row: 0, section: 0)])
+/// }                                            // checked like UIKit; throws UIKit's message
+/// ```
+///
+/// The table asks its ``dataSource`` for counts when it reloads and at the end
+/// of every batch update, and for cells only for the rows in its window — the
+/// rows meeting `[contentOffset, contentOffset + viewportHeight)`. Rows leaving
+/// the window give their cells back to the ``reusePool``; rows entering it get
+/// cells from the data source, which dequeues them. A row's cell is made before
+/// the cells of the rows that left are queued, so the cells alive never exceed
+/// the old window and the new one together (one row more than the window when
+/// scrolling by less than a row).
+///
+/// Layout is a Fenwick tree over sections and chunked ones over rows: the row
+/// at an offset, a row's place, and a row's height changing cost O(log *n*); a
+/// batch update changes only the rows it names (plus O(sections)). Heights are
+/// fixed (``rowHeight``), given per row by the delegate, or — with
+/// ``automaticDimension`` — estimated until the row is shown and then measured
+/// (the cell's ``TableViewCell/preferredHeight``, or its template's).
+///
+/// The table, its cells and its pool belong to one isolation domain (they are
+/// not `Sendable`); errors are ``TableViewError``s, or what the data source throws.
+public final class TableView {
+    /// A row height: measured from each cell as it is shown.
+    public static let automaticDimension: Double = -1
+
+    public enum EditingStyle: Hashable, Sendable { case none, delete, insert }
+    /// Where ``scrollToRow(at:at:)`` puts the row: at the window's top, middle
+    /// or bottom, or just into view.
+    public enum ScrollPosition: Hashable, Sendable { case none, top, middle, bottom }
+
+    public weak var dataSource: (any TableViewDataSource)?
+    public weak var delegate: (any TableViewDelegate)?
+    /// The registrations and reuse queues (shared with a search results table).
+    public let reusePool: ReusePool
+
+    /// The height of every row, or ``automaticDimension``.
+    public var rowHeight: Double = 44
+    /// Rows' height until they are measured, with ``automaticDimension``.
+    public var estimatedRowHeight: Double = 44
+    /// Header and footer heights for sections with a title.
+    public var sectionHeaderHeight: Double = 28
+    public var sectionFooterHeight: Double = 28
+    public var allowsSelection = true
+    public var allowsMultipleSelection = false
+
+    /// The height of the window onto the content: the one given to
+    /// ``init(viewportHeight:reusePool:)`` or ``setViewportHeight(_:)``.
+    public internal(set) var viewportHeight: Double
+    /// The distance from the content's top to the window's top.
+    public internal(set) var contentOffset: Double {
+        get { shown.contentOffset }
+        set { shown.contentOffset = newValue }
+    }
+    /// Whether rows show their editing controls.
+    public internal(set) var isEditing = false
+
+    /// Draws the table: told of every change of what it shows (see
+    /// ``TableRenderer``). Setting one displays the current frame.
+    public var renderer: (any TableRenderer)? {
+        didSet {
+            lastDisplayedFrame = nil
+            displayIfNeeded()
+        }
+    }
+    /// The text of a search field shown above the rows; nil for none. A
+    /// `TableSearch` sets it on its results table.
+    public var searchFieldText: String? {
+        didSet { displayIfNeeded() }
+    }
+    /// The titles of the scope buttons under the search field (as a search
+    /// bar's `scopeButtonTitles`); nil or empty for none. A `TableSearch`
+    /// with scopes sets them while a search is on.
+    public var searchScopeTitles: [String]? {
+        didSet { displayIfNeeded() }
+    }
+    /// The scope button selected, an index into ``searchScopeTitles``.
+    public var selectedSearchScopeIndex = 0 {
+        didSet { displayIfNeeded() }
+    }
+    /// The frame the renderer last displayed.
+    var lastDisplayedFrame: TableFrame?
+
+    // The table's state, grouped by what changes — and rolls back — together
+    // (`TableView+State.swift` names the parts).
+
+    /// What the table shows: counts, layout, the window's rows and cells,
+    /// header and footer views, selection, index titles and offset. A batch
+    /// that fails assigns the value saved before it back.
+    var shown = _Shown()
+    /// The batch being collected, and how deep the batches nest.
+    var batch = _PendingBatch()
+    /// The cell being made and the window being filled: the state machine
+    /// that dequeuing reads.
+    var cellMaking = _CellMaking()
+
+    /// A table with a window `viewportHeight` high, and its own reuse pool or a shared one.
+    ///
+    /// A `viewportHeight` that is NaN, infinite or negative is kept as given
+    /// — as a bad ``rowHeight`` is — and refused by the first operation that
+    /// lays the table out (``reloadData()``, a batch update, a scroll,
+    /// ``reconfigureRows(at:)``) with ``TableViewError/invalidGeometry(_:)``
+    /// naming the viewport height, the table left empty;
+    /// ``setViewportHeight(_:)`` replaces it.
+    public init(viewportHeight: Double = 480, reusePool: ReusePool = ReusePool()) {
+        self.viewportHeight = viewportHeight
+        self.reusePool = reusePool
+    }
+
+    /// A height setting as the layout takes it: ``automaticDimension`` (and,
+    /// as a backstop, anything the check at the operation's start refused)
+    /// is 0.
+    static func sanitized(_ height: Double) -> Double { height.isFinite && height > 0 ? height : 0 }
+
+    /// Checks the geometry settings before an operation lays them out: the
+    /// viewport's height (unless the operation replaces it) — a finite number
+    /// ≥ 0 — and the height settings (``rowHeight``, ``estimatedRowHeight``,
+    /// ``sectionHeaderHeight``, ``sectionFooterHeight``): each a finite number
+    /// ≥ 0, or ``automaticDimension``.
+    func checkGeometrySettings(includingViewport: Bool = true) throws(TableViewError) {
+        do throws(TableGeometryError) {
+            if includingViewport { _ = try _Geometry.checked(viewportHeight, "the viewport height") }
+            _ = try _Geometry.checkedSetting(rowHeight, "rowHeight", allowsAutomatic: true)
+            _ = try _Geometry.checkedSetting(estimatedRowHeight, "estimatedRowHeight", allowsAutomatic: true)
+            _ = try _Geometry.checkedSetting(sectionHeaderHeight, "sectionHeaderHeight", allowsAutomatic: true)
+            _ = try _Geometry.checkedSetting(sectionFooterHeight, "sectionFooterHeight", allowsAutomatic: true)
+        } catch {
+            throw .invalidGeometry(error)
+        }
+    }
+
+    /// `value`, or ``TableViewError/invalidGeometry(_:)`` naming `quantity`
+    /// (made only for the error: a height the delegate gives is checked per row).
+    static func checkedGeometry(_ value: Double, _ quantity: @autoclosure () -> String) throws(TableViewError) -> Double {
+        guard _Geometry.isValid(value) else { throw .invalidGeometry(TableGeometryError(quantity: quantity(), value: value)) }
+        return value
+    }
+
+    // MARK: Registering and dequeuing
+
+    /// Registers a cell class for an identifier (nil unregisters).
+    public func register(_ cellClass: TableViewCell.Type?, forCellReuseIdentifier identifier: String) throws(TableViewError) {
+        try reusePool.register(cellClass, forCellReuseIdentifier: identifier)
+    }
+
+    /// Registers a cell template — a prototype archived once (nil unregisters).
+    public func register(_ template: ViewTemplate?, forCellReuseIdentifier identifier: String) throws(TableViewError) {
+        try reusePool.register(template, forCellReuseIdentifier: identifier)
+    }
+
+    public func register(_ viewClass: TableHeaderFooterView.Type?, forHeaderFooterViewReuseIdentifier identifier: String) throws(TableViewError) {
+        try reusePool.register(viewClass, forHeaderFooterViewReuseIdentifier: identifier)
+    }
+
+    /// A queued cell (after `prepareForReuse()`), else a new one from the
+    /// registration, else nil when nothing is registered.
+    public func dequeueReusableCell(withIdentifier identifier: String) -> TableViewCell? {
+        let cell = takeDepartedCell(identifier) ?? reusePool.dequeueReusableCell(withIdentifier: identifier)
+        if cellMaking.row != nil, let cell { cellMaking.dequeuedMeanwhile.append(cell) }
+        return cell
+    }
+
+    /// A cell for the row being made: a queued one, else a new one.
+    ///
+    /// - Throws: ``TableViewError/unregisteredIdentifier(_:)`` when nothing is
+    ///   registered; ``TableViewError/multipleDequeues(_:)`` on a second dequeue
+    ///   for the same row while it is being made.
+    public func dequeueReusableCell(withIdentifier identifier: String, for indexPath: TablePath) throws(TableViewError) -> TableViewCell {
+        if cellMaking.row == indexPath {
+            if cellMaking.dequeuedForRow { throw .multipleDequeues(indexPath) }
+            cellMaking.dequeuedForRow = true
+            // A reconfigure hands back the row's own cell, as it is.
+            if let cell = cellMaking.reconfiguredCell, cell.reuseIdentifier == identifier {
+                cellMaking.reconfiguredCell = nil
+                return cell
+            }
+        }
+        guard let cell = takeDepartedCell(identifier) ?? reusePool.dequeueReusableCell(withIdentifier: identifier) else {
+            throw .unregisteredIdentifier(identifier)
+        }
+        if cellMaking.row != nil { cellMaking.dequeuedMeanwhile.append(cell) }
+        return cell
+    }
+
+    /// A cell of a row that scrolled out of the window while it fills, for the row being made.
+    func takeDepartedCell(_ identifier: String) -> TableViewCell? {
+        guard cellMaking.row != nil, var list = cellMaking.departedCells[identifier], let (path, cell) = list.popLast() else { return nil }
+        cellMaking.departedCells[identifier] = list
+        cellMaking.takenDepartedCells.append((path, cell))
+        reusePool.cells.count(identifier) { $0.reused += 1 }
+        cell.prepareForReuse()
+        return cell
+    }
+
+    public func dequeueReusableHeaderFooterView(withIdentifier identifier: String) -> TableHeaderFooterView? {
+        reusePool.dequeueReusableHeaderFooterView(withIdentifier: identifier)
+    }
+
+    // MARK: Loading
+
+    /// Asks the data source for everything again: counts, heights, titles, and
+    /// the cells of the window (the window's cells are reused). Clears the
+    /// selection; keeps the offset where the content allows.
+    ///
+    /// Inside a batch, the reload supersedes the batch's changes. If the data
+    /// source fails to make a cell, the error is thrown with the new counts in
+    /// place and an empty window; the next reload tries again.
+    ///
+    /// - Throws: ``TableViewError/invalidGeometry(_:)`` for a geometry setting,
+    ///   or a height the delegate gives, that is NaN, infinite or negative
+    ///   (the new layout is worked out first: nothing changes); for a height a
+    ///   cell measures, as when a cell fails (the new counts, an empty window).
+    ///   What the data source throws.
+    public func reloadData() throws {
+        guard !isBusy else { throw TableViewError.busy }
+        guard let dataSource else { throw TableViewError.noDataSource }
+        try checkGeometrySettings()
+        let counts = try Self.counts(of: dataSource, in: self)
+        // The new layout is made — and the delegate's heights checked — before anything changes.
+        let newLayout = _TableLayout(try counts.indices.map { s throws(TableViewError) in
+            _TableLayout.Section(header: try headerHeight(s), rows: try initialHeights(section: s, count: counts[s]), footer: try footerHeight(s))
+        })
+        defer { displayIfNeeded() }
+        batch.discardChanges()
+        rowCounts = counts
+        layout = newLayout
+        indexTitles = dataSource.sectionIndexTitles(for: self)
+        selected.removeAll()
+        // Every cell goes back to the queue before the window is filled again.
+        for path in windowRows {
+            if let cell = cells.removeValue(forKey: path) { leave(cell, at: path) }
+        }
+        if let carried = shown.carried {
+            shown.carried = [:]
+            for (path, cell) in carried { leave(cell, at: path) }
+        }
+        windowRows = []
+        for (s, view) in headerViews { reusePool.enqueue(view); headerViews[s] = nil }
+        for (s, view) in footerViews { reusePool.enqueue(view); footerViews[s] = nil }
+        contentOffset = clampedOffset(contentOffset)
+        try fillWindow(leaving: [])
+    }
+
+    /// The most rows a section may have: enough for any table, and a bound on
+    /// the memory its layout takes.
+    public static let maximumRowCount = 1 << 28
+
+    /// The data source's counts, checked: all at once when it gives them so
+    /// (one pass), else section by section.
+    static func counts(of dataSource: any TableViewDataSource, in table: TableView) throws(TableViewError) -> [Int] {
+        if let counts = dataSource.numberOfRowsInSections(in: table) {
+            guard counts.count <= maximumRowCount else { throw .tooManyRows(section: nil, count: counts.count) }
+            // One pass for the largest count taken unsigned (a negative one is
+            // larger than any); the first out of range is found after.
+            let largest = counts.withUnsafeBufferPointer { counts in
+                counts.reduce(UInt(0)) { Swift.max($0, UInt(bitPattern: $1)) }
+            }
+            if largest > UInt(maximumRowCount), let s = counts.firstIndex(where: { $0 < 0 || $0 > maximumRowCount }) {
+                throw counts[s] < 0 ? .negativeCount(section: s, count: counts[s]) : .tooManyRows(section: s, count: counts[s])
+            }
+            return counts
+        }
+        let sections = dataSource.numberOfSections(in: table)
+        guard sections >= 0 else { throw .negativeCount(section: nil, count: sections) }
+        guard sections <= maximumRowCount else { throw .tooManyRows(section: nil, count: sections) }
+        return try (0..<sections).map { s throws(TableViewError) in
+            let rows = dataSource.tableView(table, numberOfRowsInSection: s)
+            guard rows >= 0 else { throw .negativeCount(section: s, count: rows) }
+            guard rows <= maximumRowCount else { throw .tooManyRows(section: s, count: rows) }
+            return rows
+        }
+    }
+
+    // MARK: Heights
+
+    // The settings are checked when an operation starts
+    // (`checkGeometrySettings`); a height the delegate, a cell or a template
+    // gives is checked where it is read, and refused naming where it came
+    // from — the operation then leaves the table as it was.
+
+    var estimate: Double { estimatedRowHeight > 0 ? Self.sanitized(estimatedRowHeight) : 44 }
+
+    func headerHeight(_ s: Int) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForHeaderInSection: s) {
+            return try Self.checkedGeometry(h, "the delegate's header height for section \(s)")
+        }
+        return dataSource?.tableView(self, titleForHeaderInSection: s) != nil ? Self.sanitized(sectionHeaderHeight) : 0
+    }
+
+    func footerHeight(_ s: Int) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForFooterInSection: s) {
+            return try Self.checkedGeometry(h, "the delegate's footer height for section \(s)")
+        }
+        return dataSource?.tableView(self, titleForFooterInSection: s) != nil ? Self.sanitized(sectionFooterHeight) : 0
+    }
+
+    /// A row's height before it is shown: the delegate's, else the fixed
+    /// height, else the delegate's estimate, else the table's.
+    func initialHeight(_ path: TablePath) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's height for row \(path)")
+        }
+        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
+        if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's estimated height for row \(path)")
+        }
+        return estimate
+    }
+
+    /// A section's row heights: one height for all when neither the delegate's
+    /// heights nor its estimates are per row (no per-row memory).
+    func initialHeights(section s: Int, count: Int) throws(TableViewError) -> _HeightList {
+        guard count > 0 else { return _HeightList(count: 0, height: 0) }
+        let first = TablePath(row: 0, section: s)
+        let perRow = delegate?.tableView(self, heightForRowAt: first) != nil
+            || (rowHeight == Self.automaticDimension && delegate?.tableView(self, estimatedHeightForRowAt: first) != nil)
+        if perRow { return _HeightList(heights: try (0..<count).map { r throws(TableViewError) in try initialHeight(TablePath(row: r, section: s)) }) }
+        return _HeightList(count: count, height: rowHeight == Self.automaticDimension ? estimate : Self.sanitized(rowHeight))
+    }
+
+    /// A shown row's height: the delegate's, else the fixed height, else the
+    /// cell's measure (its own preferred height, else its template's).
+    func measuredHeight(of cell: TableViewCell, at path: TablePath) throws(TableViewError) -> Double {
+        if let h = delegate?.tableView(self, heightForRowAt: path) {
+            return try Self.checkedGeometry(h, "the delegate's height for row \(path)")
+        }
+        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
+        if let h = cell.preferredHeight {
+            return try Self.checkedGeometry(h, "the preferred height of the cell for row \(path)")
+        }
+        if let identifier = cell.reuseIdentifier, let h = reusePool.preferredHeight(forCellReuseIdentifier: identifier) {
+            return try Self.checkedGeometry(h, "the preferred height of template \"\(identifier)\" for row \(path)")
+        }
+        return try initialHeight(path)
+    }
+
+    // MARK: The window
+
+    /// Sets the viewport's height; the window changes with it.
+    ///
+    /// - Throws: ``TableViewError/invalidGeometry(_:)`` for a height that is
+    ///   NaN, infinite or negative — this one, a setting, or one the delegate
+    ///   or a cell gives for a row entering the window (the table is left as
+    ///   it was) — or what the data source throws making a cell.
+    public func setViewportHeight(_ height: Double) throws {
+        guard !isBusy else { throw TableViewError.busy }
+        let height = try Self.checkedGeometry(height, "the viewport height")
+        try checkGeometrySettings(includingViewport: false)
+        defer { displayIfNeeded() }
+        let (oldHeight, oldOffset) = (viewportHeight, contentOffset)
+        viewportHeight = height
+        do {
+            contentOffset = clampedOffset(contentOffset)
+            try fillWindow(leaving: [])
+        } catch {
+            (viewportHeight, contentOffset) = (oldHeight, oldOffset)
+            throw error
+        }
+    }
+
+    /// Scrolls: the window's top moves to `offset` (kept within the content).
+    /// Rows leaving the window give back their cells; rows entering it get
+    /// cells. If the data source fails to make a cell, nothing moves.
+    ///
+    /// - Throws: ``TableViewError/invalidGeometry(_:)`` for an offset that is
+    ///   NaN, infinite or negative, for such a geometry setting, or for such a
+    ///   height the delegate or a cell gives for a row entering the window
+    ///   (nothing moves); what the data source throws making a cell.
+    /// - Complexity: O(*w* log *n*) for a window of *w* rows.
+    public func setContentOffset(_ offset: Double) throws {
+        guard !isBusy else { throw TableViewError.busy }
+        try checkGeometrySettings()
+        let offset = try Self.checkedGeometry(offset, "the content offset")
+        defer { displayIfNeeded() }
+        let old = contentOffset
+        contentOffset = clampedOffset(offset)
+        do {
+            try fillWindow(leaving: [])
+        } catch {
+            contentOffset = old
+            throw error
+        }
+    }
+
+    func clampedOffset(_ offset: Double) -> Double {
+        Swift.max(0, Swift.min(offset, layout.contentHeight - viewportHeight))
+    }
+
+    /// Scrolls so that a row shows where asked.
+    ///
+    /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``
+    ///   for a row that does not exist.
+    public func scrollToRow(at path: TablePath, at position: ScrollPosition) throws {
+        try check(path)
+        let row = layout.span(ofRow: path)
+        let target: Double
+        switch position {
+        case .top: target = row.y
+        case .middle: target = row.y + row.height / 2 - viewportHeight / 2
+        case .bottom: target = row.y + row.height - viewportHeight
+        case .none:
+            if row.y < contentOffset { target = row.y }
+            else if row.y + row.height > contentOffset + viewportHeight { target = row.y + row.height - viewportHeight }
+            else { return }
+        }
+        try setContentOffset(Swift.max(0, target))
+    }
+
+    /// Makes the window show the rows at the current offset — all or nothing.
+    ///
+    /// The cells of rows entering the window are made first, and measured;
+    /// measured heights can move rows, and the window is then filled again
+    /// until nothing moves. If the data source fails, every cell made here goes
+    /// back to the pool, every height measured here is put back, and the table
+    /// is as it was. Otherwise the cells of rows that left the window — and
+    /// `leaving`, cells of rows an update removed — go back to the pool, and
+    /// the delegate hears of both.
+    func fillWindow(leaving updateLeaving: [(TablePath, TableViewCell)]) throws {
+        guard !isBusy else { throw TableViewError.busy }
+        isBusy = true
+        var window = cells
+        var made: [TablePath: TableViewCell] = [:]
+        var measured: [(TablePath, Double)] = []
+        var offset = contentOffset
+        var wanted: [TablePath] = []
+        // In a staged change, the cells of rows leaving the window are kept
+        // for their rows (not reused), and rows coming back take theirs.
+        var carried = shown.carried
+        cellMaking.departedCells = [:]
+        cellMaking.takenDepartedCells = []
+        defer {
+            cellMaking.departedCells = [:]
+            cellMaking.takenDepartedCells = []
+        }
+        do {
+            while true {
+                wanted = layout.rows(from: offset, to: offset + viewportHeight)
+                // The cells of rows that scrolled out are reused first.
+                let wantedNow = Set(wanted)
+                for (path, cell) in window where carried == nil && !wantedNow.contains(path) && made[path] == nil {
+                    guard let identifier = reusePool.cells.reuseIdentifier(of: cell) else { continue }
+                    window[path] = nil
+                    cellMaking.departedCells[identifier, default: []].append((path, cell))
+                }
+                var moved = false
+                for path in wanted where window[path] == nil {
+                    if let cell = carried?.removeValue(forKey: path) {
+                        window[path] = cell   // back in the window, as it was: no new cell, no new height
+                        continue
+                    }
+                    let cell = try makeCell(path)
+                    window[path] = cell
+                    made[path] = cell
+                    let height = try measuredHeight(of: cell, at: path), old = layout.span(ofRow: path).height
+                    if height != old {
+                        measured.append((path, old))
+                        layout.setHeight(height, ofRow: path)
+                        moved = true
+                    }
+                }
+                if !moved { break }
+                offset = clampedOffset(offset)
+            }
+        } catch {
+            for (path, old) in measured.reversed() { layout.setHeight(old, ofRow: path) }
+            let taken = Set(cellMaking.takenDepartedCells.map { ObjectIdentifier($0.1) })
+            for cell in made.values where !taken.contains(ObjectIdentifier(cell)) { reusePool.enqueue(cell) }
+            restoreDepartedCells()
+            isBusy = false
+            throw error
+        }
+        // Commit.
+        let wantedSet = Set(wanted)
+        var leaving = updateLeaving
+        for list in cellMaking.departedCells.values { leaving += list }
+        for (path, cell) in window where !wantedSet.contains(path) {
+            window[path] = nil
+            // A cell made in an early round for a row a later one moved away was never shown.
+            if made[path] != nil {
+                reusePool.enqueue(cell)
+            } else if carried != nil {
+                carried?[path] = cell
+            } else {
+                leaving.append((path, cell))
+            }
+        }
+        shown.carried = carried
+        contentOffset = offset
+        cells = window
+        windowRows = wanted
+        for view in staleViews { reusePool.enqueue(view) }
+        staleViews = []
+        isBusy = false
+        for (path, cell) in cellMaking.takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
+        for path in wanted {
+            guard let cell = made[path] else { continue }
+            cell.isSelected = selected.contains(path)
+            cell.isEditing = isEditing
+            delegate?.tableView(self, willDisplay: cell, forRowAt: path)
+        }
+        for (path, cell) in leaving { leave(cell, at: path) }
+        refreshHeaderAndFooterViews()
+    }
+
+    /// After a failed fill: the cells of rows that scrolled out are the rows'
+    /// again; those already reused for other rows are configured for theirs
+    /// once more (their rows' own cells, through the data source's dequeue).
+    private func restoreDepartedCells() {
+        let taken = cellMaking.takenDepartedCells
+        cellMaking.departedCells = [:]
+        cellMaking.takenDepartedCells = []
+        for (path, cell) in taken {
+            reusePool.cells.reclaim(cell)   // if the data source dequeued it and gave it back
+            let made = try? makeCell(path, reconfiguring: cell)
+            if let made, made !== cell {
+                cells[path] = made
+                reusePool.enqueue(cell)
+            }
+        }
+    }
+
+    /// Asks the data source for a row's cell. Cells it dequeued and did not
+    /// return (all of them, if it fails) go back to the pool.
+    func makeCell(_ path: TablePath, reconfiguring existing: TableViewCell? = nil) throws -> TableViewCell {
+        guard let dataSource else { throw TableViewError.noDataSource }
+        cellMaking.row = path
+        cellMaking.dequeuedForRow = false
+        cellMaking.dequeuedMeanwhile = []
+        cellMaking.reconfiguredCell = existing
+        defer {
+            cellMaking.row = nil
+            cellMaking.reconfiguredCell = nil
+            cellMaking.dequeuedMeanwhile = []
+        }
+        let cell: TableViewCell?
+        do {
+            cell = try dataSource.tableView(self, cellForRowAt: path)
+        } catch {
+            for dequeued in cellMaking.dequeuedMeanwhile { reusePool.enqueue(dequeued) }
+            throw error
+        }
+        for dequeued in cellMaking.dequeuedMeanwhile where dequeued !== cell { reusePool.enqueue(dequeued) }
+        guard let cell else { throw TableViewError.noCell(path) }
+        return cell
+    }
+
+    /// A cell leaves the window: the delegate is told, and the cell is queued.
+    func leave(_ cell: TableViewCell, at path: TablePath) {
+        delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path)
+        reusePool.enqueue(cell)
+    }
+
+    /// Header and footer views for the sections in the window, from the delegate.
+    func refreshHeaderAndFooterViews() {
+        let sections = layout.sections(from: contentOffset, to: contentOffset + viewportHeight)
+        for (s, view) in headerViews where !sections.contains(s) { reusePool.enqueue(view); headerViews[s] = nil }
+        for (s, view) in footerViews where !sections.contains(s) { reusePool.enqueue(view); footerViews[s] = nil }
+        guard let delegate else { return }
+        for s in sections {
+            if headerViews[s] == nil, layout.sections[s].header > 0 { headerViews[s] = delegate.tableView(self, viewForHeaderInSection: s) }
+            if footerViews[s] == nil, layout.sections[s].footer > 0 { footerViews[s] = delegate.tableView(self, viewForFooterInSection: s) }
+        }
+    }
+
+    // MARK: Questions
+
+    public var numberOfSections: Int { rowCounts.count }
+
+    /// The rows of a section as the table shows them (0 for a section that does not exist).
+    public func numberOfRows(inSection section: Int) -> Int {
+        rowCounts.indices.contains(section) ? rowCounts[section] : 0
+    }
+
+    /// The height of everything: headers, rows and footers.
+    public var contentHeight: Double { layout.contentHeight }
+
+    /// A vertical span of the content — its top and its height: where a
+    /// section, header, footer or row is (UIKit gives a `CGRect`; a headless
+    /// table has no horizontal extent).
+    public struct VerticalSpan: Hashable, Sendable, CustomStringConvertible {
+        public var y: Double
+        public var height: Double
+        public init(y: Double, height: Double) {
+            self.y = y
+            self.height = height
+        }
+        public var maxY: Double { y + height }
+        public var description: String { "y \(y), height \(height)" }
+    }
+
+    /// A section's span — header, rows and footer; nil for a section that does not exist.
+    public func rect(forSection section: Int) -> VerticalSpan? {
+        guard rowCounts.indices.contains(section) else { return nil }
+        let span = layout.span(ofSection: section)
+        return VerticalSpan(y: span.y, height: span.height)
+    }
+
+    public func rectForHeader(inSection section: Int) -> VerticalSpan? {
+        guard rowCounts.indices.contains(section) else { return nil }
+        let span = layout.span(ofHeader: section)
+        return VerticalSpan(y: span.y, height: span.height)
+    }
+
+    public func rectForFooter(inSection section: Int) -> VerticalSpan? {
+        guard rowCounts.indices.contains(section) else { return nil }
+        let span = layout.span(ofFooter: section)
+        return VerticalSpan(y: span.y, height: span.height)
+    }
+
+    /// A row's span; nil for a row that does not exist.
+    ///
+    /// - Complexity: O(log *n*).
+    public func rectForRow(at path: TablePath) -> VerticalSpan? {
+        guard isValid(path) else { return nil }
+        let span = layout.span(ofRow: path)
+        return VerticalSpan(y: span.y, height: span.height)
+    }
+
+    /// The row at a distance from the content's top; nil in a header, a footer,
+    /// or outside the content.
+    ///
+    /// - Complexity: O(log *n*).
+    public func indexPathForRow(at y: Double) -> TablePath? { layout.row(at: y) }
+
+    /// The rows in the window, in order.
+    public var indexPathsForVisibleRows: [TablePath] { windowRows }
+
+    /// The cells of the rows in the window, in order.
+    public var visibleCells: [TableViewCell] { windowRows.compactMap { cells[$0] } }
+
+    /// The cell showing a row; nil when the row is not in the window.
+    public func cellForRow(at path: TablePath) -> TableViewCell? { cells[path] }
+
+    /// The row a cell in the window shows; nil for a cell that is not in the
+    /// window (a control in a cell finds its row this way).
+    ///
+    /// - Complexity: O(*w*) for a window of *w* rows.
+    public func indexPath(for cell: TableViewCell) -> TablePath? {
+        windowRows.first { cells[$0] === cell }
+    }
+
+    /// A visible section's header or footer view (from the delegate), if any.
+    public func headerView(forSection section: Int) -> TableHeaderFooterView? { headerViews[section] }
+    public func footerView(forSection section: Int) -> TableHeaderFooterView? { footerViews[section] }
+
+    /// The section index, as the data source gave it at the last reload.
+    public var sectionIndexTitles: [String]? { indexTitles }
+
+    /// The user taps an index title: the table scrolls to the section the data
+    /// source names for it.
+    public func tapSectionIndexTitle(at index: Int) throws {
+        guard let dataSource, let titles = indexTitles, titles.indices.contains(index) else { return }
+        let section = dataSource.tableView(self, sectionForSectionIndexTitle: titles[index], at: index)
+        guard rowCounts.indices.contains(section) else { return }
+        try setContentOffset(layout.top(ofSection: section))
+    }
+
+    func isValid(_ path: TablePath) -> Bool {
+        rowCounts.indices.contains(path.section) && path.row >= 0 && path.row < rowCounts[path.section]
+    }
+
+    func check(_ path: TablePath) throws(TableViewError) {
+        guard isValid(path) else {
+            throw .invalidIndexPath(path, sectionCount: rowCounts.count, rowCount: rowCounts.indices.contains(path.section) ? rowCounts[path.section] : nil)
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import TableDiff
+
+/// A record: the user's own type, with an identity, whose values can be read by
+/// key — for predicates, sort keys and section keys.
+///
+/// Records are usually structs. Reading values goes through ``recordKeys``: a
+/// declared table of keys to Swift key paths is the fast path; a `Codable`
+/// record that declares none reads its values by encoding itself (convenient,
+/// slower). No key-value coding (it does not exist on Linux).
+///
+/// ```swift
+/// struct Entry: Record, Codable {
+///     var id: UUID
+///     var text: String
+///     var created: Date
+///
+///     static let recordKeys: RecordKeys<Entry> = [
+///         "text": RecordKey(\.text),
+///         "created": RecordKey(\.created),
+///     ]
+/// }
+/// ```
+///
+/// Key paths in requests (`"author.name"`, `"media.type"`) read the first key
+/// from the table and go on through nested records and arrays (an array maps
+/// the rest of the path over its elements).
+public protocol Record: Identifiable, Sendable where ID: Sendable {
+    /// How to read this type's values by key.
+    static var recordKeys: RecordKeys<Self> { get }
+}
+
+extension Record where Self: Encodable {
+    /// By default, a `Codable` record reads its values by encoding itself.
+    public static var recordKeys: RecordKeys<Self> { .encoded }
+}
+
+/// One key of a record: how to read its value.
+public struct RecordKey<Root>: @unchecked Sendable {
+    // Key paths are immutable values; the closure only reads through one.
+    @usableFromInline package let read: (Root) -> RecordValue
+    /// Whether the value is always a string or nil (a `String` or `String?`
+    /// property): what proves a search narrowing (see
+    /// ``FormatPredicate/provablyNarrows(_:for:)``).
+    @usableFromInline let isText: Bool
+
+    /// Reads the value at a key path.
+    ///
+    /// (Inlinable, so that the reader is specialized where the record type is
+    /// declared: the key path is then applied directly.)
+    @inlinable
+    public init<Value: RecordValueConvertible>(_ keyPath: KeyPath<Root, Value>) {
+        read = { $0[keyPath: keyPath].recordValue }
+        isText = Value.self == String.self || Value.self == String?.self
+    }
+
+    /// Reads a value computed from the record.
+    @inlinable
+    public init(_ read: @escaping @Sendable (Root) -> RecordValue) {
+        self.read = read
+        isText = false
+    }
+
+}
+
+/// Why a key path cannot be read from a record type.
+public struct RecordKeyError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var keyPath: String
+    public var typeName: String
+    public var knownKeys: [String]
+
+    public var description: String {
+        let first = keyPath.split(separator: ".", omittingEmptySubsequences: false).first.map(String.init) ?? keyPath
+        return "\(typeName) has no key '\(first)'" + (knownKeys.isEmpty ? "" : " (its keys: \(knownKeys.joined(separator: ", ")))")
+    }
+}
+
+/// How to read a record type's values by key: a declared table, or a lookup.
+public struct RecordKeys<Root>: Sendable {
+    enum Storage: @unchecked Sendable {
+        case table([String: RecordKey<Root>])
+        case lookup((Root, String) -> RecordValue?)
+    }
+    let storage: Storage
+
+    /// A declared table of keys: the fast path.
+    public init(_ keys: [String: RecordKey<Root>]) {
+        storage = .table(keys)
+    }
+
+    /// Keys read by a function: `nil` means the record has no such key.
+    public static func lookup(_ value: @escaping @Sendable (Root, String) -> RecordValue?) -> RecordKeys {
+        RecordKeys(storage: .lookup(value))
+    }
+
+    init(storage: Storage) { self.storage = storage }
+
+    /// The declared keys, sorted; nil for a lookup.
+    public var declaredKeys: [String]? {
+        if case .table(let table) = storage { return table.keys.sorted() }
+        return nil
+    }
+
+    /// Whether a key (not a path) is declared as a `String` or `String?` property.
+    package func isTextKey(_ key: String) -> Bool {
+        if case .table(let table) = storage { return table[key]?.isText ?? false }
+        return false
+    }
+
+    /// The value of one key (not a path), or nil when there is no such key.
+    public func value(of root: Root, forKey key: String) -> RecordValue? {
+        switch storage {
+        case .table(let table): return table[key]?.read(root)
+        case .lookup(let lookup): return lookup(root, key)
+        }
+    }
+
+    /// A reader for a key path such as `name` or `author.name`, resolved once.
+    ///
+    /// - Throws: ``RecordKeyError`` when the first key is not in a declared table.
+    public func reader(forKeyPath keyPath: String) throws(RecordKeyError) -> RecordReader<Root> {
+        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let rest = Array(components.dropFirst())
+        let first = components.first ?? keyPath
+        let head: (Root) -> RecordValue
+        switch storage {
+        case .table(let table):
+            guard let key = table[first] else {
+                throw RecordKeyError(keyPath: keyPath, typeName: _typeName(Root.self, qualified: false), knownKeys: table.keys.sorted())
+            }
+            head = key.read
+        case .lookup(let lookup):
+            head = { lookup($0, first) ?? .null }
+        }
+        if rest.isEmpty { return RecordReader(read: head) }
+        return RecordReader { root in head(root).value(atKeyPath: rest[...]) }
+    }
+}
+
+extension RecordKeys: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, RecordKey<Root>)...) {
+        self.init(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+extension RecordKeys where Root: Encodable & Sendable {
+    /// Keys read by encoding the record (the default for `Codable` records).
+    public static var encoded: RecordKeys {
+        .lookup { root, key in
+            (try? RecordValueEncoder().encode(root))?.asRecord?[key]
+        }
+    }
+}
+
+/// A key path of a record type, resolved once: read it with `reader(record)`.
+public struct RecordReader<Root>: @unchecked Sendable {
+    @usableFromInline package let read: (Root) -> RecordValue
+
+    /// The value at the key path in `root`: `.null` when the path leads nowhere.
+    @inlinable
+    public func callAsFunction(_ root: Root) -> RecordValue { read(root) }
+}
+
+extension RecordValue {
+    /// The value at a key path below this one: through records by key, and over
+    /// arrays element by element (the result is then an array). A path through
+    /// anything else is `.null`.
+    public func value(atKeyPath path: ArraySlice<String>) -> RecordValue {
+        guard let key = path.first else { return self }
+        switch self {
+        case .record(let record): return (record[key] ?? .null).value(atKeyPath: path.dropFirst())
+        case .array(let elements): return .array(elements.map { $0.value(atKeyPath: path) })
+        default: return .null
+        }
+    }
+}
+
+/// A record whose fields are known only at run time, identified by one of its
+/// fields: the command-line tool's objects, and tests.
+public struct DynamicObject: Record, Hashable, Codable {
+    public var id: RecordValue
+    public var fields: DynamicRecord
+
+    /// An object whose identity is its `idKey` field (`.null` when it has none).
+    public init(fields: DynamicRecord, idKey: String = "id") {
+        self.fields = fields
+        id = fields[idKey] ?? .null
+    }
+
+    public static let recordKeys = RecordKeys<DynamicObject>.lookup { object, key in object.fields[key] }
+}
+
+extension DynamicObject: TableDiffable {
+    public func isContentEqual(to other: DynamicObject) -> Bool { fields == other.fields }
+}
