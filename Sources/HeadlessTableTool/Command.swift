@@ -38,7 +38,18 @@ package enum HeadlessTableCommand {
             DemoCommand.declaration, BrowseCommand.declaration, DiffCommand.declaration,
             QueryCommand.declaration, RenderCommand.declaration, ScrollCommand.declaration,
         ],
-        notes: InputRules.text)
+        notes: InputRules.text + "\n" + conventions)
+
+    /// How a command line is read, for the tool's help (the reference article
+    /// says the same).
+    static let conventions = """
+        command lines:
+          Options go anywhere after the command, as --width 40 or --width=40; -- ends
+          the options. A misspelt command or option gets a "did you mean". Refused, not
+          ignored: a number outside its range (it is not capped), an option given
+          twice, an option that does not apply (diff --width without --render), and an
+          --arg or --var the predicate does not use.
+        """
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit status.
     package static func run(arguments: [String], output: CommandOutput) -> Int32 {

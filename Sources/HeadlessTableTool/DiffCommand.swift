@@ -20,12 +20,12 @@ enum DiffCommand {
             ReadProgress.quietOption,
         ] + Look.options(requires: "render", height: "the tallest stage, at most 50"),
         discussion: """
-            A fetch result is {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]} or a plain
-            array of objects (one section named ""). A row's content is its whole object: a
-            changed object is a reload. In JSON, paths are [section,row]; deleted, reloaded and
-            moved-from paths are before their stage, inserted and moved-to after it; rowCounts
-            are every section's rows after the stage; duplicates is always [] (duplicate ids
-            are refused).
+            A fetch result is {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]}
+            or a plain array of objects (one section named ""). A row's content is its
+            whole object: a changed object is a reload. In JSON, paths are [section,row];
+            deleted, reloaded and moved-from paths are before their stage, inserted and
+            moved-to after it; rowCounts are every section's rows after the stage;
+            duplicates is always [] (duplicate ids are refused).
             """)
 
     static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {

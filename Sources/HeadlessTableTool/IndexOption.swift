@@ -27,6 +27,16 @@ struct IndexOption {
         ]
     }
 
+    /// What `--index` files where, for the help of the commands that take it.
+    static let discussion = """
+        --index KEY: each object goes into the section of KEY's index title in the
+        locale (English's A…Z # without --locale; German files Ä Ö Ü under A O U;
+        Swedish ends with Å Ä Ö; Russian and Greek have their alphabets, then A…Z).
+        Digits, other scripts and empty values go into #, last; empty sections are
+        left out. Rows are sorted by the collation within a section (--sort keys
+        break ties).
+        """
+
     /// `--index KEY` and `--locale L` as given; nil without `--index KEY`.
     static func parse(_ parsed: ParsedArguments) throws -> IndexOption? {
         let locale = parsed.string("locale")

@@ -3,7 +3,7 @@ import HeadlessTable
 import ToolArguments
 
 /// The rules every command reads its input by, in one place (the tool's
-/// help and the README say them in these words).
+/// help and its reference article, CommandLineTool.md, say them in these words).
 enum InputRules {
     /// For the tool's help.
     static let text = """

@@ -61,7 +61,11 @@ enum ScrollCommand {
             ReadProgress.quietOption,
         ],
         exclusive: [["row-height", "random-heights"], ["step", "jump"]],
-        discussion: "A scroll takes at most \(maximumFrames) frames: a --step that would need more is refused.")
+        discussion: """
+            A scroll takes at most \(maximumFrames) frames: a --step that would need more is \
+            refused. The text's last line, the time per frame (median and maximum), varies \
+            from run to run; --format json leaves it out.
+            """)
 
     static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
         let format = OutputFormat(parsed)

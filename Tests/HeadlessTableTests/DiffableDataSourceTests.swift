@@ -394,8 +394,8 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         #expect(receiver.snapshots.last?.reloadedItemIdentifiers == [0])
     }
 
-    /// The README's snapshot step, as written there.
-    @Test func theReadmeStep() throws {
+    /// The getting-started article's snapshot step, as written there.
+    @Test func theGettingStartedStep() throws {
         let groceries = [1: "Apples", 2: "Bread", 3: "Milk"].mapValues { (name: $0, _: 0) }
         let table = TableView(viewportHeight: 600)
         try table.register(TableViewCell.self, forCellReuseIdentifier: "grocery")
@@ -421,5 +421,22 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         #expect(table.cellForRow(at: TablePath(row: 2, section: 0)) === third)
         #expect(throws: TableSnapshotError<String, Int>.duplicateItems([1])) { try snapshot.appendItems([1]) }
         #expect("\(TableSnapshotError<String, Int>.duplicateItems([1]))" == "Supplied item identifiers are not unique. Duplicate identifiers: 1")
+
+        // The article shows the code above line for line.
+        let shown = #"""
+            let dataSource = try TableViewDiffableDataSource<String, Int>(tableView: table) { table, indexPath, id in
+                let cell = try table.dequeueReusableCell(withIdentifier: "grocery", for: indexPath)
+                cell.text = groceries[id]?.name
+                return cell
+            }
+            var snapshot = TableSnapshot<String, Int>()
+            try snapshot.appendSections(["To buy", "In the basket"])
+            try snapshot.appendItems([1, 2, 3], toSection: "To buy")
+            try dataSource.apply(snapshot)
+            try snapshot.moveItem(2, beforeItem: 1)
+            try snapshot.reconfigureItems([3])
+            try snapshot.appendItems([1])
+            """#
+        #expect(try DocumentedCode.linesMissing(from: "Sources/HeadlessTable/HeadlessTable.docc/GettingStarted.md", shown) == [])
     }
 }

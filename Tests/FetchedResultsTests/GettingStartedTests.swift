@@ -3,11 +3,15 @@ import Foundation
 import PredicateFormat
 import Records
 import TableDiff
+import TableTestSupport
 import Testing
 
-/// The README's tour of FetchedResults, as written there (a temporary file for
-/// the store): it compiles, and does what the README says.
-@Suite struct ReadmeTourTests {
+/// The getting-started article's store and controller (part 3), as written
+/// there (a temporary file for the store): it compiles, and does what the
+/// article says.
+@Suite struct GettingStartedTests {
+    static let article = "Sources/HeadlessTable/HeadlessTable.docc/GettingStarted.md"
+
     struct Entry: Record, Codable, TableDiffable, Equatable {
         var id: UUID
         var text: String
@@ -32,7 +36,7 @@ import Testing
     }
 
     @Test func theTourRuns() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("getting-started-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
 
@@ -64,5 +68,40 @@ import Testing
         #expect(screen.stages == 1)
         // The save is in the file.
         #expect(try ObjectStore<Entry>(fileURL: folder.appendingPathComponent("diary.json")).allObjects() == [first])
+    }
+
+    /// The code above that the article shows, line for line (the test's own
+    /// additions — the temporary folder, the expectations — left out).
+    static let shownCode = #"""
+        struct Entry: Record, Codable, TableDiffable, Equatable {
+            var id: UUID
+            var text: String
+            var created: Date
+            var month: String
+            static let recordKeys: RecordKeys<Entry> = [
+                "text": RecordKey(\.text), "created": RecordKey(\.created), "month": RecordKey(\.month),
+            ]
+        }
+        let view = ObjectContext(store: store, name: "view")
+        let editor = ObjectContext(store: store, name: "editor")
+        try editor.insert(Entry(id: UUID(), text: "Fog over the bridge", created: Date(), month: "November 2026"))
+        let saved = try editor.save()
+        view.mergeChanges(fromContextDidSave: saved)
+        var request = FetchRequest<Entry>(
+            predicate: RecordPredicate { !$0.text.isEmpty },
+            sortKeys: [SortKey("created", ascending: false)])
+        request.fetchBatchSize = 50
+        let controller = FetchedResultsController(fetchRequest: request, context: view, sectionNameKeyPath: "month")
+        controller.delegate = screen
+        try controller.performFetch()
+        let first = try controller.object(at: TablePath(row: 0, section: 0))
+        controller.indexPath(for: first)
+        func controller(_ controller: FetchedResultsController<Entry>, didChange object: Entry,
+                        at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
+        func controller(_ controller: FetchedResultsController<Entry>, didChangeContentWith change: FetchedResultsChange<Entry>) {
+        """#
+
+    @Test func theArticleShowsThisCode() throws {
+        #expect(try DocumentedCode.linesMissing(from: Self.article, Self.shownCode) == [])
     }
 }
