@@ -139,4 +139,18 @@ import Testing
             }
         }
     }
+
+    /// The synopsis the README and the tool's reference show is the one the
+    /// tool's help prints (made from the commands' declarations).
+    @Test func theDocumentedSynopsisIsTheHelps() throws {
+        let help = try BuiltExecutable.run("headless-table", ["--help"], in: Self.root)
+        let lines = help.out.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex { $0.hasPrefix("headless-table demo") })
+        let end = lines[start...].firstIndex(of: "") ?? lines.endIndex
+        let synopsis = "```text\n" + lines[start..<end].joined(separator: "\n") + "\n```\n"
+        for document in ["README.md", "Sources/HeadlessTable/HeadlessTable.docc/CommandLineTool.md"] {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8)
+            #expect(text.contains(synopsis), "\(document) should show the synopsis as --help prints it:\n\(synopsis)")
+        }
+    }
 }
