@@ -27,8 +27,8 @@ enum BrowseCommand {
         options: Query.options(limits: false) + [
             OptionDeclaration("text", .text("KEY"), help: "the field a row shows", defaultNote: "title, name or text"),
             OptionDeclaration("detail", .text("KEY"), help: "a field shown at the right of a row"),
-            OptionDeclaration("store", .text("PATH"), help: "keeps deletes in this store file: a new (or empty) one gets DATA; one that holds objects is browsed as it is, and DATA is refused (remove PATH to load DATA anew)"),
-            .flag("write", help: "writes the remaining objects back to DATA, in its order and atomically, when you quit with q or Ctrl-C after a delete (not when killed by a signal)"),
+            OptionDeclaration("store", .text("PATH"), help: "keeps deletes in this store file: a new or empty one is loaded with DATA, one that holds objects is browsed as it is and refuses DATA"),
+            .flag("write", help: "writes the remaining objects back to DATA, in its order and atomically, on quitting with q or Ctrl-C after a delete; a kill by a signal does not write"),
         ],
         exclusive: [["section-key", "index"], ["store", "write"]],
         discussion: """
@@ -38,7 +38,7 @@ enum BrowseCommand {
             Without --store or --write, deletes are not saved (the status line says so).
             It fills the terminal, redraws when it is resized, and puts it back as it was
             on the way out (also on SIGINT, SIGTERM and SIGHUP).
-            """ + "\n" + IndexOption.discussion)
+            """ + "\n\n" + IndexOption.discussion)
 
     /// browse's own options, taken in one place.
     struct Options {

@@ -38,7 +38,7 @@ package enum HeadlessTableCommand {
             DemoCommand.declaration, BrowseCommand.declaration, DiffCommand.declaration,
             QueryCommand.declaration, RenderCommand.declaration, ScrollCommand.declaration,
         ],
-        notes: InputRules.text + "\n" + conventions)
+        notes: InputRules.text + "\n\n" + conventions)
 
     /// How a command line is read, for the tool's help (the reference article
     /// says the same).

@@ -19,7 +19,7 @@ enum QueryCommand {
             Nested objects are to-one values, arrays to-many, {"$date": "ISO-8601"} a date.
             Without --sort, objects keep the data's order. A malformed predicate, a type
             error while evaluating (name > 5), an unbound variable or bad input exits 1.
-            """ + "\n" + IndexOption.discussion)
+            """ + "\n\n" + IndexOption.discussion)
 
     static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
         let format = OutputFormat(parsed)

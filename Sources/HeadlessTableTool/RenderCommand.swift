@@ -26,7 +26,7 @@ enum RenderCommand {
         discussion: """
             A row's text is its --text field, else its title, name or text, else the object
             without its id.
-            """ + "\n" + IndexOption.discussion)
+            """ + "\n\n" + IndexOption.discussion)
 
     static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
         var query = try Query.parse(parsed)
