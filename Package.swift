@@ -54,10 +54,14 @@ let package = Package(
         .target(name: "HeadlessTableTool", dependencies: ["HeadlessTable", "PhotoDiary", "InternalTableUtilities", "ToolArguments"]),
         // The command-line tool: a few lines that run HeadlessTableTool.
         .executableTarget(name: "headless-table", dependencies: ["HeadlessTableTool"]),
+        // An embedder's workloads, written from the README and the docs: the
+        // HeadlessTable product only, compiled without `package` access (as a
+        // program outside the package is). table-benchmarks runs them.
+        .target(name: "EmbedderBenchmarks", dependencies: ["HeadlessTable"], path: "Benchmarks/EmbedderBenchmarks", packageAccess: false),
         // `swift run -c release table-benchmarks`
         .executableTarget(
             name: "table-benchmarks",
-            dependencies: ["HeadlessTable", "HeadlessTableTool", "InternalTableUtilities", "ToolArguments"],
+            dependencies: ["HeadlessTable", "HeadlessTableTool", "InternalTableUtilities", "ToolArguments", "EmbedderBenchmarks"],
             path: "Benchmarks/TableBenchmarks"
         ),
         .executableTarget(name: "DiffBasics", dependencies: ["HeadlessTable"], path: "Examples/DiffBasics"),

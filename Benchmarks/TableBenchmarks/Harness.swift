@@ -41,6 +41,9 @@ struct Prepared {
     var counters: [String: Int] = [:]
     /// How many samples at most; lower for slow workloads.
     var maxSamples = 25
+    /// Runs before each sample of the subject (and its cold run), not timed:
+    /// what puts the state back for the next one.
+    var setUp: (() -> Void)? = nil
 }
 
 struct Baseline {
@@ -160,14 +163,22 @@ func heapInUse() -> Int? {
 /// as the cold run; and as a sample when it took over a second). Rounds go on
 /// until at least 5 samples and 1 s, or 20 s; each body stops at its own
 /// sample limit.
-func measureInterleaved(_ bodies: [(maxSamples: Int, run: () -> Void)]) -> (samples: [[Double]], cold: [Double]) {
+func measureInterleaved(_ bodies: [(maxSamples: Int, run: () -> Void)], setUp: (() -> Void)? = nil) -> (samples: [[Double]], cold: [Double]) {
     // A monotonic clock that needs no macOS 13 (ContinuousClock does).
     func measure(_ body: () -> Void) -> Double { Double(_Monotonic.measure(body)) }
+    // The first body's set-up (not timed) before each of its runs.
+    let bodies = bodies.enumerated().map { k, body in
+        (maxSamples: body.maxSamples, run: body.run, setUp: k == 0 ? setUp : nil)
+    }
+    func measure(_ body: (maxSamples: Int, run: () -> Void, setUp: (() -> Void)?)) -> Double {
+        body.setUp?()
+        return measure(body.run)
+    }
     let second = 1e9
     var samples = [[Double]](repeating: [], count: bodies.count)
     var cold: [Double] = []
     for (k, body) in bodies.enumerated() {
-        let first = measure(body.run)
+        let first = measure(body)
         cold.append(first)
         if first > second { samples[k].append(first) }
     }
@@ -175,7 +186,7 @@ func measureInterleaved(_ bodies: [(maxSamples: Int, run: () -> Void)]) -> (samp
     while true {
         var ran = false
         for (k, body) in bodies.enumerated() where samples[k].count < body.maxSamples {
-            samples[k].append(measure(body.run))
+            samples[k].append(measure(body))
             ran = true
         }
         let elapsed = Double(_Monotonic.nanoseconds() - start)
@@ -193,7 +204,7 @@ func runWorkload(_ workload: Workload) -> Result {
     let measured = prepared.baselines.filter { $0.run != nil }
     let before = Usage.now()
     let (samples, cold) = measureInterleaved(
-        [(prepared.maxSamples, prepared.subject)] + measured.map { ($0.maxSamples, $0.run!) })
+        [(prepared.maxSamples, prepared.subject)] + measured.map { ($0.maxSamples, $0.run!) }, setUp: prepared.setUp)
     let after = Usage.now()
     var baselines: [String: Percentiles] = [:]
     for (k, baseline) in measured.enumerated() { baselines[baseline.name] = Percentiles(samples[k + 1]) }

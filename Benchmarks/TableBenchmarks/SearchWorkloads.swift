@@ -38,7 +38,7 @@ enum SearchWorkloads {
                 try? search?.update(text: "mü")
                 return search
             }
-            let previous = searches.first?.resultsBinding?.controller.fetchedObjects?.count ?? 0
+            let previous = searches.first?.resultsTable.numberOfRows(inSection: 0) ?? 0
             // One more, to check that the subject narrows and how many it finds.
             let check = searches.removeLast()
             try? check.update(text: "mül")

@@ -40,9 +40,8 @@ public final class DiaryScreen {
     /// the star flipped — an update that reloads that one row.
     func toggleFavorite(_ cell: EntryCell) throws {
         let table = search.isActive ? search.resultsTable : table
-        guard let path = table.indexPath(for: cell),
-            let entry = try (search.isActive ? search.resultsBinding?.controller : binding.controller)?.object(at: path)
-        else { return }
+        guard let path = table.indexPath(for: cell) else { return }
+        let entry = try search.isActive ? search.object(at: path) : binding.controller.object(at: path)
         var starred = entry
         starred.favorite.toggle()
         try context.update(starred)

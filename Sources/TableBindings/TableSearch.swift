@@ -6,57 +6,60 @@ import Records
 import TableDiff
 
 /// A search over a bound table, as `UISearchController` does it: a second
-/// table, ``resultsTable``, showing the objects that also match the search
-/// text — and the selected scope, when there are scope buttons.
+/// table, ``resultsTable``, showing the main table's rows that also match the
+/// search text — and the selected scope, when there are scope buttons.
 ///
 /// ```swift
-/// let search = try TableSearch(binding, format: "name CONTAINS[cd] %@", results: .flat,
+/// let search = try TableSearch(binding, format: "name CONTAINS[cd] %@",
 ///                              scopes: [.init("All"), .init("Friends", predicate: try RecordPredicate(format: "friend == YES"))])
 /// try search.update(text: "jo")       // resultsTable shows the matching people, in one section
 /// try search.selectScope(at: 1)       // … who are friends
-/// try search.update(text: "jos")      // filters the "jo" results, not the store
+/// try search.update(text: "jos")      // scans the "jo" rows, not every row
 /// try search.resultsTable.commit(.delete, forRowAt: TablePath(row: 0, section: 0))
 /// search.cancel()                     // back to the full table
 /// ```
 ///
-/// **Results.** ``ResultsLayout/flat`` shows one section without an index (the
-/// seeds' search, and Contacts'); ``ResultsLayout/sectioned`` keeps the main
-/// table's sections and index. Either way the order is the main table's.
+/// **Results.** The results are the main table's rows that match, in its
+/// order: a list of the main controller's row positions (4 bytes a row),
+/// never a record or a cell per row — a million results cost the window and
+/// the list. ``ResultsLayout/flat`` (the default) shows one section without
+/// an index (the seeds' search, and Contacts'); ``ResultsLayout/sectioned``
+/// keeps the main table's sections and index. A save not yet merged into the
+/// main controller's context shows in neither table.
 ///
 /// **Scopes.** Each ``Scope`` has a title and a predicate (nil: every object,
 /// like an "All" button); the selected scope's predicate is combined with the
-/// text's, and with the main request's. ``selectScope(at:)`` searches again.
+/// text's. ``selectScope(at:)`` searches again.
 ///
 /// **Tables.** The results table shares the main table's reuse pool — its
-/// registrations and cells — its cell provider and its row heights (set its own
-/// delegate for per-row heights: the main one's index paths are not the
-/// results'). Its own fetched results controller runs on the same context with
-/// the same sort keys, so both tables follow every change: a delete from the
-/// results, or a save anywhere. While a search is on, both tables show the
-/// search field (`TableView/searchFieldText`) and the scope buttons
+/// registrations and cells — its cell provider and its row heights: its
+/// delegate asks the main table's delegate for each row's height, with the
+/// row's index path in the main table. Both tables follow every change to
+/// the main controller: a delete from the results, or a save anywhere. While
+/// a search is on, both tables show the search field
+/// (`TableView/searchFieldText`) and the scope buttons
 /// (`TableView/searchScopeTitles`), which the text renderer draws above the
 /// rows (`Search: jo`, `Scope: [All] Friends`).
 ///
-/// **Narrowing.** Typing on usually narrows the search: every object matching
-/// `jos` matches `jo`. Then the search filters its previous results instead of
-/// fetching from the whole store — O(*m*) for *m* previous results instead of
-/// O(*n*) for *n* records. It does so only when that is provably the same as
-/// fetching:
-/// - the text predicate narrows: for a format search, by
-///   `FormatPredicate.provablyNarrows(_:for:)` (the text substituted into
-///   `CONTAINS`, `BEGINSWITH` or `ENDSWITH` of a `String` key, the new text
-///   containing — starting with, ending with — the old one, folded as the
-///   comparison folds); for a closure search, only when the caller opted in
-///   with `narrows` and it says so;
-/// - the scope, and the main table's request (and its last fetch), are the same;
-/// - the results are current: no change in the context waits to be processed,
-///   every save in the store was made or merged in the context, and the
-///   request has no offset or limit.
-/// Otherwise it fetches from the store; ``lastUpdateNarrowed`` says which.
+/// **Search as you type** (see <doc:Searching> for the costs). Each update
+/// takes the fastest way that gives exactly the predicate's answer
+/// (``lastUpdateMethod`` says which):
+/// - the same text (and scope) searched before: its results, remembered
+///   (backspace, an erased field, a word typed again);
+/// - a format of `KEY CONTAINS[cd] %@`, `KEY BEGINSWITH[cd] %@`, `KEY ==[cd] %@`
+///   or the `OR` of such comparisons: the main controller's folded index of
+///   those keys (made off the caller's thread after every fetch, kept current
+///   by every change), scanning the rows an earlier text inside the new one
+///   found, or every row; the predicate decides the few rows the bytes do not
+///   (clusters of several scalars, values that are not strings);
+/// - any other search, or before the index is made: the predicate over the
+///   results of an earlier text it provably narrows
+///   (`FormatPredicate.provablyNarrows(_:for:)`; for a closure search, when
+///   `narrows` says so), or over every row of the main table.
 public final class TableSearch<R: Record & Codable> {
     /// How the results are laid out.
     public enum ResultsLayout: Hashable, Sendable {
-        /// One section, no section index: the seeds' search.
+        /// One section, no section index: the seeds' search (the default).
         case flat
         /// The main table's sections and index.
         case sectioned
@@ -76,12 +79,22 @@ public final class TableSearch<R: Record & Codable> {
         }
     }
 
+    /// How an update found its results.
+    public enum UpdateMethod: Hashable, Sendable {
+        /// The results of the same text and scope, remembered.
+        case remembered
+        /// The folded index, over the rows an earlier text found (that
+        /// text), or over every row (nil).
+        case index(narrowedFrom: String?)
+        /// The predicate, over the results of an earlier text (that text),
+        /// or over every row of the main table (nil).
+        case predicate(narrowedFrom: String?)
+    }
+
     /// The table of results, while a search is on.
     public let resultsTable: TableView
     /// The search text; nil when no search is on.
     public private(set) var text: String?
-    /// The binding of the results (nil when no search is on).
-    public private(set) var resultsBinding: FetchedResultsTableBinding<R>?
     /// Flat or sectioned results.
     public let resultsLayout: ResultsLayout
     /// The scope buttons; empty for none.
@@ -90,80 +103,149 @@ public final class TableSearch<R: Record & Codable> {
     public var searchScopeTitles: [String] { scopes.map(\.title) }
     /// The selected scope button (0 with no scopes).
     public private(set) var selectedSearchScopeIndex = 0
-    /// Whether the last search filtered the previous results (a narrowing)
-    /// instead of fetching from the store.
-    public private(set) var lastUpdateNarrowed = false
+    /// How the last update found its results; nil before one.
+    public private(set) var lastUpdateMethod: UpdateMethod?
+    /// Whether the last update started from earlier results (remembered, or
+    /// narrowed from an earlier text's) instead of every row.
+    public var lastUpdateNarrowed: Bool {
+        switch lastUpdateMethod {
+        case .remembered?: true
+        case .index(let from)?, .predicate(let from)?: from != nil
+        case nil: false
+        }
+    }
+    /// Whether the main controller's folded index for this search is made:
+    /// false for a search the index cannot answer, and until it is made
+    /// after a fetch (updates meanwhile take the predicate, without waiting).
+    public var isSearchIndexReady: Bool {
+        guard let indexedKeys else { return false }
+        return base.controller.searchIndex(indexedKeys) != nil
+    }
 
+    /// The main table's binding.
     let base: FetchedResultsTableBinding<R>
     let makePredicate: (String) throws -> RecordPredicate<R>
-    /// For a format search: the text's predicate as a tree, to prove narrowings.
+    /// For a format search: the text's predicate as a tree.
     let makeFormat: ((String) throws -> FormatPredicate)?
     /// A closure search's opt-in: whether the new text (first) narrows the old.
     let textNarrows: ((String, String) -> Bool)?
-    /// What the current results were made from.
-    var last: (text: String, format: FormatPredicate?, scope: Int, baseGeneration: Int)?
+    /// The keys the main controller indexes for this search; nil when the
+    /// index cannot answer it.
+    let indexedKeys: [String]?
+    let results: _SearchResults<R>
+    let heights: _SearchResultsDelegate<R>
+    let follower: _SearchFollower<R>
+    /// Earlier searches, the latest last, by text and scope.
+    var remembered: [_RememberedSearch<R>] = []
+    /// The main controller's fetch the remembered rows are positions of.
+    var rememberedGeneration = -1
+
+    /// At most this many searches are remembered …
+    static var rememberedLimit: Int { 32 }
+    /// … holding at most this many rows, with this many more for each main row.
+    static var rememberedRowsBase: Int { 1 << 16 }
+    static var rememberedRowsPerRow: Int { 4 }
 
     /// A search whose predicate comes from the search text.
     ///
     /// - Parameters:
-    ///   - binding: the main table's binding: its request, context, cells and table.
-    ///   - results: flat (one section) or sectioned (the main table's) results.
+    ///   - binding: the main table's binding: its controller, cells and table.
+    ///   - results: flat (one section, the default) or sectioned (the main table's) results.
     ///   - scopes: the scope buttons; the first is selected.
     ///   - predicate: the objects matching a search text.
     ///   - narrows: whether every object matching the first text matches the
     ///     second (the old) one too — so that typing on filters the previous
-    ///     results; nil (the default): a closure search always fetches.
+    ///     results; nil (the default): a new text is tested on every row.
     public init(
-        _ binding: FetchedResultsTableBinding<R>, results: ResultsLayout = .sectioned, scopes: [Scope] = [],
+        _ binding: FetchedResultsTableBinding<R>, results: ResultsLayout = .flat, scopes: [Scope] = [],
         predicate: @escaping (String) throws -> RecordPredicate<R>, narrows: ((_ new: String, _ old: String) -> Bool)? = nil
     ) {
         base = binding
         makePredicate = predicate
         makeFormat = nil
         textNarrows = narrows
+        indexedKeys = nil
         resultsLayout = results
         self.scopes = scopes
-        resultsTable = TableSearch.makeResultsTable(for: binding)
+        let made = Self.makeResultsTable(for: binding, layout: results)
+        resultsTable = made.table
+        self.results = made.results
+        heights = made.heights
+        follower = made.follower
+        follower.search = self
     }
 
-    /// A search with a format predicate taking the text as its one argument,
-    /// such as `text CONTAINS[cd] %@`. Typing on narrows by the rule above.
+    /// A search with a format predicate taking the text as its arguments
+    /// (every `%@`), such as `name CONTAINS[cd] %@` or
+    /// `name CONTAINS[cd] %@ OR city CONTAINS[cd] %@`. Searches of the
+    /// indexed forms (see ``TableSearch``) ask the main controller to keep a
+    /// folded index of their keys from now on.
     ///
     /// - Throws: `PredicateSyntaxError` when the format is malformed.
-    public init(_ binding: FetchedResultsTableBinding<R>, format: String, results: ResultsLayout = .sectioned, scopes: [Scope] = []) throws(PredicateSyntaxError) {
-        _ = try FormatPredicate(format: format, arguments: [""])
-        let makeFormat = { (text: String) throws -> FormatPredicate in try FormatPredicate(format: format, arguments: [.string(text)]) }
+    public init(_ binding: FetchedResultsTableBinding<R>, format: String, results: ResultsLayout = .flat, scopes: [Scope] = []) throws(PredicateSyntaxError) {
+        let arguments = max(1, format.components(separatedBy: "%@").count - 1)
+        let probe = try FormatPredicate(format: format, arguments: Array(repeating: .string(""), count: arguments))
+        let makeFormat = { (text: String) throws -> FormatPredicate in
+            try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: arguments))
+        }
         base = binding
         self.makeFormat = makeFormat
         makePredicate = { text in RecordPredicate(try makeFormat(text)) }
         textNarrows = nil
+        if let plan = _IndexedSearch(probe), binding.controller.startIndexing(plan.keys) {
+            indexedKeys = plan.keys
+        } else {
+            indexedKeys = nil
+        }
         resultsLayout = results
         self.scopes = scopes
-        resultsTable = TableSearch.makeResultsTable(for: binding)
+        let made = Self.makeResultsTable(for: binding, layout: results)
+        resultsTable = made.table
+        self.results = made.results
+        heights = made.heights
+        follower = made.follower
+        follower.search = self
     }
 
-    private static func makeResultsTable(for binding: FetchedResultsTableBinding<R>) -> TableView {
+    deinit {
+        if let indexedKeys { base.controller.stopIndexing(indexedKeys) }
+        base.controller.removeObserver(follower)
+    }
+
+    private static func makeResultsTable(
+        for binding: FetchedResultsTableBinding<R>, layout: ResultsLayout
+    ) -> (table: TableView, results: _SearchResults<R>, heights: _SearchResultsDelegate<R>, follower: _SearchFollower<R>) {
         let main = binding.tableView
         let table = TableView(viewportHeight: main?.viewportHeight ?? 480, reusePool: main?.reusePool ?? ReusePool())
-        // The delegate is not shared: its index paths would be the main table's.
         if let main {
             table.rowHeight = main.rowHeight
             table.estimatedRowHeight = main.estimatedRowHeight
             table.sectionHeaderHeight = main.sectionHeaderHeight
             table.sectionFooterHeight = main.sectionFooterHeight
         }
-        return table
+        let results = _SearchResults(binding, sectioned: layout == .sectioned && binding.controller.sectionNameKeyPath != nil)
+        let heights = _SearchResultsDelegate(results)
+        table.dataSource = results
+        table.delegate = heights
+        let follower = _SearchFollower<R>()
+        follower.knownStarts = binding.controller.sectionStartPositions
+        binding.controller.addObserver(follower)
+        return (table, results, heights, follower)
     }
 
     /// Whether a search is on.
     public var isActive: Bool { text != nil }
 
-    /// Searches (again): the results table shows the main results that match
-    /// `text` and the selected scope — by filtering the previous results when
-    /// the new text narrows the old (see ``TableSearch``).
+    /// Searches (again): the results table shows the main table's rows that
+    /// match `text` and the selected scope, found the fastest way there is
+    /// (see ``TableSearch``).
     ///
-    /// - Throws: what making the predicate throws, or a `FetchError`; the
-    ///   search stays as it was.
+    /// - Throws: what making the predicate throws, or a `FetchError` (a key
+    ///   the records do not have, a predicate failing on a row); the search
+    ///   stays as it was.
+    /// - Complexity: O(1) for a remembered text; O(*m* + the bytes of *m*
+    ///   rows) with the index, for *m* rows an earlier text found (every row
+    ///   at first); O(*m*) predicate evaluations otherwise. Then the window.
     public func update(text: String) throws {
         try search(text, scope: selectedSearchScopeIndex)
     }
@@ -186,49 +268,114 @@ public final class TableSearch<R: Record & Codable> {
         showSearchField()
     }
 
-    private func search(_ text: String, scope: Int) throws {
-        var request = base.controller.fetchedRequest ?? base.controller.fetchRequest
-        let format = try makeFormat?(text)
-        var predicate = try format.map { RecordPredicate($0) } ?? makePredicate(text)
-        if let scopePredicate = scopes.indices.contains(scope) ? scopes[scope].predicate : nil { predicate = scopePredicate.and(predicate) }
-        if let basePredicate = request.predicate { predicate = basePredicate.and(predicate) }
-        request.predicate = predicate
+    /// The object of a row of the results table.
+    ///
+    /// - Throws: `FetchError/noObject(at:sectionCount:rowCount:)` for a path
+    ///   outside the results.
+    /// - Complexity: O(log *n*); with a batch size, a batch is read on a miss.
+    public func object(at indexPath: TablePath) throws(FetchError) -> R {
+        try results.object(at: indexPath)
+    }
 
-        var narrowed = false
-        if let binding = resultsBinding {
-            let controller = binding.controller
-            if let last, last.scope == scope, last.baseGeneration == base.controller.fetchGeneration,
-                textNarrows(text, format, from: last.text, last.format)
-            {
-                narrowed = try controller.performFetch(narrowingTo: request)
-            }
-            if !narrowed {
-                let previous = controller.fetchRequest
-                controller.fetchRequest = request
-                do {
-                    try controller.performFetch()
-                } catch {
-                    controller.fetchRequest = previous
-                    throw error
-                }
-            }
-            try resultsTable.reloadData()
-        } else {
-            let controller = FetchedResultsController(
-                fetchRequest: request, context: base.controller.context,
-                sectionNameKeyPath: resultsLayout == .flat ? nil : base.controller.sectionNameKeyPath,
-                sectionCollation: resultsLayout == .flat ? nil : base.controller.sectionCollation)
-            controller.showsEveryCollationIndexTitle = base.controller.showsEveryCollationIndexTitle
-            try controller.performFetch()
-            let binding = try FetchedResultsTableBinding(controller: controller, tableView: resultsTable, cell: base.cellProvider)
-            binding.onDelete = { [weak base] object in try base?.onDelete?(object) }
-            resultsBinding = binding
+    /// The index path in the main table of a row of the results table; nil
+    /// for a path outside the results.
+    ///
+    /// - Complexity: O(log *s*) for *s* sections.
+    public func mainIndexPath(forResultsIndexPath indexPath: TablePath) -> TablePath? {
+        results.mainIndexPath(for: indexPath)
+    }
+
+    /// The objects of the results, in order; nil when no search is on.
+    ///
+    /// - Complexity: O(*m*) for *m* results (and reads every record, with a batch size).
+    public var fetchedObjects: [R]? {
+        guard isActive else { return nil }
+        return results.rows.compactMap { base.controller.object(atPosition: Int($0)) }
+    }
+
+    // MARK: Searching
+
+    private func search(_ text: String, scope: Int) throws {
+        let controller = base.controller
+        follower.knownStarts = controller.sectionStartPositions
+        if rememberedGeneration != controller.fetchGeneration {
+            remembered = []
+            rememberedGeneration = controller.fetchGeneration
         }
-        lastUpdateNarrowed = narrowed
-        last = (text, format, scope, base.controller.fetchGeneration)
+        let format = try makeFormat?(text)
+        let textPredicate = try format.map { RecordPredicate($0) } ?? makePredicate(text)
+        let scopePredicate = scopes.indices.contains(scope) ? scopes[scope].predicate : nil
+        let predicate = scopePredicate.map { $0.and(textPredicate) } ?? textPredicate
+        let matches = try predicate.makeEvaluator()
+        let scopeMatches = try scopePredicate?.makeEvaluator()
+
+        var entry: _RememberedSearch<R>
+        let method: UpdateMethod
+        if let known = remembered.lastIndex(where: { $0.text == text && $0.scope == scope }) {
+            entry = remembered.remove(at: known)
+            method = .remembered
+        } else {
+            func record(_ position: Int32) throws(FetchError) -> R {
+                guard let record = controller.object(atPosition: Int(position)) else {
+                    throw .noObject(at: controller.indexPath(ofPosition: Int(position)), sectionCount: controller.numberOfSections, rowCount: nil)
+                }
+                return record
+            }
+            let plan = format.flatMap { _IndexedSearch($0) }
+            if let plan, plan.keys == indexedKeys, let index = controller.searchIndex(plan.keys) {
+                // The index: from the candidates of the longest earlier text inside this one.
+                var from: _RememberedSearch<R>?
+                for earlier in remembered where earlier.candidates != nil && earlier.plan.map({ plan.narrows($0) }) == true {
+                    if from == nil || earlier.plan!.length > from!.plan!.length { from = earlier }
+                }
+                let candidates = index.candidates(plan, among: from?.candidates)
+                var rows: [Int32] = []
+                rows.reserveCapacity(candidates.count)
+                for position in candidates {
+                    if index.kind(at: Int(position)) == _FoldedRows.exact {
+                        if let scopeMatches, try !scopeMatches(try record(position)) { continue }
+                    } else if try !matches(try record(position)) {
+                        continue
+                    }
+                    rows.append(position)
+                }
+                entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: candidates, rows: rows, matches: matches)
+                method = .index(narrowedFrom: from?.text)
+            } else {
+                // The predicate: over the results of an earlier text it provably narrows.
+                var from: _RememberedSearch<R>?
+                for earlier in remembered.reversed() where earlier.scope == scope && (from == nil || earlier.rows.count < from!.rows.count) {
+                    if textNarrows(text, format, from: earlier.text, earlier.format) { from = earlier }
+                }
+                var rows: [Int32] = []
+                if let from {
+                    for position in from.rows where try matches(try record(position)) { rows.append(position) }
+                } else {
+                    for position in 0..<Int32(truncatingIfNeeded: controller.numberOfRows) where try matches(try record(position)) { rows.append(position) }
+                }
+                entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: nil, rows: rows, matches: matches)
+                method = .predicate(narrowedFrom: from?.text)
+            }
+        }
+        remember(entry)
+        results.rows = entry.rows
+        results.isActive = true
+        results.recomputeRuns()
+        try resultsTable.reloadData()
+        lastUpdateMethod = method
         self.text = text
         selectedSearchScopeIndex = scope
         showSearchField()
+    }
+
+    /// Keeps a search as the latest, within the limits (the oldest go first).
+    private func remember(_ entry: _RememberedSearch<R>) {
+        remembered.append(entry)
+        let limit = Self.rememberedRowsBase + Self.rememberedRowsPerRow * base.controller.numberOfRows
+        var held = remembered.reduce(0) { $0 + $1.size }
+        while remembered.count > 1 && (remembered.count > Self.rememberedLimit || held > limit) {
+            held -= remembered.removeFirst().size
+        }
     }
 
     /// Whether the objects matching `new` provably all match `old`.
@@ -248,19 +395,138 @@ public final class TableSearch<R: Record & Codable> {
 
     /// Ends the search: the results table empties; the main table, kept up to
     /// date all along, is the table again (without the search field). The
-    /// selected scope stays selected.
+    /// selected scope stays selected; the remembered results are let go.
     public func cancel() {
-        if let resultsBinding { resultsBinding.controller.removeObserver(resultsBinding) }
-        resultsBinding = nil
         text = nil
-        last = nil
-        lastUpdateNarrowed = false
+        remembered = []
+        lastUpdateMethod = nil
+        results.isActive = false
+        results.rows = []
+        results.recomputeRuns()
         showSearchField()
-        let empty = _EmptyDataSource()
-        resultsTable.dataSource = empty
         try? resultsTable.reloadData()
-        resultsTable.dataSource = nil
     }
+
+    // MARK: Following the main controller
+
+    /// A change of the main controller: the rows of every remembered search
+    /// follow it (positions removed and shifted, the changed rows tested),
+    /// and the results table too.
+    ///
+    /// - Complexity: O(*k* + the rows remembered) for *k* changed rows.
+    func follow(removed: [Int32], inserted: [(position: Int32, record: R)]) {
+        guard isActive, !remembered.isEmpty, rememberedGeneration == base.controller.fetchGeneration else {
+            remembered = []
+            return
+        }
+        let removed = Array(Set(removed)).sorted()
+        let inserted = inserted.sorted { $0.position < $1.position }
+        let positions = inserted.map(\.position)
+        let index = indexedKeys.flatMap { base.controller.searchIndex($0) }
+        var changes: (deleted: [Int], inserted: [Int]) = ([], [])
+        let records = Dictionary(inserted.map { ($0.position, $0.record) }, uniquingKeysWith: { a, _ in a })
+        for k in remembered.indices {
+            let entry = remembered[k]
+            let isCurrent = k == remembered.count - 1
+            let rows = Self.follow(entry.rows, removing: removed, inserting: positions) { position in
+                guard let record = records[position] else { return false }
+                return (try? entry.matches(record)) == true
+            }
+            remembered[k].rows = rows.list
+            if isCurrent { changes = (rows.deleted, rows.inserted) }
+            if let candidates = entry.candidates, let plan = entry.plan {
+                if let index {
+                    remembered[k].candidates = Self.follow(candidates, removing: removed, inserting: positions) { position in
+                        !index.candidates(plan, among: [position]).isEmpty
+                    }.list
+                } else {
+                    remembered[k].candidates = nil
+                }
+            }
+        }
+        guard let current = remembered.last, current.text == text else { return }
+        results.rows = current.rows
+        results.recomputeRuns()
+        guard !changes.deleted.isEmpty || !changes.inserted.isEmpty else { return }
+        if results.isSectioned {
+            try? resultsTable.reloadData()
+        } else {
+            let update = BatchUpdate(
+                deletedRows: changes.deleted.map { TablePath(row: $0, section: 0) },
+                insertedRows: changes.inserted.map { TablePath(row: $0, section: 0) })
+            do {
+                try resultsTable.performBatchUpdates(update, animations: base.rowAnimations)
+            } catch {
+                try? resultsTable.reloadData()
+            }
+        }
+    }
+
+    /// A sorted list of positions after a change: `removed` (old positions)
+    /// out, the rest shifted, and of `inserted` (new positions) those `keep`
+    /// says, in. Also the old indexes of the rows out and the new indexes of
+    /// the rows in.
+    ///
+    /// - Complexity: O(*m* + *k*).
+    static func follow(
+        _ list: [Int32], removing removed: [Int32], inserting inserted: [Int32], keep: (Int32) -> Bool
+    ) -> (list: [Int32], deleted: [Int], inserted: [Int]) {
+        var deleted: [Int] = []
+        var middle: [Int32] = []
+        middle.reserveCapacity(list.count)
+        if removed.isEmpty {
+            middle = list
+        } else {
+            var j = 0
+            for (i, p) in list.enumerated() {
+                while j < removed.count && removed[j] < p { j += 1 }
+                if j < removed.count && removed[j] == p {
+                    deleted.append(i)
+                    continue
+                }
+                middle.append(p - Int32(truncatingIfNeeded: j))
+            }
+        }
+        guard !inserted.isEmpty else { return (middle, deleted, []) }
+        var result: [Int32] = []
+        result.reserveCapacity(middle.count + inserted.count)
+        var added: [Int] = []
+        var k = 0
+        for q in middle {
+            while k < inserted.count && inserted[k] <= q + Int32(truncatingIfNeeded: k) {
+                if keep(inserted[k]) {
+                    added.append(result.count)
+                    result.append(inserted[k])
+                }
+                k += 1
+            }
+            result.append(q + Int32(truncatingIfNeeded: k))
+        }
+        while k < inserted.count {
+            if keep(inserted[k]) {
+                added.append(result.count)
+                result.append(inserted[k])
+            }
+            k += 1
+        }
+        return (result, deleted, added)
+    }
+}
+
+/// A search remembered: its text and scope, the rows it found (and, through
+/// the index, the rows whose bytes hold its text: what a longer text scans).
+struct _RememberedSearch<R: Record & Codable> {
+    var text: String
+    var scope: Int
+    var plan: _IndexedSearch?
+    var format: FormatPredicate?
+    var candidates: [Int32]?
+    var rows: [Int32]
+    /// Its predicate (scope and text), compiled.
+    var matches: (R) throws(FetchError) -> Bool
+
+    /// The rows it holds.
+    var size: Int { rows.count + (candidates?.count ?? 0) }
 }
 
 /// Why a search could not do what it was asked.
@@ -280,11 +546,4 @@ public enum TableSearchError: Error, Hashable, Sendable, CustomStringConvertible
             return "the search failed: \(reason)"
         }
     }
-}
-
-/// No sections: what a cancelled search's table shows.
-final class _EmptyDataSource: TableViewDataSource {
-    func numberOfSections(in tableView: TableView) -> Int { 0 }
-    func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { 0 }
-    func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? { nil }
 }

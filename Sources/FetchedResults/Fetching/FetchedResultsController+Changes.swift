@@ -81,7 +81,9 @@ extension FetchedResultsController {
         let following = sectionNameKeyPath != nil
         var steps: [_SectionStep] = []
         for change in changes {
-            if let old = change.old, let removed = ordered.remove(old.element.id), following {
+            guard let old = change.old, let removed = ordered.remove(old.element.id) else { continue }
+            for index in searchIndexes { index.remove(at: removed.position) }
+            if following {
                 _RunList.remove(at: removed.position, runs: &sectionList, starts: &sectionStarts)
                 steps.append(_SectionStep(arrived: false, position: removed.position, name: removed.element.sectionName))
             }
@@ -90,6 +92,7 @@ extension FetchedResultsController {
         for change in changes {
             if let element = change.new, let record = change.record {
                 let position = ordered.insert(element, record: record, isBefore: isBefore)
+                for index in searchIndexes { index.insert(record, at: position) }
                 if following {
                     _RunList.insert(element.sectionName, at: position, runs: &sectionList, starts: &sectionStarts)
                     steps.append(_SectionStep(arrived: true, position: position, name: element.sectionName))

@@ -139,6 +139,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         let context = context
         ordered.keepRecords { context.object(withID: $0) }
         rebuildSections()
+        startBuildingSearchIndexes()   // rows whose records are gone left
     }
 
     @usableFromInline var compiled: _CompiledRequest<R>?
@@ -154,6 +155,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     private var observation: _ObservationToken?
     /// Records read on demand, by batch (batch size only); cleared on every change.
     var batchCache = _BatchCache<R>(capacity: 4)
+    /// The folded text searches asked for (see `startIndexing(_:)`).
+    var searchIndexes: [_SearchIndexSlot<R>] = []
 
     /// A controller of a request's results in a context, in sections by a key
     /// path's value (one section without), its results kept under a cache
@@ -239,6 +242,9 @@ public final class FetchedResultsController<R: Record & Codable> {
         sectionList = sections
         recomputeStarts()
         batchCache.removeAll()
+        // What the first change or search needs, built while the caller draws.
+        self.ordered.startBuildingMembers()
+        startBuildingSearchIndexes()
     }
 
     /// What identifies the request's results in the store's cache.

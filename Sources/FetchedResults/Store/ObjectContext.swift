@@ -136,6 +136,28 @@ public final class ObjectContext<R: Record & Codable> {
         return saved.record
     }
 
+    /// What `object(withID:)` says now, readable from another thread: the
+    /// context's unsaved records as they are now (copied), then the store's
+    /// (read under its lock, a batch of identities at a time), with the
+    /// store's version when they were read: a save in the store meanwhile
+    /// shows through, and the caller compares versions.
+    package func sendableReader() -> @Sendable ([R.ID]) -> (records: [R?], version: Int64) {
+        let inserted = inserted, updated = updated, deleted = deleted, store = store
+        return { ids in
+            store.state.withLock { state in
+                (ids.map { id -> R? in
+                    if deleted.contains(id) { return nil }
+                    if let record = inserted[id] { return record }
+                    guard let k = state.index[id] else { return nil }
+                    return updated[id] ?? state.records[k]
+                }, state.version)
+            }
+        }
+    }
+
+    /// The store's version (of its last save).
+    package var storeVersion: Int64 { store.state.withLock { $0.version } }
+
     /// `object(withID:)` without counting as a read.
     func peek(_ id: R.ID) -> R? {
         if deleted.contains(id) { return nil }

@@ -1,0 +1,145 @@
+import Foundation
+import HeadlessTable
+
+/// One benchmark of an embedder: each sample times one action of one kind
+/// on a ``PeopleScreen`` (`table-benchmarks --filter embed/` runs them).
+public struct EmbedderWorkload {
+    /// `embed/KIND-SIZE`.
+    public var name: String
+    public var summary: String
+    /// The same kind at 10k, for a 1M workload (its median must stay within 2×).
+    public var smallerCounterpart: String?
+    /// Samples at most.
+    public var maxSamples: Int
+    /// Builds the store and the screen (not timed) and returns what to time.
+    public var prepare: () -> EmbedderSamples
+}
+
+/// What a workload times: `setUp` before each sample (not timed), then `action`.
+public struct EmbedderSamples {
+    public var setUp: (() -> Void)?
+    public var action: () -> Void
+    public var counters: [String: Int]
+}
+
+/// The actions of issue 25's table, each kind at 1M and 10k people.
+public enum EmbedderWorkloads {
+    /// The search typed: each text is one keystroke's field.
+    public static let script = ["m", "mü", "mün", "müna", "mün", "mü", "m", "", "ka", "kal"]
+    /// Which keystrokes of the script each search kind times.
+    static let searchKinds: [(kind: String, keys: [Int], summary: String)] = [
+        ("search-type", [0, 1, 2, 3, 8, 9], "a search keystroke that types on (m, mü, mün, müna; a new word ka, kal)"),
+        ("search-backspace", [4, 5, 6], "backspace in the search field (müna → mün → mü → m)"),
+        ("search-erase", [7], "the search field erased (m → \"\": every row matches)"),
+    ]
+
+    public static var all: [EmbedderWorkload] {
+        [1_000_000, 10_000].flatMap { count in
+            [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) } + [firstDelete(count), laterDeletes(count)]
+        }
+    }
+
+    static func size(_ count: Int) -> String { count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1000)k" }
+
+    static func workload(_ kind: String, _ count: Int, _ summary: String, samples: Int, prepare: @escaping () -> EmbedderSamples) -> EmbedderWorkload {
+        EmbedderWorkload(
+            name: "embed/\(kind)-\(size(count))", summary: summary + " — \(count) people, public API only",
+            smallerCounterpart: count >= 1_000_000 ? "embed/\(kind)-10k" : nil, maxSamples: samples, prepare: prepare)
+    }
+
+    static func context(_ count: Int) -> ObjectContext<Person> {
+        do { return try People.store(count) } catch { fatalError("the benchmark's store: \(error)") }
+    }
+
+    static func screen(_ context: ObjectContext<Person>) -> PeopleScreen {
+        do { return try PeopleScreen(context: context) } catch { fatalError("the benchmark's screen: \(error)") }
+    }
+
+    static func run(_ body: () throws -> Void) {
+        do { try body() } catch { fatalError("a benchmark action failed: \(error)") }
+    }
+
+    /// `performFetch` + `bind(to:)` + the first frame drawn.
+    static func firstScreen(_ count: Int) -> EmbedderWorkload {
+        workload("first-screen", count, "the first screen: performFetch, bind, first frame drawn", samples: 6) {
+            let context = context(count)
+            var screen: PeopleScreen?
+            return EmbedderSamples(
+                setUp: { screen = nil },
+                action: { screen = Self.screen(context) },
+                counters: ["people": count])
+        }
+    }
+
+    /// The selection down a row, a page, End, Home — each drawn.
+    static func moves(_ count: Int) -> EmbedderWorkload {
+        workload("moves", count, "a selection move: down a row, down a page, End, Home (drawn)", samples: 200) {
+            let screen = screen(context(count))
+            let moves: [(PeopleScreen) throws -> Void] = [
+                { try $0.moveSelection(by: 1) }, { try $0.moveSelection(by: 23) }, { try $0.moveSelection(toEnd: true) },
+                { try $0.moveSelection(by: -1) }, { try $0.moveSelection(toEnd: false) },
+            ]
+            var k = 0
+            return EmbedderSamples(setUp: nil, action: {
+                run { try moves[k % moves.count](screen) }
+                k += 1
+            }, counters: ["people": count])
+        }
+    }
+
+    /// One kind of search keystroke, typed after the script's keys before it
+    /// in a new search field (those not timed); the index is made (the
+    /// screen waits for it once, as a user reads the first screen).
+    static func search(_ count: Int, _ kind: (kind: String, keys: [Int], summary: String)) -> EmbedderWorkload {
+        workload(kind.kind, count, kind.summary + ", drawn", samples: 30) {
+            let screen = screen(context(count))
+            for _ in 0..<10_000 where !screen.search.isSearchIndexReady { usleep(1_000) }
+            var sample = 0
+            var key = 0
+            var results: [String: Int] = [:]
+            for (k, text) in script.enumerated() {
+                run { try screen.type(text) }
+                results["results \(k) \"\(text)\""] = screen.rowCount
+            }
+            return EmbedderSamples(
+                setUp: {
+                    key = kind.keys[sample % kind.keys.count]
+                    sample += 1
+                    run {
+                        try screen.newSearch()
+                        for text in script[..<key] { try screen.type(text) }
+                    }
+                },
+                action: { run { try screen.type(script[key]) } },
+                counters: results.merging(["people": count, "indexReady": screen.search.isSearchIndexReady ? 1 : 0]) { a, _ in a })
+        }
+    }
+
+    /// The first swipe-to-delete after the fetch (a new screen for each sample).
+    static func firstDelete(_ count: Int) -> EmbedderWorkload {
+        workload("first-delete", count, "the first swipe-to-delete right after the first screen (a new screen each sample)", samples: 6) {
+            let context = context(count)
+            var screen: PeopleScreen?
+            return EmbedderSamples(
+                setUp: {
+                    screen = nil
+                    screen = Self.screen(context)
+                    run { try screen?.moveSelection(by: 3) }
+                },
+                action: { run { try screen?.deleteSelected() } },
+                counters: ["people": count])
+        }
+    }
+
+    /// Swipe-to-delete after the first one.
+    static func laterDeletes(_ count: Int) -> EmbedderWorkload {
+        workload("later-deletes", count, "a swipe-to-delete after the first one", samples: 100) {
+            let screen = screen(context(count))
+            run {
+                try screen.moveSelection(by: 100)
+                try screen.deleteSelected()
+            }
+            return EmbedderSamples(setUp: nil, action: { run { try screen.deleteSelected() } }, counters: ["people": count])
+        }
+    }
+}

@@ -1,0 +1,506 @@
+import Foundation
+import InternalTableUtilities
+import TableDiff
+
+// A search's folded text, kept by the controller whose rows it searches.
+//
+// Every row's searched strings are folded once, as `[cd]` folds them, into one
+// byte buffer (with a 64-bit mask of the bytes each row holds, which answers a
+// one-letter search alone and skips most rows of a longer one); a keystroke
+// then scans bytes. Containing the folded text's bytes is what the predicate
+// asks of a row whose every scalar is a character (ASCII, accented letters:
+// `exact` rows); a row with clusters of several scalars (CR LF, Hangul,
+// emoji) that contains them is a candidate the predicate decides (`check`),
+// and so is every row with a searched value that is not a string (`complex`).
+// So the index narrows, the predicate has the last word, and the answers are
+// the predicate's.
+//
+// Positions are the controller's: `slots[p]` is the entry of the row at
+// position p. A change removes and inserts slots (a shift of 4-byte integers)
+// and appends the new rows' entries; entries no row uses are dropped when
+// they are half of all.
+
+/// A search the folded index can answer: comparisons `KEY CONTAINS[cd] text`,
+/// `KEY BEGINSWITH[cd] text` or `KEY ==[cd] text`, alone or `OR`-ed.
+package struct _IndexedSearch: Hashable, Sendable {
+    /// Where the text must be found in a key's folded string.
+    package enum Place: UInt8, Hashable, Sendable {
+        case anywhere, start, whole
+    }
+
+    /// One comparison: a key (an index into ``keys``), a place and the folded text.
+    package struct Term: Hashable, Sendable {
+        package var key: Int
+        package var place: Place
+        package var needle: [UInt8]
+    }
+
+    /// The keys searched, sorted, once each: what the index folds.
+    package let keys: [String]
+    package let terms: [Term]
+
+    /// The search a predicate is, or nil when the index cannot answer it
+    /// (another operator or option, a quantifier, a key path through a
+    /// relationship, a text holding a NUL).
+    package init?(_ predicate: FormatPredicate) {
+        var comparisons: [FormatPredicate.Comparison] = []
+        switch predicate.condition {
+        case .comparison(let c): comparisons = [c]
+        case .or(let conditions):
+            for condition in conditions {
+                guard case .comparison(let c) = condition else { return nil }
+                comparisons.append(c)
+            }
+        default: return nil
+        }
+        var raw: [(key: String, place: Place, needle: [UInt8])] = []
+        for c in comparisons {
+            guard c.quantifier == nil, case .key(let key) = c.left, !key.contains("."), case .constant(.string(let text)) = c.right,
+                c.options.subtracting(.localeSensitive) == [.caseInsensitive, .diacriticInsensitive]
+            else { return nil }
+            let place: Place
+            switch c.operator {
+            case .contains: place = .anywhere
+            case .beginsWith: place = .start
+            case .equal: place = .whole
+            default: return nil
+            }
+            let needle = _SearchFolding.caseAndDiacriticInsensitive(text)
+            guard !needle.contains(0) else { return nil }
+            raw.append((key, place, needle))
+        }
+        guard !raw.isEmpty else { return nil }
+        keys = Array(Set(raw.map(\.key))).sorted()
+        let keys = keys
+        terms = raw.map { Term(key: keys.firstIndex(of: $0.key) ?? 0, place: $0.place, needle: $0.needle) }
+    }
+
+    /// Whether every row whose bytes this search's terms find, `wider`'s find
+    /// too: the same keys and places, each text containing (starting with,
+    /// equal to) the wider one's. Then the rows found for `wider` are the
+    /// ones to scan.
+    package func narrows(_ wider: _IndexedSearch) -> Bool {
+        guard keys == wider.keys, terms.count == wider.terms.count else { return false }
+        for (a, b) in zip(terms, wider.terms) {
+            guard a.key == b.key, a.place == b.place else { return false }
+            switch a.place {
+            case .anywhere: if !Self.bytes(a.needle, contain: b.needle) { return false }
+            case .start: if !a.needle.starts(with: b.needle) { return false }
+            case .whole: if a.needle != b.needle { return false }
+            }
+        }
+        return true
+    }
+
+    /// The total length of the texts: a longer one narrows more.
+    package var length: Int { terms.reduce(0) { $0 + $1.needle.count } }
+
+    static func bytes(_ haystack: [UInt8], contain needle: [UInt8]) -> Bool {
+        if needle.isEmpty { return true }
+        guard needle.count <= haystack.count else { return false }
+        for i in 0...(haystack.count - needle.count) where haystack[i..<(i + needle.count)].elementsEqual(needle) { return true }
+        return false
+    }
+}
+
+/// The folded text of a controller's rows for some keys (see the notes at the
+/// top of this file).
+package struct _FoldedRows: Sendable {
+    /// The bytes decide.
+    package static let exact: UInt8 = 0
+    /// The bytes say whether the row can match; the predicate decides.
+    package static let check: UInt8 = 1
+    /// The predicate alone decides.
+    package static let complex: UInt8 = 2
+    /// A key without a string (nil, or missing): one byte no text holds.
+    static let absent: UInt8 = 0xFF
+
+    /// The number of keys each entry holds.
+    let keyCount: Int
+    /// The entry of each position.
+    private(set) var slots: [Int32] = []
+    /// Each entry's first byte; one more at the end.
+    private var starts: [UInt32] = [0]
+    private var kinds: [UInt8] = []
+    /// Which byte values (modulo 64) each entry holds.
+    private var masks: [UInt64] = []
+    /// Each key's folded string followed by a 0 byte, entry after entry.
+    private var bytes: [UInt8] = []
+    /// Entries no position uses.
+    private var unused = 0
+
+    /// The number of rows.
+    package var count: Int { slots.count }
+
+    init(keyCount: Int, capacity: Int) {
+        self.keyCount = keyCount
+        slots.reserveCapacity(capacity)
+        starts.reserveCapacity(capacity + 1)
+        kinds.reserveCapacity(capacity)
+        masks.reserveCapacity(capacity)
+        bytes.reserveCapacity(capacity * 16)
+    }
+
+    /// The bytes held must stay addressable by 32-bit starts.
+    var isFull: Bool { bytes.count > Int(UInt32.max) - (1 << 24) }
+
+    // MARK: Building and changing
+
+    /// Appends an entry for `values` (one per key, nil for a missing key);
+    /// returns it.
+    private mutating func appendEntry(_ values: [RecordValue?]) -> Int32 {
+        let entry = Int32(truncatingIfNeeded: kinds.count)
+        let mark = bytes.count
+        var kind = Self.exact
+        for value in values {
+            switch value {
+            case .string(let text)?:
+                if !Self.append(text, to: &bytes, kind: &kind) {
+                    kind = Self.complex
+                }
+            case .null?, nil:
+                bytes.append(Self.absent)
+                bytes.append(0)
+            default:
+                kind = Self.complex
+            }
+            if kind == Self.complex { break }
+        }
+        if kind == Self.complex { bytes.removeSubrange(mark...) }
+        var mask: UInt64 = 0
+        for k in mark..<bytes.count { mask |= 1 << UInt64(bytes[k] & 63) }
+        kinds.append(kind)
+        masks.append(mask)
+        starts.append(UInt32(truncatingIfNeeded: bytes.count))
+        return entry
+    }
+
+    /// Appends `text` folded and a 0 byte; false (nothing appended) when it
+    /// holds a NUL. Clusters of several scalars make the row one to check.
+    private static func append(_ text: String, to bytes: inout [UInt8], kind: inout UInt8) -> Bool {
+        var text = text
+        let ascii = text.withUTF8 { utf8 -> Bool? in
+            for b in utf8 where b >= 0x80 { return false }
+            for b in utf8 where b == 0 { return nil }
+            var previous: UInt8 = 0
+            for b in utf8 {
+                if previous == 0x0D && b == 0x0A { kind = Swift.max(kind, check) }
+                bytes.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
+                previous = b
+            }
+            return true
+        }
+        switch ascii {
+        case nil: return false
+        case true?: break
+        case false?:
+            let folded = _SearchFolding.caseAndDiacriticInsensitive(text)
+            if folded.contains(0) { return false }
+            let string = String(decoding: folded, as: UTF8.self)
+            if string.count != string.unicodeScalars.count { kind = Swift.max(kind, check) }
+            bytes += folded
+        }
+        bytes.append(0)
+        return true
+    }
+
+    /// Appends a row at the end (building).
+    mutating func append(_ values: [RecordValue?]) {
+        slots.append(appendEntry(values))
+    }
+
+    /// Removes the row at a position.
+    mutating func remove(at position: Int) {
+        guard slots.indices.contains(position) else { return }
+        slots.remove(at: position)
+        unused += 1
+        compactIfNeeded()
+    }
+
+    /// Inserts a row at a position.
+    mutating func insert(_ values: [RecordValue?], at position: Int) {
+        let entry = appendEntry(values)
+        slots.insert(entry, at: Swift.min(Swift.max(0, position), slots.count))
+    }
+
+    /// Drops the entries no row uses once they are half of all.
+    private mutating func compactIfNeeded() {
+        guard unused > 1024, unused * 2 > kinds.count else { return }
+        var fresh = _FoldedRows(keyCount: keyCount, capacity: slots.count)
+        for entry in slots {
+            let e = Int(entry)
+            fresh.bytes += bytes[Int(starts[e])..<Int(starts[e + 1])]
+            fresh.kinds.append(kinds[e])
+            fresh.masks.append(masks[e])
+            fresh.starts.append(UInt32(truncatingIfNeeded: fresh.bytes.count))
+            fresh.slots.append(Int32(truncatingIfNeeded: fresh.slots.count))
+        }
+        self = fresh
+    }
+
+    // MARK: Searching
+
+    /// The kind of the row at a position.
+    package func kind(at position: Int) -> UInt8 { kinds[Int(slots[position])] }
+
+    /// The positions, of `positions` (sorted; nil for every row), whose bytes
+    /// the search's terms find — and every complex row among them: the
+    /// candidates, in order.
+    ///
+    /// - Complexity: O(*m* + the bytes of the rows whose mask holds the
+    ///   text's bytes) for *m* positions.
+    package func candidates(_ search: _IndexedSearch, among positions: [Int32]?) -> [Int32] {
+        var found: [Int32] = []
+        let terms = search.terms
+        let termMasks = terms.map { term in term.needle.reduce(UInt64(0)) { $0 | 1 << UInt64($1 & 63) } }
+        let oneKey = keyCount == 1
+        slots.withUnsafeBufferPointer { slots in
+            starts.withUnsafeBufferPointer { starts in
+                kinds.withUnsafeBufferPointer { kinds in
+                    masks.withUnsafeBufferPointer { masks in
+                        bytes.withUnsafeBufferPointer { bytes in
+                            func test(_ position: Int32) -> Bool {
+                                let e = Int(slots[Int(position)])
+                                if kinds[e] == Self.complex { return true }
+                                let mask = masks[e]
+                                for (t, term) in terms.enumerated() where mask & termMasks[t] == termMasks[t] {
+                                    var lower = Int(starts[e]), upper = Int(starts[e + 1]) - 1   // less the key's 0
+                                    if !oneKey {
+                                        // The key's segment: past the 0s of the keys before it.
+                                        var key = 0
+                                        while key < term.key {
+                                            while bytes[lower] != 0 { lower += 1 }
+                                            lower += 1
+                                            key += 1
+                                        }
+                                        upper = lower
+                                        while bytes[upper] != 0 { upper += 1 }
+                                    }
+                                    if Self.find(term.needle, term.place, in: bytes, lower, upper) { return true }
+                                }
+                                return false
+                            }
+                            if let positions {
+                                found.reserveCapacity(positions.count)
+                                for position in positions where test(position) { found.append(position) }
+                            } else {
+                                found.reserveCapacity(slots.count / 4)
+                                for position in 0..<Int32(truncatingIfNeeded: slots.count) where test(position) { found.append(position) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// Whether `needle` is at `place` in `bytes[lower..<upper]` (a key's
+    /// folded string, or the absent byte).
+    @inline(__always)
+    private static func find(_ needle: [UInt8], _ place: _IndexedSearch.Place, in bytes: UnsafeBufferPointer<UInt8>, _ lower: Int, _ upper: Int) -> Bool {
+        if upper - lower == 1 && bytes[lower] == absent { return false }
+        let m = needle.count
+        if m == 0 { return true }   // the predicate: every string contains ""
+        guard upper - lower >= m else { return false }
+        switch place {
+        case .whole:
+            guard upper - lower == m else { return false }
+            fallthrough
+        case .start:
+            for k in 0..<m where bytes[lower + k] != needle[k] { return false }
+            return true
+        case .anywhere:
+            let first = needle[0]
+            var i = lower
+            let last = upper - m
+            while i <= last {
+                if bytes[i] == first {
+                    var k = 1
+                    while k < m && bytes[i + k] == needle[k] { k += 1 }
+                    if k == m { return true }
+                }
+                i += 1
+            }
+            return false
+        }
+    }
+}
+
+/// A controller's folded index for one set of keys: made in the background
+/// after each fetch, kept current by every change (changes made while it is
+/// being made wait in a log and are replayed when it is taken).
+final class _SearchIndexSlot<R: Record>: @unchecked Sendable {
+    enum Change {
+        case remove(Int)
+        case insert([RecordValue?], Int)
+    }
+
+    let keys: [String]
+    let readers: [RecordReader<R>]
+    /// How many searches asked for it.
+    var users = 1
+    /// The index, once made and taken.
+    var rows: _FoldedRows?
+    /// The index being made, the store's version it was made at, and whether
+    /// a save came in meanwhile (then it is made again).
+    var pending: _Handover<(rows: _FoldedRows, stale: Bool)>?
+    /// The changes since the making started.
+    var log: [Change] = []
+
+    init(keys: [String], readers: [RecordReader<R>]) {
+        self.keys = keys
+        self.readers = readers
+    }
+
+    func values(of record: R) -> [RecordValue?] { readers.map { $0(record) } }
+
+    /// Takes the index if it is made (never waits); nil while it is made, or
+    /// when it had to be started again.
+    func take() -> _FoldedRows? {
+        if let rows { return rows }
+        guard let pending, let made = pending.poll() else { return nil }
+        self.pending = nil
+        guard !made.stale else { return nil }
+        var rows = made.rows
+        for change in log {
+            switch change {
+            case .remove(let position): rows.remove(at: position)
+            case .insert(let values, let position): rows.insert(values, at: position)
+            }
+        }
+        log = []
+        self.rows = rows
+        return rows
+    }
+
+    func remove(at position: Int) {
+        if rows != nil { rows!.remove(at: position) } else if pending != nil { log.append(.remove(position)) }
+    }
+
+    func insert(_ record: R, at position: Int) {
+        if rows != nil { rows!.insert(values(of: record), at: position) } else if pending != nil { log.append(.insert(values(of: record), position)) }
+    }
+}
+
+extension FetchedResultsController {
+    /// Starts keeping the folded text of `keys` for every row (see
+    /// `_FoldedRows`): made on a thread of its own now (when fetched) and
+    /// after every fetch, kept current by every change. Call
+    /// ``stopIndexing(_:)`` as many times to stop.
+    ///
+    /// - Returns: false when a key cannot be read from `R` (a search then
+    ///   takes the predicate).
+    @discardableResult
+    package func startIndexing(_ keys: [String]) -> Bool {
+        if let slot = searchIndexes.first(where: { $0.keys == keys }) {
+            slot.users += 1
+            return true
+        }
+        let recordKeys = R.recordKeys
+        var readers: [RecordReader<R>] = []
+        for key in keys {
+            guard let reader = try? recordKeys.reader(forKeyPath: key) else { return false }
+            readers.append(reader)
+        }
+        let slot = _SearchIndexSlot<R>(keys: keys, readers: readers)
+        searchIndexes.append(slot)
+        if compiled != nil { startBuilding(slot) }
+        return true
+    }
+
+    /// Stops keeping the folded text of `keys` (when every search that asked
+    /// for it stopped).
+    package func stopIndexing(_ keys: [String]) {
+        guard let k = searchIndexes.firstIndex(where: { $0.keys == keys }) else { return }
+        searchIndexes[k].users -= 1
+        if searchIndexes[k].users <= 0 { searchIndexes.remove(at: k) }
+    }
+
+    /// The folded text of `keys` when it is made and current; nil (at once,
+    /// never waiting) while it is being made — or when results this controller
+    /// holds are not current (a save in the store not merged yet).
+    package func searchIndex(_ keys: [String]) -> _FoldedRows? {
+        guard let slot = searchIndexes.first(where: { $0.keys == keys }) else { return nil }
+        if slot.rows == nil && slot.pending == nil { startBuilding(slot) }
+        guard let rows = slot.take() else {
+            if slot.pending == nil && slot.rows == nil && compiled != nil && ordered.count >= Self.searchIndexInBackgroundFrom {
+                startBuilding(slot)   // made stale: again
+            }
+            return nil
+        }
+        return rows.count == ordered.count ? rows : nil
+    }
+
+    /// Starts making every kept index again (after a fetch).
+    func startBuildingSearchIndexes() {
+        for slot in searchIndexes { startBuilding(slot) }
+    }
+
+    /// Makes an index on a thread of its own from the rows as they are now.
+    func startBuilding(_ slot: _SearchIndexSlot<R>) {
+        slot.rows = nil
+        slot.log = []
+        guard compiled != nil else {
+            slot.pending = nil
+            return
+        }
+        let ids = ordered.chunks.map { $0.elements }
+        let count = ordered.count
+        let read = context.sendableReader()
+        let version = context.storeVersion
+        let current = context.controllersAreCurrent
+        let readers = slot.readers
+        @Sendable func make() -> (rows: _FoldedRows, stale: Bool) {
+            var rows = _FoldedRows(keyCount: readers.count, capacity: count)
+            var stale = !current
+            for elements in ids {
+                let (records, seen) = read(elements.map(\.id))
+                if seen != version { stale = true }
+                for record in records {
+                    rows.append(record.map { record in readers.map { $0(record) } } ?? readers.map { _ in nil })
+                }
+                if rows.isFull { stale = true; break }
+            }
+            return (rows, stale)
+        }
+        if count < Self.searchIndexInBackgroundFrom {
+            // Small results: made at once (cheaper than a thread).
+            slot.pending = nil
+            let made = make()
+            slot.rows = made.stale ? nil : made.rows
+        } else {
+            slot.pending = _Handover(makingOnAThreadOfItsOwn: make)
+        }
+    }
+
+    /// Results this small have their folded text made at once, with the fetch.
+    static var searchIndexInBackgroundFrom: Int { 2048 }
+
+    // MARK: Rows by position (for a search over this controller's rows)
+
+    /// The number of rows (every section's).
+    package var numberOfRows: Int { compiled == nil ? 0 : ordered.count }
+
+    /// Where each section starts among the rows, and (last) the number of rows.
+    package var sectionStartPositions: [Int] { sectionStarts }
+
+    /// The index path of the row at a position.
+    package func indexPath(ofPosition position: Int) -> TablePath { path(ofPosition: position) }
+
+    /// The position of the row at an index path (unchecked).
+    package func position(of indexPath: TablePath) -> Int { sectionStarts[indexPath.section] + indexPath.row }
+
+    /// The record of the row at a position (read a batch at a time with a batch size).
+    package func object(atPosition position: Int) -> R? {
+        guard position >= 0, position < ordered.count else { return nil }
+        return record(at: position)
+    }
+}
+
+extension RecordPredicate {
+    /// The test, ready to run (a format predicate compiled for `R` once).
+    ///
+    /// - Throws: `FetchError.unknownKey(_:)` for a key `R` does not have.
+    package func makeEvaluator() throws(FetchError) -> (R) throws(FetchError) -> Bool { try evaluator() }
+}
