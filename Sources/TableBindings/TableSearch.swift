@@ -182,12 +182,38 @@ public final class TableSearch<R: Record & Codable> {
     /// folded index of their keys from now on.
     ///
     /// - Throws: `PredicateSyntaxError` when the format is malformed.
-    public init(_ binding: FetchedResultsTableBinding<R>, format: String, results: ResultsLayout = .flat, scopes: [Scope] = []) throws(PredicateSyntaxError) {
+    public convenience init(_ binding: FetchedResultsTableBinding<R>, format: String, results: ResultsLayout = .flat, scopes: [Scope] = []) throws(PredicateSyntaxError) {
         let arguments = max(1, format.components(separatedBy: "%@").count - 1)
         let probe = try FormatPredicate(format: format, arguments: Array(repeating: .string(""), count: arguments))
-        let makeFormat = { (text: String) throws -> FormatPredicate in
+        self.init(binding, results: results, scopes: scopes, probe: probe) { text in
             try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: arguments))
         }
+    }
+
+    /// A search whose format predicate is made from the text: for keys
+    /// chosen at run time, or named with `%K`. Searches of the indexed forms
+    /// (see ``TableSearch``) ask the main controller to keep a folded index
+    /// of their keys (those of the predicate for the empty text) from now on.
+    ///
+    /// ```swift
+    /// let search = try TableSearch(binding) { text in
+    ///     try FormatPredicate(format: "%K CONTAINS[cd] %@ OR %K CONTAINS[cd] %@", "title", text, "name", text)
+    /// }
+    /// ```
+    ///
+    /// - Throws: what `formatPredicate` throws for the empty text.
+    public convenience init(
+        _ binding: FetchedResultsTableBinding<R>, results: ResultsLayout = .flat, scopes: [Scope] = [],
+        formatPredicate: @escaping (String) throws -> FormatPredicate
+    ) throws {
+        self.init(binding, results: results, scopes: scopes, probe: try formatPredicate(""), makeFormat: formatPredicate)
+    }
+
+    /// A format search: `probe` (the predicate of some text) names the keys to index.
+    init(
+        _ binding: FetchedResultsTableBinding<R>, results: ResultsLayout, scopes: [Scope], probe: FormatPredicate,
+        makeFormat: @escaping (String) throws -> FormatPredicate
+    ) {
         base = binding
         self.makeFormat = makeFormat
         makePredicate = { text in RecordPredicate(try makeFormat(text)) }

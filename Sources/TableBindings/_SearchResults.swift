@@ -205,8 +205,8 @@ final class _SearchFollower<R: Record & Codable>: FetchedResultsControllerDelega
         if let old = indexPath, knownStarts.indices.contains(old.section) {
             removed.append(Int32(truncatingIfNeeded: knownStarts[old.section] + old.row))
         }
-        if let new = newIndexPath ?? (type == .update ? indexPath : nil) {
-            inserted.append((Int32(truncatingIfNeeded: controller.position(of: new)), object))
+        if let new = newIndexPath ?? (type == .update ? indexPath : nil), let position = controller.position(of: new) {
+            inserted.append((Int32(truncatingIfNeeded: position), object))
         }
     }
 

@@ -70,9 +70,9 @@ package struct _IndexedSearch: Hashable, Sendable {
             raw.append((key, place, needle))
         }
         guard !raw.isEmpty else { return nil }
-        keys = Array(Set(raw.map(\.key))).sorted()
-        let keys = keys
-        terms = raw.map { Term(key: keys.firstIndex(of: $0.key) ?? 0, place: $0.place, needle: $0.needle) }
+        let sorted = Array(Set(raw.map(\.key))).sorted()
+        keys = sorted
+        terms = raw.map { Term(key: sorted.firstIndex(of: $0.key) ?? 0, place: $0.place, needle: $0.needle) }
     }
 
     /// Whether every row whose bytes this search's terms find, `wider`'s find
@@ -488,8 +488,13 @@ extension FetchedResultsController {
     /// The index path of the row at a position.
     package func indexPath(ofPosition position: Int) -> TablePath { path(ofPosition: position) }
 
-    /// The position of the row at an index path (unchecked).
-    package func position(of indexPath: TablePath) -> Int { sectionStarts[indexPath.section] + indexPath.row }
+    /// The position of the row at an index path; nil for a path outside the rows.
+    package func position(of indexPath: TablePath) -> Int? {
+        guard compiled != nil, indexPath.section >= 0, indexPath.section + 1 < sectionStarts.count, indexPath.row >= 0,
+            indexPath.row < sectionStarts[indexPath.section + 1] - sectionStarts[indexPath.section]
+        else { return nil }
+        return sectionStarts[indexPath.section] + indexPath.row
+    }
 
     /// The record of the row at a position (read a batch at a time with a batch size).
     package func object(atPosition position: Int) -> R? {

@@ -142,7 +142,7 @@ public final class ObjectContext<R: Record & Codable> {
     /// store's version when they were read: a save in the store meanwhile
     /// shows through, and the caller compares versions.
     package func sendableReader() -> @Sendable ([R.ID]) -> (records: [R?], version: Int64) {
-        let inserted = inserted, updated = updated, deleted = deleted, store = store
+        let inserted = self.inserted, updated = self.updated, deleted = self.deleted, store = self.store
         return { ids in
             store.state.withLock { state in
                 (ids.map { id -> R? in
