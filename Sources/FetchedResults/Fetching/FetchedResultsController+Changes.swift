@@ -53,7 +53,7 @@ extension FetchedResultsController {
         for id in contextChange.ids {
             var change = _Change<R>()
             var oldRecord: R?
-            if let position = ordered.position(of: id) {
+            if let position = position(of: id, removed: contextChange.removed[id], compiled: compiled) {
                 change.old = _Change.Old(element: ordered.element(at: position), path: path(ofPosition: position))
                 oldRecord = ordered.record(at: position)
             }
@@ -69,6 +69,25 @@ extension FetchedResultsController {
         return changes
     }
 
+    /// The position of an identity in the results. While the identity index
+    /// is being made (right after a fetch), a record the change names — the
+    /// one removed, or the store's — finds it by its sort values, without
+    /// waiting for the index; otherwise (an identity the results may not
+    /// hold: an insert) the index is taken, waiting for it if need be.
+    ///
+    /// - Complexity: O(log *n*), and O(*n*) the first time without the index
+    ///   (the index made then, if it was not being made).
+    func position(of id: R.ID, removed: R?, compiled: _CompiledRequest<R>) -> Int? {
+        if ordered.isIndexingMembers {
+            let bySortValues = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, 0, b.sortValues, 0) }
+            for hint in [removed, context.store.object(withID: id)] {
+                guard let hint, hint.id == id else { continue }
+                if let position = ordered.position(of: id, orderedAs: compiled.element(hint, sequence: 0), order: bySortValues) { return position }
+            }
+        }
+        return ordered.position(of: id)
+    }
+
     /// Phase 2: out with the old elements, in with the new, the sections
     /// following each; the batches read are dropped. Returns the steps the
     /// sections took (to undo them, for the sections before).
@@ -80,8 +99,13 @@ extension FetchedResultsController {
         // in (`_RunList`), and the steps are kept; without, there is one.
         let following = sectionNameKeyPath != nil
         var steps: [_SectionStep] = []
+        // While the identity index is being made, elements leave by their sort
+        // values and sequence (the old element knows them): no waiting.
+        let order = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) }
         for change in changes {
-            guard let old = change.old, let removed = ordered.remove(old.element.id) else { continue }
+            guard let old = change.old,
+                let removed = ordered.isIndexingMembers ? ordered.remove(old.element, order: order) : ordered.remove(old.element.id)
+            else { continue }
             for index in searchIndexes { index.remove(at: removed.position) }
             if following {
                 _RunList.remove(at: removed.position, runs: &sectionList, starts: &sectionStarts)

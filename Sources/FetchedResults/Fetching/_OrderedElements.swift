@@ -215,10 +215,20 @@ struct _OrderedElements<R: Record> {
         }
     }
 
+    /// The identities removed (by ``remove(_:order:)``) while the identity
+    /// index was being made: taken out of it when it is taken.
+    @usableFromInline var removedWhileIndexing: [R.ID] = []
+
+    /// Whether the identity index is still being made (and not taken).
+    var isIndexingMembers: Bool { members == nil && pendingMembers != nil }
+
     private mutating func buildMembers() {
         guard members == nil else { return }
         if let pending = pendingMembers {
-            members = pending.wait().value
+            var index = pending.wait().value
+            for id in removedWhileIndexing { index[id] = nil }
+            removedWhileIndexing = []
+            members = index
             pendingMembers = nil
             return
         }
@@ -248,6 +258,68 @@ struct _OrderedElements<R: Record> {
         }
         _checkInvariants(touched: chunk)
         return (element, record, position)
+    }
+
+    /// The position of the element with identity `id` among those ordered as
+    /// `probe` is (`order` gives 0 for them: the same sort values), found by
+    /// binary search without the identity index; nil when it is not there.
+    ///
+    /// - Complexity: O(log *n* + the elements ordered as `probe`).
+    func position(of id: R.ID, orderedAs probe: _Element<R>, order: (_Element<R>, _Element<R>) -> Int) -> Int? {
+        guard !chunks.isEmpty else { return nil }
+        var low = 0, high = chunks.count - 1
+        while low < high {
+            let mid = (low + high) / 2
+            if let last = chunks[mid].elements.last, order(last, probe) < 0 { low = mid + 1 } else { high = mid }
+        }
+        var k = low
+        var offset: Int
+        do {
+            let elements = chunks[k].elements
+            var lo = 0, hi = elements.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if order(elements[mid], probe) < 0 { lo = mid + 1 } else { hi = mid }
+            }
+            offset = lo
+        }
+        var position = tree.prefix(k) + offset
+        while k < chunks.count {
+            let elements = chunks[k].elements
+            while offset < elements.count {
+                if order(elements[offset], probe) != 0 { return nil }
+                if elements[offset].id == id { return position }
+                offset += 1
+                position += 1
+            }
+            k += 1
+            offset = 0
+        }
+        return nil
+    }
+
+    /// Removes `element` (found by its sort values and sequence: `order` is
+    /// the full order) without the identity index; returns it, its record
+    /// when kept, and its position.
+    ///
+    /// - Complexity: O(log *n* + `maxChunk`).
+    mutating func remove(_ element: _Element<R>, order: (_Element<R>, _Element<R>) -> Int) -> (element: _Element<R>, record: R?, position: Int)? {
+        guard let position = position(of: element.id, orderedAs: element, order: order) else { return nil }
+        let (k, offset) = locate(position)
+        let chunk = chunks[k]
+        let record = keepsRecords ? chunk.records.remove(at: offset) : nil
+        let removed = chunk.elements.remove(at: offset)
+        members?[removed.id] = nil
+        if isIndexingMembers { removedWhileIndexing.append(removed.id) }
+        count -= 1
+        if chunk.elements.isEmpty {
+            chunks.remove(at: chunk.index)
+            rebuildTree()
+        } else {
+            tree.add(-1, at: chunk.index)
+        }
+        _checkInvariants(touched: chunk)
+        return (removed, record, position)
     }
 
     /// Inserts an element (with its record, when records are kept) where
