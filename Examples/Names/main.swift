@@ -40,7 +40,7 @@ let binding = try table.bind(to: controller) { table, indexPath, person in
     cell.text = person.name
     return cell
 }
-let search = try TableSearch(binding, format: "name BEGINSWITH[cd] %@")
+let search = try TableSearch(binding, format: "name BEGINSWITH[cd] %@", results: .sectioned)
 
 let renderer = try TextRenderer(width: 32, pointsPerLine: 44)
 @MainActor func show(_ step: String, _ table: TableView) {

@@ -1,5 +1,7 @@
 import Foundation
 import InternalTableUtilities
+import PredicateFormat
+import Records
 import TableDiff
 
 // A search's folded text, kept by the controller whose rows it searches.
