@@ -50,6 +50,7 @@ extension FetchedResultsController {
     /// - Complexity: O(*k* log *n*) for *k* identities.
     func changes(of contextChange: _ContextChange<R>, compiled: _CompiledRequest<R>) -> [_Change<R>] {
         var changes: [_Change<R>] = []
+        ordered.takeMembersIfMade()
         for id in contextChange.ids {
             var change = _Change<R>()
             var oldRecord: R?

@@ -222,6 +222,11 @@ struct _OrderedElements<R: Record> {
     /// Whether the identity index is still being made (and not taken).
     var isIndexingMembers: Bool { members == nil && pendingMembers != nil }
 
+    /// Takes the identity index if it is made (never waits).
+    mutating func takeMembersIfMade() {
+        if members == nil, pendingMembers?.poll() != nil { buildMembers() }
+    }
+
     private mutating func buildMembers() {
         guard members == nil else { return }
         if let pending = pendingMembers {
