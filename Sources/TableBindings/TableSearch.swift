@@ -356,14 +356,18 @@ public final class TableSearch<R: Record & Codable> {
                 }
                 let candidates = index.candidates(plan, among: from?.candidates)
                 var rows: [Int32] = []
-                rows.reserveCapacity(candidates.count)
-                for position in candidates {
-                    if index.kind(at: Int(position)) == _FoldedRows.exact {
-                        if let scopeMatches, try !scopeMatches(try record(position)) { continue }
-                    } else if try !matches(try record(position)) {
-                        continue
+                if index.isExact && scopeMatches == nil {
+                    rows = candidates   // the bytes decided every row: the same list, shared
+                } else {
+                    rows.reserveCapacity(candidates.count)
+                    for position in candidates {
+                        if index.kind(at: Int(position)) == _FoldedRows.exact {
+                            if let scopeMatches, try !scopeMatches(try record(position)) { continue }
+                        } else if try !matches(try record(position)) {
+                            continue
+                        }
+                        rows.append(position)
                     }
-                    rows.append(position)
                 }
                 entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: candidates, rows: rows, matches: matches)
                 method = .index(narrowedFrom: from?.text)

@@ -130,6 +130,12 @@ package struct _FoldedRows: Sendable {
     private var bytes: [UInt8] = []
     /// Entries no position uses.
     private var unused = 0
+    /// Entries (used or not) that are not `exact`: none, and the bytes alone
+    /// decide every row.
+    private var inexactEntries = 0
+
+    /// Whether the bytes alone decide every row (no row to check, none complex).
+    package var isExact: Bool { inexactEntries == 0 }
 
     /// The number of rows.
     package var count: Int { slots.count }
@@ -172,6 +178,7 @@ package struct _FoldedRows: Sendable {
         var mask: UInt64 = 0
         for k in mark..<bytes.count { mask |= 1 << UInt64(bytes[k] & 63) }
         kinds.append(kind)
+        if kind != Self.exact { inexactEntries += 1 }
         masks.append(mask)
         starts.append(UInt32(truncatingIfNeeded: bytes.count))
         return entry
@@ -233,6 +240,7 @@ package struct _FoldedRows: Sendable {
             let e = Int(entry)
             fresh.bytes += bytes[Int(starts[e])..<Int(starts[e + 1])]
             fresh.kinds.append(kinds[e])
+            if kinds[e] != Self.exact { fresh.inexactEntries += 1 }
             fresh.masks.append(masks[e])
             fresh.starts.append(UInt32(truncatingIfNeeded: fresh.bytes.count))
             fresh.slots.append(Int32(truncatingIfNeeded: fresh.slots.count))
@@ -286,7 +294,7 @@ package struct _FoldedRows: Sendable {
                                 found.reserveCapacity(positions.count)
                                 for position in positions where test(position) { found.append(position) }
                             } else {
-                                found.reserveCapacity(slots.count / 4)
+                                found.reserveCapacity(slots.count)
                                 for position in 0..<Int32(truncatingIfNeeded: slots.count) where test(position) { found.append(position) }
                             }
                         }
