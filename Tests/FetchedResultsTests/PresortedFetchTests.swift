@@ -66,4 +66,34 @@ import Testing
                     "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round)")
         }
     }
+
+    /// Strings that share long prefixes (names: a first name, the start of a
+    /// last name), of every length around the sixteen bytes the radix passes
+    /// read, with NUL, two-byte letters and, in some rounds, scalars the keys
+    /// cannot hold (combining marks, CJK): ordered by their NFC scalars, then
+    /// by a second key or insertion, in both directions — as a stable sort does.
+    @Test func stringsSharingLongPrefixesAgainstAStableSort() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        let plain = ["Anna ", "Anna Mü", "Müller ", "ß", "a", "b", "1", "12", " ", "\u{0}", "é", "Ünal"]
+        let keyless = ["e\u{301}", "中", "\u{1F600}"]
+        func scalars(_ s: String) -> [UInt32] { s.precomposedStringWithCanonicalMapping.unicodeScalars.map(\.value) }
+        for round in 0..<80 {
+            let pieces = g.chance(0.25) ? plain + keyless : plain
+            let strings = (0..<g.int(0...200)).map { _ in
+                (0..<g.int(0...6)).map { _ in pieces[g.int(0...(pieces.count - 1))] }.joined()
+            }
+            let second = strings.map { _ in g.int(0...3) }
+            let ascending = g.chance(0.5), secondAscending = g.chance(0.5), withSecond = g.chance(0.5)
+            let expected = strings.indices.sorted { a, b in
+                let (x, y) = (scalars(strings[a]), scalars(strings[b]))
+                if x != y { return ascending ? x.lexicographicallyPrecedes(y) : y.lexicographicallyPrecedes(x) }
+                if withSecond && second[a] != second[b] { return secondAscending ? second[a] < second[b] : second[a] > second[b] }
+                return a < b
+            }
+            let sortKeys = [SortKey("v", ascending: ascending)] + (withSecond ? [SortKey("w", ascending: secondAscending)] : [])
+            #expect(try fetch(strings.map { .string($0) }, second: second.map { .int($0) }, sortKeys: sortKeys) == expected,
+                    "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round)")
+        }
+    }
 }

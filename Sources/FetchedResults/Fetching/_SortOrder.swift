@@ -160,6 +160,23 @@ enum _TypedColumn {
             return nil
         }
     }
+
+    /// For strings, a key of UTF-8 bytes 8 to 16 of every value, zero-padded
+    /// (`_nextPrefixKey`): with the keys of ``keys(count:)`` before it, a
+    /// 128-bit key that orders strings sharing their first eight bytes.
+    /// `exact` when equal 128-bit keys also mean equal strings. Nil for other
+    /// columns, or when a string's first sixteen bytes cannot be a key.
+    func nextKeys(count: Int) -> (keys: [UInt64], exact: Bool)? {
+        guard case .strings(let v) = self else { return nil }
+        var keys = [UInt64](repeating: 0, count: count)
+        var exact = true
+        for k in 0..<count {
+            guard let key = _nextPrefixKey(v[k]) else { return nil }
+            keys[k] = key
+            if exact && (v[k].utf8.count > 16 || v[k].utf8.contains(0)) { exact = false }
+        }
+        return (keys, exact)
+    }
 }
 
 /// The first eight UTF-8 bytes of a string, big-endian, zero-padded: when two
@@ -183,6 +200,26 @@ func _prefixKey(_ s: String) -> UInt64 {
         }
     }
     return key << (8 * (8 - n))
+}
+
+/// UTF-8 bytes 8 to 16 of a string, big-endian, zero-padded: the key that
+/// follows `_prefixKey`'s, under the same rule for sixteen bytes (the leading
+/// scalars — those in the sixteen bytes and the one after — below U+0300).
+/// Nil for the others.
+@inline(__always)
+func _nextPrefixKey(_ s: String) -> UInt64? {
+    var key: UInt64 = 0
+    var n = 0
+    for byte in s.utf8 {
+        if byte >= 0xCC { return nil }   // the lead byte of a scalar from U+0300 on
+        if n < 16 {
+            if n >= 8 { key = key << 8 | UInt64(byte) }
+            n += 1
+        } else if byte & 0xC0 != 0x80 {
+            return key   // the next scalar begins below U+0300: the key is final
+        }
+    }
+    return n <= 8 ? 0 : key << (8 * (16 - n))
 }
 
 /// A match being sorted: the keys of its first two sort values, in the
@@ -220,9 +257,17 @@ func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int
     var second = first?.exact == true ? keys(1) : nil
     // A collated first column has no 64-bit keys but 128-bit ones: they take
     // both halves of an entry's key, and the second column is compared by value.
+    var secondContinuesFirst = false
     if first == nil, let wide = columns.first?.wideKeys(count: count) {
         first = (ascending[0] ? wide.high : wide.high.map { ~$0 }, false)
         second = (ascending[0] ? wide.low : wide.low.map { ~$0 }, false)
+        secondContinuesFirst = true
+    } else if first?.exact == false, let next = columns[0].nextKeys(count: count) {
+        // Strings longer than eight bytes: their next eight bytes take the
+        // second half of the key (names that share a first name and the start
+        // of a last name are ordered by the radix passes, not compared).
+        second = (ascending[0] ? next.keys : next.keys.map { ~$0 }, next.exact)
+        secondContinuesFirst = true
     }
     // Already in order (exact first keys rising strictly: no ties for the
     // other keys to break): nothing to sort. O(m).
@@ -232,8 +277,11 @@ func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int
     var entries = (0..<count).map { k in
         _SortEntry(first: first?.keys[k] ?? 0, second: second?.keys[k] ?? 0, index: Int32(k))
     }
-    // Values are compared only where the keys are equal and do not say the values are.
-    let (compareFirst, compareSecond) = (columns.count > 0 && first?.exact != true, columns.count > 1 && second?.exact != true)
+    // Values are compared only where the keys are equal and do not say the
+    // values are. When the second half of the key continues the first
+    // column's, it says nothing of the second column.
+    let firstKeysExact = first?.exact == true || (secondContinuesFirst && second?.exact == true)
+    let (compareFirst, compareSecond) = (columns.count > 0 && !firstKeysExact, columns.count > 1 && (secondContinuesFirst || second?.exact != true))
     // Entries the keys leave tied that only their sequences order leave the
     // (stable) radix sort in position order: already in order when the
     // sequences rise with the positions (matches found in insertion order,
