@@ -248,7 +248,7 @@ package final class BrowseSession {
     /// DATA's objects in order, read by the input rules (each with a unique
     /// id, not null); a progress line for a long read unless `quiet`.
     static func read(_ path: String, quiet: Bool = false) throws -> [DynamicObject] {
-        try InputRules.objects(path, quiet: quiet).map { DynamicObject(fields: $0) }
+        try InputRules.objects(path, quiet: quiet)
     }
 
     /// On the way out: with `--write` and a delete made, DATA gets the

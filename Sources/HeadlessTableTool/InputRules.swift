@@ -42,16 +42,17 @@ enum InputRules {
     }
 
     /// The objects of a JSON array file, each with a unique id under `id`,
-    /// read a piece at a time (a progress line for long reads unless `quiet`).
-    static func objects(_ path: String, quiet: Bool = false) throws -> [DynamicRecord] {
-        var records: [DynamicRecord] = []
-        var ids: [RecordValue] = []
+    /// read a piece at a time (a progress line for long reads unless `quiet`):
+    /// each object is made as it is read, and held once.
+    static func objects(_ path: String, quiet: Bool = false) throws -> [DynamicObject] {
+        var objects: [DynamicObject] = []
+        var duplicates = DuplicateIDs()
         try forEachObject(in: path, quiet: quiet) { k, fields, id in
-            ids.append(id)
-            records.append(fields)
+            duplicates.note(id, at: k)
+            objects.append(DynamicObject(fields: fields))
         }
-        try checkUnique(ids, file: path) { "object \($0)" }
-        return records
+        try duplicates.check(file: path) { "object \($0)" }
+        return objects
     }
 
     /// Calls `body` with each object of the JSON array at `path` (its index,

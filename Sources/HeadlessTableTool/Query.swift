@@ -186,7 +186,7 @@ struct Query {
     /// A store in memory holding every object of the JSON array at `path`
     /// (saved once, in the file's order; the input rules: each with a unique id).
     static func store(of path: String, quiet: Bool = false) throws -> ObjectStore<DynamicObject> {
-        let objects = try InputRules.objects(path, quiet: quiet).map { DynamicObject(fields: $0) }
+        let objects = try InputRules.objects(path, quiet: quiet)
         do {
             return try ObjectStore(records: objects)
         } catch {

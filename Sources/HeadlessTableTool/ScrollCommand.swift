@@ -81,7 +81,7 @@ enum ScrollCommand {
         if let path {
             let objects = try InputRules.objects(path, quiet: parsed.flag("quiet"))
             count = objects.count
-            texts = { JSON.string(.record(objects[$0])) }
+            texts = { JSON.string(.record(objects[$0].fields)) }
         } else {
             count = parsed.integer("rows") ?? 1_000
             texts = { "Row \($0 + 1)" }

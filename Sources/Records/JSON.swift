@@ -96,12 +96,12 @@ public enum JSON {
                     write(field.value, into: &bytes, sortedKeys: sortedKeys)
                 }
             } else {
-                let keys = record.shape.keys
-                for k in keys.indices {
+                let keys = record.keys
+                record.storage.forEachValue { k, value in
                     if k > 0 { bytes.append(UInt8(ascii: ",")) }
                     writeString(keys[k], into: &bytes)
                     bytes.append(UInt8(ascii: ":"))
-                    write(record.values[k], into: &bytes, sortedKeys: false)
+                    write(value, into: &bytes, sortedKeys: false)
                 }
             }
             bytes.append(UInt8(ascii: "}"))

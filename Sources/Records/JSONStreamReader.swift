@@ -510,7 +510,7 @@ public final class JSONStreamReader {
         try skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             position += 1
-            return .record(DynamicRecord(shape: interned([]), values: []))
+            return .record(DynamicRecord(shape: interned([]), values: [RecordValue]()))
         }
         while true {
             try skipWhitespace()
@@ -538,11 +538,10 @@ public final class JSONStreamReader {
             }
             return .date(date)
         }
-        var record = DynamicRecord(fields: zip(extraKeys, values))
-        let shape = interned(record.shape.keys)
-        record.shape = shape
+        let (keys, deduplicated) = DynamicRecord.deduplicated(zip(extraKeys, values))
+        let shape = interned(keys)
         guesses[depth] = shape
-        return .record(record)
+        return .record(DynamicRecord(shape: shape, values: deduplicated))
     }
 
     /// The shared shape of these keys (a new one once there are many).

@@ -177,19 +177,112 @@ extension RecordValue {
 
 /// A record whose fields are known only at run time, identified by one of its
 /// fields: the command-line tool's objects, and tests.
+///
+/// An object is two references: its record's storage, and — only when its
+/// identity is not its `id` field as it is now — the identity beside it.
 public struct DynamicObject: Record, Hashable, Codable {
-    public var id: RecordValue
-    public var fields: DynamicRecord
+    @usableFromInline var _fields: DynamicRecord
+    /// The identity, when it is not the `id` field's value (nil: it is that
+    /// value, or `.null` without the field).
+    @usableFromInline var _identity: _Identity?
+
+    /// The identity: the `idKey` field's value when the object was made
+    /// (`.null` when it had none). Changing the fields does not change it.
+    public var id: RecordValue {
+        get { _identity?.value ?? Self.idField(of: _fields) }
+        set { _identity = Self.identity(newValue, in: _fields) }
+    }
+
+    /// The object's fields.
+    public var fields: DynamicRecord {
+        get { _fields }
+        set {
+            let id = self.id
+            _fields = newValue
+            _identity = Self.identity(id, in: newValue)
+        }
+    }
 
     /// An object whose identity is its `idKey` field (`.null` when it has none).
     public init(fields: DynamicRecord, idKey: String = "id") {
-        self.fields = fields
-        id = fields[idKey] ?? .null
+        _fields = fields
+        _identity = idKey == "id" ? nil : Self.identity(fields[idKey] ?? .null, in: fields)
     }
 
-    public static let recordKeys = RecordKeys<DynamicObject>.lookup { object, key in object.fields[key] }
+    /// An object of these fields and this identity.
+    init(id: RecordValue, fields: DynamicRecord) {
+        _fields = fields
+        _identity = Self.identity(id, in: fields)
+    }
+
+    public static let recordKeys = RecordKeys<DynamicObject>.lookup { object, key in object._fields[key] }
+
+    /// The `id` field's value, or `.null`.
+    @inline(__always)
+    static func idField(of fields: DynamicRecord) -> RecordValue {
+        fields.storage.shape.idPosition.map { fields.storage.value(at: $0) } ?? .null
+    }
+
+    /// How an object with these fields holds the identity `id`: nil when it
+    /// is exactly (kind and bytes) the `id` field's value.
+    static func identity(_ id: RecordValue, in fields: DynamicRecord) -> _Identity? {
+        _identical(id, idField(of: fields)) ? nil : _Identity(id)
+    }
+
+    public static func == (lhs: DynamicObject, rhs: DynamicObject) -> Bool {
+        lhs.id == rhs.id && lhs._fields == rhs._fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(_fields)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, fields
+    }
+
+    // As the synthesized conformance had it: `id`, then `fields`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(_fields, forKey: .fields)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let id = try container.decode(RecordValue.self, forKey: .id)
+        self.init(id: id, fields: try container.decode(DynamicRecord.self, forKey: .fields))
+    }
+}
+
+/// An identity kept beside an object's fields.
+@usableFromInline
+final class _Identity: Sendable {
+    @usableFromInline let value: RecordValue
+    init(_ value: RecordValue) { self.value = value }
+}
+
+/// Whether two values are the same in every respect: kind, bits, bytes of
+/// strings and order of fields (what `==` does not ask: `1 == 1.0`, and
+/// strings compare by canonical equivalence).
+func _identical(_ a: RecordValue, _ b: RecordValue) -> Bool {
+    switch (a, b) {
+    case (.null, .null): return true
+    case let (.bool(x), .bool(y)): return x == y
+    case let (.int(x), .int(y)): return x == y
+    case let (.uint(x), .uint(y)): return x == y
+    case let (.double(x), .double(y)): return x.bitPattern == y.bitPattern
+    case let (.date(x), .date(y)): return x.timeIntervalSinceReferenceDate.bitPattern == y.timeIntervalSinceReferenceDate.bitPattern
+    case let (.string(x), .string(y)): return x.utf8.elementsEqual(y.utf8)
+    case let (.array(x), .array(y)): return x.count == y.count && zip(x, y).allSatisfy { _identical($0, $1) }
+    case let (.record(x), .record(y)):
+        return x.keys.count == y.keys.count && zip(x.keys, y.keys).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+            && zip(x.values, y.values).allSatisfy { _identical($0, $1) }
+    default: return false
+    }
 }
 
 extension DynamicObject: TableDiffable {
-    public func isContentEqual(to other: DynamicObject) -> Bool { fields == other.fields }
+    public func isContentEqual(to other: DynamicObject) -> Bool { _fields == other._fields }
 }

@@ -123,22 +123,30 @@ extension RecordValue {
 ///
 /// Fields keep the order they were given in (for printing); equality ignores it.
 ///
-/// A record is held compactly: its field names are a list that records of the
-/// same shape share (``JSONStreamReader`` gives every object with the same
-/// keys in the same order one list), and its values are one array beside it.
-/// Reading a field compares names (a hash table for records of more than
-/// eight fields); adding or removing a field makes the record a list of its own.
+/// A record is held compactly, in one allocation: its field names are a list
+/// that records of the same shape share (``JSONStreamReader`` gives every
+/// object with the same keys in the same order one list), and its values are
+/// bytes beside it — small integers in one byte, strings as their UTF-8,
+/// arrays and nested records inline — about as many as the values take in
+/// JSON. Reading a field compares names (a hash table for records of more
+/// than eight fields) and decodes its value (a string of at most 15 UTF-8
+/// bytes without an allocation); setting one makes the record anew.
 public struct DynamicRecord: Hashable, Sendable {
-    @usableFromInline var shape: _RecordShape
-    @usableFromInline package var values: ContiguousArray<RecordValue>
+    @usableFromInline var storage: _RecordStorage
 
     /// The field names, in order.
-    public var keys: [String] { shape.keys }
+    public var keys: [String] { storage.shape.keys }
 
     /// Creates a record from its fields; a repeated name keeps the last value.
     ///
     /// - Complexity: O(*n*) for *n* fields.
     public init(fields: some Sequence<(String, RecordValue)>) {
+        let (keys, values) = Self.deduplicated(fields)
+        storage = _RecordStorage.make(shape: _RecordShape(keys: keys), values: values)
+    }
+
+    /// The fields' names and values, a repeated name keeping its first place and its last value.
+    static func deduplicated(_ fields: some Sequence<(String, RecordValue)>) -> (keys: [String], values: ContiguousArray<RecordValue>) {
         var keys: [String] = []
         var values: ContiguousArray<RecordValue> = []
         var positions: [String: Int] = [:]
@@ -151,63 +159,95 @@ public struct DynamicRecord: Hashable, Sendable {
                 values.append(value)
             }
         }
-        shape = _RecordShape(keys: keys)
-        self.values = values
+        return (keys, values)
     }
 
     /// A record of a shared shape: `values` are in the order of `shape.keys`.
-    @usableFromInline
-    init(shape: _RecordShape, values: ContiguousArray<RecordValue>) {
-        self.shape = shape
-        self.values = values
+    init(shape: _RecordShape, values: some Collection<RecordValue>) {
+        storage = _RecordStorage.make(shape: shape, values: values)
     }
+
+    init(storage: _RecordStorage) {
+        self.storage = storage
+    }
+
+    /// The shared list of field names.
+    var shape: _RecordShape { storage.shape }
 
     /// The value of a field, or nil when there is no such field. Setting nil
     /// removes the field.
+    ///
+    /// - Complexity: reading, O(*n*) for *n* fields (O(1) to find a field of
+    ///   a record of more than eight); setting, O(*n*) (the record is made anew).
     public subscript(key: String) -> RecordValue? {
-        get { shape.position(of: key).map { values[$0] } }
+        get { storage.shape.position(of: key).map { storage.value(at: $0) } }
         set {
+            let shape = storage.shape
+            var values = storage.values()
             if let k = shape.position(of: key) {
                 if let newValue {
                     values[k] = newValue
+                    storage = _RecordStorage.make(shape: shape, values: values)
                 } else {
                     var keys = shape.keys
                     keys.remove(at: k)
-                    shape = _RecordShape(keys: keys)
                     values.remove(at: k)
+                    storage = _RecordStorage.make(shape: _RecordShape(keys: keys), values: values)
                 }
             } else if let newValue {
-                shape = _RecordShape(keys: shape.keys + [key])
                 values.append(newValue)
+                storage = _RecordStorage.make(shape: _RecordShape(keys: shape.keys + [key]), values: values)
             }
         }
     }
 
+    /// The value at a position of ``keys``.
+    func value(at k: Int) -> RecordValue { storage.value(at: k) }
+
+    /// The values, in the order of ``keys``.
+    var values: ContiguousArray<RecordValue> { storage.values() }
+
     /// The number of fields.
-    public var count: Int { values.count }
+    public var count: Int { storage.shape.keys.count }
 
     /// The fields, in order.
-    public var fields: [(key: String, value: RecordValue)] { zip(shape.keys, values).map { ($0, $1) } }
+    ///
+    /// - Complexity: O(*n*) for *n* fields.
+    public var fields: [(key: String, value: RecordValue)] {
+        let keys = storage.shape.keys
+        var fields: [(key: String, value: RecordValue)] = []
+        fields.reserveCapacity(keys.count)
+        storage.forEachValue { k, value in fields.append((keys[k], value)) }
+        return fields
+    }
 
     public static func == (lhs: DynamicRecord, rhs: DynamicRecord) -> Bool {
-        guard lhs.values.count == rhs.values.count else { return false }
+        guard lhs.count == rhs.count else { return false }
+        if lhs.storage.hasSameBytes(as: rhs.storage) { return true }
         if lhs.shape === rhs.shape { return lhs.values == rhs.values }
-        for (k, key) in lhs.shape.keys.enumerated() {
-            guard let other = rhs[key], other == lhs.values[k] else { return false }
+        let keys = lhs.shape.keys
+        var equal = true
+        lhs.storage.forEachValue { k, value in
+            guard equal else { return }
+            guard let other = rhs[keys[k]], other == value else {
+                equal = false
+                return
+            }
         }
-        return true
+        return equal
     }
 
     public func hash(into hasher: inout Hasher) {
         // Regardless of order: the fields' own hashes, added up.
         var sum = 0
-        for (k, key) in shape.keys.enumerated() {
+        let keys = shape.keys
+        storage.forEachValue { k, value in
             var field = Hasher()
-            field.combine(key)
-            field.combine(values[k])
+            field.combine(keys[k])
+            field.combine(value)
             sum = sum &+ field.finalize()
         }
-        hasher.combine(values.count)
+        hasher.combine(count)
         hasher.combine(sum)
     }
 }
@@ -215,9 +255,12 @@ public struct DynamicRecord: Hashable, Sendable {
 /// The field names of records of one shape, shared by them: immutable.
 @usableFromInline
 final class _RecordShape: Sendable {
-    @usableFromInline package let keys: [String]
+    @usableFromInline let keys: [String]
     /// For shapes of more than eight keys, the position of each.
     let positions: [String: Int]?
+    /// The position of the key `id`, if there is one (how a ``DynamicObject``
+    /// finds its identity).
+    let idPosition: Int?
 
     init(keys: [String]) {
         self.keys = keys
@@ -229,6 +272,7 @@ final class _RecordShape: Sendable {
         } else {
             positions = nil
         }
+        idPosition = keys.firstIndex(of: "id")
     }
 
     /// The position of a key, or nil.
