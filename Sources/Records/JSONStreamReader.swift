@@ -80,6 +80,9 @@ public final class JSONStreamReader {
     /// Interned shapes, and the last one made at each depth (the usual guess).
     private var shapes: [[String]: _RecordShape] = [:]
     private var guesses: [_RecordShape?] = []
+    /// For each depth, room that every object read at it reuses: its values,
+    /// and the writer of its bytes.
+    private var scratch: [(values: ContiguousArray<RecordValue>, writer: _RecordWriter)] = []
     private static let maximumShapes = 4096
 
     /// The size of the text in bytes, when known (a regular file, or `Data`).
@@ -505,12 +508,19 @@ public final class JSONStreamReader {
         let guess = guesses[depth]
         var matched = 0
         var extraKeys: [String] = []
-        var values: ContiguousArray<RecordValue> = []
-        if let guess { values.reserveCapacity(guess.keys.count) }
+        // The values in this depth's room, reused by every object read at it.
+        while scratch.count <= depth { scratch.append(([], _RecordWriter())) }
+        let level = depth
+        var values = ContiguousArray<RecordValue>()
+        swap(&values, &scratch[level].values)
+        defer {
+            values.removeAll(keepingCapacity: true)
+            swap(&values, &scratch[level].values)
+        }
         try skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             position += 1
-            return .record(DynamicRecord(shape: interned([]), values: [RecordValue]()))
+            return record(interned([]), values)
         }
         while true {
             try skipWhitespace()
@@ -529,7 +539,7 @@ public final class JSONStreamReader {
             throw error("expected ',' or '}' after an object member, found \(try found())")
         }
         if extraKeys.isEmpty, let guess, matched == guess.keys.count, !(matched == 1 && guess.keys[0] == "$date") {
-            return .record(DynamicRecord(shape: guess, values: values))
+            return record(guess, values)
         }
         if extraKeys.isEmpty, let guess { extraKeys = Array(guess.keys[..<matched]) }
         if extraKeys.count == 1, extraKeys[0] == "$date", case .string(let text) = values[0] {
@@ -541,7 +551,17 @@ public final class JSONStreamReader {
         let (keys, deduplicated) = DynamicRecord.deduplicated(zip(extraKeys, values))
         let shape = interned(keys)
         guesses[depth] = shape
-        return .record(DynamicRecord(shape: shape, values: deduplicated))
+        return record(shape, deduplicated)
+    }
+
+    /// A record of `shape` holding `values`, its bytes written in this depth's room.
+    private func record(_ shape: _RecordShape, _ values: some Collection<RecordValue>) -> RecordValue {
+        var writer = _RecordWriter()
+        swap(&writer, &scratch[depth].writer)
+        defer { swap(&writer, &scratch[depth].writer) }
+        writer.reset()
+        for value in values { writer.append(value) }
+        return .record(DynamicRecord(storage: writer.storage(shape: shape)))
     }
 
     /// The shared shape of these keys (a new one once there are many).

@@ -33,14 +33,13 @@ final class _RecordStorage: ManagedBuffer<_RecordStorage.Header, UInt8>, @unchec
         let shape: _RecordShape
         /// The shapes of the records nested in the values (usually none: no allocation).
         let nested: [_RecordShape]
-        /// The number of value bytes.
-        let byteCount: Int
+        // The number of bytes is not kept (8 bytes a record): the values tell where they end.
     }
 
     /// A storage of `shape` holding these bytes (made by a ``_RecordWriter``).
     static func make(shape: _RecordShape, nested: [_RecordShape], bytes: UnsafeRawBufferPointer) -> _RecordStorage {
         let count = bytes.count
-        let buffer = self.create(minimumCapacity: count) { _ in Header(shape: shape, nested: nested, byteCount: count) }
+        let buffer = self.create(minimumCapacity: count) { _ in Header(shape: shape, nested: nested) }
         let storage = unsafeDowncast(buffer, to: _RecordStorage.self)
         storage.withUnsafeMutablePointerToElements { elements in
             if let base = bytes.baseAddress, count > 0 { elements.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: count) }
@@ -51,19 +50,18 @@ final class _RecordStorage: ManagedBuffer<_RecordStorage.Header, UInt8>, @unchec
     /// A storage of `shape` holding `values` (in the order of its keys).
     static func make(shape: _RecordShape, values: some Collection<RecordValue>) -> _RecordStorage {
         var writer = _RecordWriter()
+        writer.bytes.reserveCapacity(16 * values.count)
         for value in values { writer.append(value) }
         return writer.storage(shape: shape)
     }
 
-    @inlinable
     var shape: _RecordShape { header.shape }
 
     /// Calls `body` with a reader at the first value.
     @inline(__always)
     func withReader<T>(_ body: (inout _RecordReader) throws -> T) rethrows -> T {
         try withUnsafeMutablePointers { header, elements in
-            var reader = _RecordReader(
-                bytes: UnsafeRawPointer(elements), count: header.pointee.byteCount, nested: header.pointee.nested)
+            var reader = _RecordReader(bytes: UnsafeRawPointer(elements), nested: header.pointee.nested)
             return try body(&reader)
         }
     }
@@ -97,23 +95,35 @@ final class _RecordStorage: ManagedBuffer<_RecordStorage.Header, UInt8>, @unchec
         }
     }
 
+    /// The number of value bytes.
+    ///
+    /// - Complexity: O(*n*) for *n* fields (each value is skipped).
+    var byteCount: Int {
+        let count = shape.keys.count
+        return withReader { reader in
+            for _ in 0..<count { reader.skip() }
+            return reader.position
+        }
+    }
+
     /// Whether both hold the same bytes with the same shapes (then their
     /// values are identical; the converse does not hold).
     func hasSameBytes(as other: _RecordStorage) -> Bool {
         if self === other { return true }
         let (a, b) = (header, other.header)
-        guard a.shape === b.shape, a.byteCount == b.byteCount, a.nested.count == b.nested.count,
-            zip(a.nested, b.nested).allSatisfy({ $0 === $1 })
-        else { return false }
+        guard a.shape === b.shape, a.nested.count == b.nested.count, zip(a.nested, b.nested).allSatisfy({ $0 === $1 }) else { return false }
+        let count = byteCount
+        guard count == other.byteCount else { return false }
         return withUnsafeMutablePointerToElements { x in
-            other.withUnsafeMutablePointerToElements { y in memcmp(x, y, a.byteCount) == 0 }
+            other.withUnsafeMutablePointerToElements { y in memcmp(x, y, count) == 0 }
         }
     }
 
     /// The value bytes and nested shapes, for copying into another record.
     func withBytes<T>(_ body: (UnsafeRawBufferPointer, [_RecordShape]) throws -> T) rethrows -> T {
-        try withUnsafeMutablePointers { header, elements in
-            try body(UnsafeRawBufferPointer(start: elements, count: header.pointee.byteCount), header.pointee.nested)
+        let count = byteCount
+        return try withUnsafeMutablePointers { header, elements in
+            try body(UnsafeRawBufferPointer(start: elements, count: count), header.pointee.nested)
         }
     }
 }
@@ -269,13 +279,11 @@ struct _RecordWriter {
 @usableFromInline
 struct _RecordReader {
     let bytes: UnsafeRawPointer
-    let count: Int
     let nested: [_RecordShape]
     var position = 0
 
-    init(bytes: UnsafeRawPointer, count: Int, nested: [_RecordShape]) {
+    init(bytes: UnsafeRawPointer, nested: [_RecordShape]) {
         self.bytes = bytes
-        self.count = count
         self.nested = nested
     }
 

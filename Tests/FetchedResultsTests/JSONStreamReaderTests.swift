@@ -258,8 +258,13 @@ import Testing
         }
     }
 
+    /// A record is one reference (its storage holds the shape and the
+    /// values); an object is its record and an identity kept only when it
+    /// is not the id field.
     @Test func recordsAreSmall() {
-        #expect(MemoryLayout<DynamicRecord>.size == 2 * MemoryLayout<Int>.size)
+        #expect(MemoryLayout<DynamicRecord>.size == MemoryLayout<Int>.size)
+        #expect(MemoryLayout<DynamicObject>.size == 2 * MemoryLayout<Int>.size)
+        #expect(MemoryLayout<DynamicObject?>.size == 2 * MemoryLayout<Int>.size)
     }
 
     // MARK: Files

@@ -210,6 +210,8 @@ struct _Fetched<R: Record>: Sendable {
     /// The records in order (records kept); the elements are dropped.
     @inlinable
     consuming func sortedRecords() -> [R] {
+        // The elements are not needed once ordered: their memory goes before the result's comes.
+        found = []
         var all: [R] = []
         all.reserveCapacity(count)
         // Moved out of the records, which are this value's alone now: no copy.
@@ -234,12 +236,12 @@ enum _Fetch {
     static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> _Fetched<R> {
         var found: [_Element<R>?] = []
         var records: [R?] = []
-        if compiled.matches == nil {
-            // Every record matches: room for them all at once, not grown by copies.
-            let count = context.store.count + context.insertedIDs.count
-            found.reserveCapacity(count)
-            if keepRecords { records.reserveCapacity(count) }
-        }
+        // Room for every record at once, not grown by copies (each growth
+        // holds the old and the new buffer): what a predicate leaves unused
+        // is never touched, so it takes no memory.
+        let count = context.store.count + context.insertedIDs.count
+        found.reserveCapacity(count)
+        if keepRecords { records.reserveCapacity(count) }
         try context.forEachRecord { record, sequence throws(FetchError) in
             if let matches = compiled.matches, try !matches(record) { return }
             found.append(compiled.element(record, sequence: sequence))

@@ -231,7 +231,7 @@ public final class ObjectContext<R: Record & Codable> {
     /// The sequence (first-insertion order) of a record this context sees.
     func sequence(of id: R.ID) -> Int64? {
         if inserted[id] != nil { return insertedSequences[id] }
-        return store.state.withLock { state in state.index[id].map { state.sequences[$0] } }
+        return store.state.withLock { state in state.position(of: id).map { state.sequences[$0] } }
     }
 
     // MARK: Changing

@@ -100,7 +100,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
 
     /// The record with an identity, as last saved.
     public func object(withID id: R.ID) -> R? {
-        state.withLock { state in state.index[id].map { state.records[$0] } }
+        state.withLock { state in state.position(of: id).map { state.records[$0] } }
     }
 
     /// Every record, in the order they were first inserted.
@@ -168,7 +168,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
 
     /// A record with its version and first-insertion order.
     func lookup(_ id: R.ID) -> (record: R, version: Int64, sequence: Int64)? {
-        state.withLock { state in state.index[id].map { (state.records[$0], state.versions[$0], state.sequences[$0]) } }
+        state.withLock { state in state.position(of: id).map { (state.records[$0], state.versions[$0], state.sequences[$0]) } }
     }
 
     /// Commits a context's changes: picks up other stores' saves, resolves

@@ -51,7 +51,7 @@ struct _Resolution<R: Record & Codable> {
 
         // Inserts: an identity the store already has (a uniqueness conflict).
         for (record, sequence) in request.inserted {
-            guard let k = state.index[record.id] else {
+            guard let k = state.position(of: record.id) else {
                 saved.append(StoredRecord(record: record, sequence: sequence, version: version))
                 continue
             }
@@ -63,7 +63,7 @@ struct _Resolution<R: Record & Codable> {
         // Updates: the record changed or was deleted since the context read it.
         for (record, base) in request.updated {
             let id = record.id
-            guard let k = state.index[id] else {
+            guard let k = state.position(of: id) else {
                 if policy == .error {
                     conflicts.append(MergeConflict(objectID: "\(id)", change: .update, contextVersion: base.version, storeVersion: nil))
                     continue
@@ -95,7 +95,7 @@ struct _Resolution<R: Record & Codable> {
         // Deletes: of a record changed since the context read it (one already
         // gone is simply gone).
         for (id, base) in request.deleted {
-            guard let k = state.index[id] else { continue }
+            guard let k = state.position(of: id) else { continue }
             if let read = base.version, read == state.versions[k] {
                 deleted.append(state.records[k])
                 continue

@@ -12,7 +12,8 @@ struct _StoreState<R: Record> {
     @usableFromInline var sequences: [Int64] = []
     /// For every record, the version of the save that last wrote it.
     @usableFromInline var versions: [Int64] = []
-    @usableFromInline var index: [R.ID: Int] = [:]
+    /// Identity to position in `records`.
+    @usableFromInline var index = _RecordIndex()
     @usableFromInline var nextSequence: Int64 = 1
     /// The version of the last save.
     @usableFromInline var version: Int64 = 0
@@ -35,7 +36,7 @@ struct _StoreState<R: Record> {
         index.reserveCapacity(count)
         var maxSequence: Int64 = 0
         for stored in contents.records {
-            guard index.updateValue(records.count, forKey: stored.record.id) == nil else {
+            guard index.insert(stored.record.id, at: records.count, in: records) == nil else {
                 throw .corrupt(path: "the persistence", reason: "the identity \(stored.record.id) occurs twice")
             }
             records.append(stored.record)
@@ -54,11 +55,11 @@ struct _StoreState<R: Record> {
     @inlinable
     @_specialize(where R == DynamicObject)   // the tool's records: identities read without copying records
     mutating func load(_ records: [R]) throws(StoreError) {
-        var index: [R.ID: Int] = [:]
+        var index = _RecordIndex()
         index.reserveCapacity(records.count)
         // Through the buffer: reading an identity does not copy the record.
-        let duplicate = records.withUnsafeBufferPointer { records -> R.ID? in
-            for k in records.indices where index.updateValue(k, forKey: records[k].id) != nil { return records[k].id }
+        let duplicate = records.withUnsafeBufferPointer { buffer -> R.ID? in
+            for k in buffer.indices where index.insert(buffer[k].id, at: k, in: records) != nil { return buffer[k].id }
             return nil
         }
         if let duplicate { throw .duplicateIdentity("\(duplicate)") }
@@ -70,6 +71,12 @@ struct _StoreState<R: Record> {
         self.version = version
         nextSequence += Int64(records.count)
     }
+
+    /// The position of the record with an identity, or nil.
+    ///
+    /// - Complexity: O(1) on average.
+    @inlinable
+    func position(of id: R.ID) -> Int? { index.position(of: id, in: records) }
 
     /// Positions of the records in order of first insertion.
     func order() -> [Int] { records.indices.sorted { sequences[$0] < sequences[$1] } }
@@ -93,7 +100,7 @@ struct _StoreState<R: Record> {
             if let removed = remove(record.id) { applied.deleted.append(removed) }
         }
         for stored in changeSet.saved {
-            if let k = index[stored.record.id] {
+            if let k = position(of: stored.record.id) {
                 records[k] = stored.record
                 versions[k] = stored.version
                 applied.updated.append(stored.record)
@@ -142,13 +149,13 @@ struct _StoreState<R: Record> {
         var inserted: [R] = [], updated: [R] = [], deleted: [R] = []
         for k in fresh.records.indices {
             let id = fresh.records[k].id
-            if let old = index[id] {
+            if let old = position(of: id) {
                 if versions[old] != fresh.versions[k] { updated.append(fresh.records[k]) }
             } else {
                 inserted.append(fresh.records[k])
             }
         }
-        for k in records.indices where fresh.index[records[k].id] == nil { deleted.append(records[k]) }
+        for k in records.indices where fresh.position(of: records[k].id) == nil { deleted.append(records[k]) }
         let first = version + 1
         fresh.subscribers = subscribers
         fresh.recoveries = recoveries
@@ -164,14 +171,14 @@ struct _StoreState<R: Record> {
 
     /// Removes a record; returns it.
     mutating func remove(_ id: R.ID) -> R? {
-        guard let k = index.removeValue(forKey: id) else { return nil }
+        guard let k = index.remove(id, in: records) else { return nil }
         let removed = records[k]
         let last = records.count - 1
         if k != last {
+            index.move(records[last].id, from: last, to: k, in: records)
             records[k] = records[last]
             sequences[k] = sequences[last]
             versions[k] = versions[last]
-            index[records[k].id] = k
         }
         records.removeLast()
         sequences.removeLast()
@@ -180,7 +187,7 @@ struct _StoreState<R: Record> {
     }
 
     mutating func append(_ stored: StoredRecord<R>) {
-        index[stored.record.id] = records.count
+        _ = index.insert(stored.record.id, at: records.count, in: records)
         records.append(stored.record)
         sequences.append(stored.sequence)
         versions.append(stored.version)
