@@ -21,6 +21,16 @@ The files are deleted at the end (`--keep` keeps them).
 
 Build the tool first: `swift build -c release --product headless-table`.
 `generate` writes one file (the CI-sized test reads one of a few MB).
+
+    python3 Benchmarks/big-file.py memory [--objects 900000] [--seed 1] [--tool PATH] [--dir /tmp]
+
+`memory` measures what the store and a controller over a file's objects hold
+(issue 25: at most 2.5x the file at peak; python's json.load holds about 6x):
+it generates a file of people with an email and tags (about 141 bytes an
+object: 127 MB at the default size), and prints the maximum resident set
+size of `python3 json.load`, `query --sort age --limit 1`, `query --where
+'age >= 40' --sort city,name --limit 1` and `render` (the data's order),
+`render --sort name`, each as a ratio to the file's size.
 """
 import argparse
 import json
@@ -51,6 +61,36 @@ def person(rng, id):
         "active": rng.random() < 0.7,
         "tags": rng.sample(["a", "b", "c", "d"], rng.randint(0, 2)),
     }
+
+
+TAGS = ["admin", "beta", "customer", "staff", "vip", "newsletter", "trial"]
+
+
+def member(rng, id):
+    """One object of the memory benchmark: about 141 bytes of JSON, an email and 0-2 tags."""
+    first, last = rng.choice(FIRST), rng.choice(LAST)
+    return {
+        "id": id,
+        "name": first + " " + last,
+        "city": rng.choice(CITIES),
+        "age": rng.randint(18, 90),
+        "email": "%s.%s%d@mail.de" % (first.lower(), last.lower().replace("'", ""), rng.randrange(1000)),
+        "score": round(rng.uniform(0, 100), 2),
+        "active": rng.random() < 0.7,
+        "tags": rng.sample(TAGS, rng.randint(0, 2)),
+    }
+
+
+def generate_members(path, count, seed):
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("[\n")
+        for k in range(count):
+            if k:
+                out.write(",\n")
+            out.write(json.dumps(member(rng, k + 1), ensure_ascii=False, separators=(",", ":")))
+        out.write("\n]\n")
+    return os.path.getsize(path)
 
 
 def objects(count, seed, changed):
@@ -115,7 +155,40 @@ def main():
     run.add_argument("--tool", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "headless-table"))
     run.add_argument("--dir", default=tempfile.gettempdir())
     run.add_argument("--keep", action="store_true")
+    memory = sub.add_parser("memory", help="peak memory of the store and a controller, as ratios to the file")
+    memory.add_argument("--objects", type=int, default=900_000)
+    memory.add_argument("--seed", type=int, default=1)
+    memory.add_argument("--tool", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".build", "release", "headless-table"))
+    memory.add_argument("--dir", default=tempfile.gettempdir())
+    memory.add_argument("--keep", action="store_true")
     args = parser.parse_args()
+
+    if args.mode == "memory":
+        if not os.access(args.tool, os.X_OK):
+            raise SystemExit("no tool at %s: build it with `swift build -c release --product headless-table` or pass --tool" % args.tool)
+        folder = tempfile.mkdtemp(prefix="big-file-memory-", dir=args.dir)
+        try:
+            path = os.path.join(folder, "members.json")
+            size = generate_members(path, args.objects, args.seed)
+            runs = {
+                "python json.load": [sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1]))", path],
+                "query --sort age --limit 1": [args.tool, "query", path, "--sort", "age", "--limit", "1", "--quiet"],
+                "query --where 'age >= 40' --sort city,name --limit 1": [args.tool, "query", path, "--where", "age >= 40", "--sort", "city,name", "--limit", "1", "--quiet"],
+                "render": [args.tool, "render", path, "--quiet"],
+                "render --sort name": [args.tool, "render", path, "--sort", "name", "--quiet"],
+            }
+            results = {"objects": args.objects, "fileMB": round(size / 1e6, 1)}
+            for name, command in runs.items():
+                measured = measure(command)
+                measured["maxRSS / file (goal <= 2.5)"] = round(measured.pop("rss") / size, 2)
+                results[name] = measured
+            print(json.dumps(results, indent=2, ensure_ascii=False))
+        finally:
+            if args.keep:
+                print("kept %s" % folder, file=sys.stderr)
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+        return
 
     if args.mode == "generate":
         size = generate(args.out, args.objects, args.seed, args.changed)
