@@ -131,7 +131,8 @@ extension RecordValue {
 /// JSON. Reading a field compares names (a hash table for records of more
 /// than eight fields) and decodes its value (a string of at most 15 UTF-8
 /// bytes without an allocation); setting one makes the record anew.
-public struct DynamicRecord: Hashable, Sendable {
+public struct DynamicRecord: Hashable, @unchecked Sendable {
+    // Sendable: the storage is never changed once made (a change makes a new one).
     @usableFromInline var storage: _RecordStorage
 
     /// The field names, in order.
@@ -205,7 +206,7 @@ public struct DynamicRecord: Hashable, Sendable {
     func value(at k: Int) -> RecordValue { storage.value(at: k) }
 
     /// The values, in the order of ``keys``.
-    var values: ContiguousArray<RecordValue> { storage.values() }
+    package var values: ContiguousArray<RecordValue> { storage.values() }
 
     /// The number of fields.
     public var count: Int { storage.shape.keys.count }
@@ -255,7 +256,7 @@ public struct DynamicRecord: Hashable, Sendable {
 /// The field names of records of one shape, shared by them: immutable.
 @usableFromInline
 final class _RecordShape: Sendable {
-    @usableFromInline let keys: [String]
+    @usableFromInline package let keys: [String]
     /// For shapes of more than eight keys, the position of each.
     let positions: [String: Int]?
     /// The position of the key `id`, if there is one (how a ``DynamicObject``

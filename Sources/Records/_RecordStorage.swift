@@ -26,7 +26,7 @@ import Foundation
 /// longer one a new `String`. The storage is immutable once made (a change
 /// makes a new one), so it is shared freely between threads.
 @usableFromInline
-final class _RecordStorage: ManagedBuffer<_RecordStorage.Header, UInt8>, @unchecked Sendable {
+final class _RecordStorage: ManagedBuffer<_RecordStorage.Header, UInt8> {
     @usableFromInline
     struct Header {
         /// The record's keys.

@@ -2,6 +2,7 @@ import Foundation
 import TableTestSupport
 import Testing
 @testable import FetchedResults
+@testable import Records
 
 /// Records held as bytes (`DynamicRecord`'s storage) give back exactly the
 /// values they were made of — kind, bits, bytes of strings, order of fields —
@@ -31,7 +32,7 @@ import Testing
         case 2: return .int([0, 1, 127, 128, -1, -128, -129, 32767, 32768, -32769, Int(Int32.max) + 1, Int.max, Int.min].randomElement(using: &g)!)
         case 3: return .int(Int(truncatingIfNeeded: g.next()) >> g.int(0...63))
         case 4: return .uint(g.chance(0.5) ? UInt64(Int.max) + 1 + UInt64(g.int(0...1000)) : UInt64(g.int(0...5)))
-        case 5: return .double([0.0, -0.0, 1.5, -1e300, .infinity, -.infinity, .nan, Double(bitPattern: 0x7FF8_0000_0000_0001), 5e-324, 3.0].randomElement(using: &g)!)
+        case 5: return .double([0.0, -0.0, 1.5, -1e300, .infinity, -.infinity, .nan, Double(bitPattern: 0x7FF8_0000_0000_0001), .leastNonzeroMagnitude, 3.0].randomElement(using: &g)!)
         case 6: return .date(Date(timeIntervalSinceReferenceDate: [0, -1.25, 1e9, 7.000001].randomElement(using: &g)!))
         case 7, 8: return .string(strings.randomElement(using: &g)!)
         case 9: return .array((0..<g.int(0...4)).map { _ in value(&g, depth: depth + 1) })
@@ -68,17 +69,18 @@ import Testing
     @Test func recordsGiveBackExactlyTheirFields() throws {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        for _ in 0..<2_000 {
+        for _ in 0..<400 {
             let (record, model) = Self.record(&g, depth: 0)
             #expect(Self.identical(record.fields, model), "seed \(seed)")
             #expect(record.keys == model.map(\.key))
             #expect(record.count == model.count)
             for (key, value) in model { #expect(record[key].map { _identical($0, value) } == true, "seed \(seed): \(key)") }
             #expect(record["absent key"] == nil)
-            // Equality and hashing as the fields' (in any order).
+            // Equality and hashing as the fields' (in any order): NaN equals nothing.
             let rebuilt = DynamicRecord(fields: model.reversed())
-            #expect(record == rebuilt)
-            #expect(record.hashValue == rebuilt.hashValue)
+            let comparable = model.allSatisfy { $0.value == $0.value }
+            #expect((record == rebuilt) == comparable, "seed \(seed)")
+            if comparable { #expect(record.hashValue == rebuilt.hashValue) }
             // JSON round trip, key order kept (NaN and infinities are written as null).
             let text = JSON.string(.record(record))
             #expect(text == JSON.string(.record(DynamicRecord(fields: model))))
@@ -94,7 +96,7 @@ import Testing
     @Test func changingAFieldChangesThatFieldAlone() {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        for _ in 0..<1_000 {
+        for _ in 0..<300 {
             var (record, model) = Self.record(&g, depth: 0)
             let original = record
             let originalModel = model
@@ -143,8 +145,10 @@ import Testing
                 }
                 let rebuilt = DynamicRecord(fields: record.fields)
                 #expect(Self.identical(record.fields, rebuilt.fields))
-                #expect(record == rebuilt)
-                #expect(record.hashValue == rebuilt.hashValue)
+                if record.fields.allSatisfy({ $0.value == $0.value }) {   // NaN equals nothing
+                    #expect(record == rebuilt)
+                    #expect(record.hashValue == rebuilt.hashValue)
+                }
             }
         }
     }

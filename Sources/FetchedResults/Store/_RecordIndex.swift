@@ -1,3 +1,5 @@
+import Records
+
 /// The store's index from identity to position: an open-addressing table
 /// that holds no identities, only positions into the store's records (whose
 /// identities it compares).
