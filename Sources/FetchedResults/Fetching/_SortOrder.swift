@@ -245,6 +245,12 @@ struct _SortEntry {
 func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int64]) -> [Int32] {
     defer { for column in columns { column.free() } }
     let count = sequences.count
+    // No sort keys, and the matches found in insertion order (as a store's
+    // records are until a delete moves one): nothing to sort, and no entries
+    // to sort them in. O(m).
+    if columns.isEmpty, sequences.withUnsafeBufferPointer({ s in s.indices.dropFirst().allSatisfy { s[$0 - 1] < s[$0] } }) {
+        return (0..<count).map { Int32(truncatingIfNeeded: $0) }
+    }
     let signs = ascending.map { $0 ? 1 : -1 }
     func keys(_ k: Int) -> (keys: [UInt64], exact: Bool)? {
         guard k < columns.count, var found = columns[k].keys(count: count) else { return nil }
@@ -282,6 +288,9 @@ func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int
     // column's, it says nothing of the second column.
     let firstKeysExact = first?.exact == true || (secondContinuesFirst && second?.exact == true)
     let (compareFirst, compareSecond) = (columns.count > 0 && !firstKeysExact, columns.count > 1 && (secondContinuesFirst || second?.exact != true))
+    // The keys are in the entries now: their memory goes before the sort's scratch comes.
+    first = nil
+    second = nil
     // Entries the keys leave tied that only their sequences order leave the
     // (stable) radix sort in position order: already in order when the
     // sequences rise with the positions (matches found in insertion order,
