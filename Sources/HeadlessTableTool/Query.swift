@@ -131,18 +131,10 @@ struct Query {
     /// How the text output names what the sections are by: `city`, or `name's index (de)`.
     var sectionLabel: String { index?.label ?? sectionKey ?? "" }
 
-    /// A fetched results controller of `request` in `context`, sectioned as
-    /// the options say. It reads the objects from the store a batch at a time
-    /// as they are asked for (``batchSize``): it keeps every match's identity
-    /// and sort values, not a second reference to every object.
+    /// A fetched results controller of `request` in `context`, sectioned as the options say.
     func controller(_ request: FetchRequest<DynamicObject>, in context: ObjectContext<DynamicObject>) -> FetchedResultsController<DynamicObject> {
-        var request = request
-        if request.fetchBatchSize == 0 { request.fetchBatchSize = Self.batchSize }
-        return FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectionKey, sectionCollation: index?.collation)
+        FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectionKey, sectionCollation: index?.collation)
     }
-
-    /// The batch size of the controllers the commands make.
-    static let batchSize = 512
 
     /// The sections of the objects in `path` that match (and match `also`),
     /// as a fetched results controller makes them — or in the data's order,
