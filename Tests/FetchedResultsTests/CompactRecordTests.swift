@@ -61,6 +61,17 @@ import Testing
         }
     }
 
+    /// Whether a value is or holds NaN (which equals nothing, itself included;
+    /// an array compared with itself is equal without looking).
+    static func holdsNaN(_ value: RecordValue) -> Bool {
+        switch value {
+        case .double(let d): return d.isNaN
+        case .array(let elements): return elements.contains(where: holdsNaN)
+        case .record(let record): return record.fields.contains { holdsNaN($0.value) }
+        default: return false
+        }
+    }
+
     /// Whether two lists of fields are the same in every respect.
     static func identical(_ a: [(key: String, value: RecordValue)], _ b: [(key: String, value: RecordValue)]) -> Bool {
         a.count == b.count && zip(a, b).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && _identical($0.value, $1.value) }
@@ -69,18 +80,21 @@ import Testing
     @Test func recordsGiveBackExactlyTheirFields() throws {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        for _ in 0..<400 {
+        for _ in 0..<200 {
             let (record, model) = Self.record(&g, depth: 0)
             #expect(Self.identical(record.fields, model), "seed \(seed)")
             #expect(record.keys == model.map(\.key))
             #expect(record.count == model.count)
             for (key, value) in model { #expect(record[key].map { _identical($0, value) } == true, "seed \(seed): \(key)") }
             #expect(record["absent key"] == nil)
-            // Equality and hashing as the fields' (in any order): NaN equals nothing.
+            // Equality and hashing as the fields' (in any order). With NaN
+            // inside, equality depends on whether the two share what holds
+            // it (as it did when values were arrays): not asked.
             let rebuilt = DynamicRecord(fields: model.reversed())
-            let comparable = model.allSatisfy { $0.value == $0.value }
-            #expect((record == rebuilt) == comparable, "seed \(seed)")
-            if comparable { #expect(record.hashValue == rebuilt.hashValue) }
+            if !model.contains(where: { Self.holdsNaN($0.value) }) {
+                #expect(record == rebuilt, "seed \(seed)")
+                #expect(record.hashValue == rebuilt.hashValue)
+            }
             // JSON round trip, key order kept (NaN and infinities are written as null).
             let text = JSON.string(.record(record))
             #expect(text == JSON.string(.record(DynamicRecord(fields: model))))
@@ -145,7 +159,7 @@ import Testing
                 }
                 let rebuilt = DynamicRecord(fields: record.fields)
                 #expect(Self.identical(record.fields, rebuilt.fields))
-                if record.fields.allSatisfy({ $0.value == $0.value }) {   // NaN equals nothing
+                if !record.fields.contains(where: { Self.holdsNaN($0.value) }) {   // NaN equals nothing
                     #expect(record == rebuilt)
                     #expect(record.hashValue == rebuilt.hashValue)
                 }
