@@ -148,7 +148,7 @@ public final class ObjectContext<R: Record & Codable> {
                 (ids.map { id -> R? in
                     if deleted.contains(id) { return nil }
                     if let record = inserted[id] { return record }
-                    guard let k = state.index[id] else { return nil }
+                    guard let k = state.position(of: id) else { return nil }
                     return updated[id] ?? state.records[k]
                 }, state.version)
             }
