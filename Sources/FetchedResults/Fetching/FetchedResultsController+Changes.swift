@@ -12,10 +12,21 @@ extension FetchedResultsController {
     /// the change. O(*k* log *n* + *c* + *s*) for *k* identities, *c* = *n* / 512
     /// chunks and *s* sections. A request with an offset or a limit refetches
     /// (its window moves with every change): O(*n* log *n*).
+    ///
+    /// A change the controller cannot follow — its predicate fails on a
+    /// changed record, where `performFetch()` would throw — changes nothing:
+    /// the results stay as they were, as after a failed fetch, and the error
+    /// goes to ``lastError`` and to every receiver (`didFail(_:)`).
     func contextDidChange(_ contextChange: _ContextChange<R>) {
         guard let compiled, !receivers.isEmpty else { return }
+        let changes: [_Change<R>]
+        do throws(FetchError) {
+            changes = try self.changes(of: contextChange, compiled: compiled)
+        } catch {
+            didFail(error)
+            return
+        }
         let before = deliversWholeChanges ? tableSections : []
-        let changes = self.changes(of: contextChange, compiled: compiled)
         // With an offset or a limit, any change may move the window.
         if compiled.request.fetchOffset > 0 || compiled.request.fetchLimit != nil {
             refetchAndReport(changes, before: before)
@@ -45,10 +56,14 @@ extension FetchedResultsController {
     /// Phase 1: what each identity was (its element and index path in the
     /// results) and is (its element, when its record matches), with its
     /// record — the one now, or the last one seen when it left. Identities
-    /// neither in the results before nor after are left out.
+    /// neither in the results before nor after are left out. Reads only:
+    /// the results are not touched before every change is known.
     ///
+    /// - Throws: ``FetchError/predicateFailed(_:)`` (or
+    ///   ``FetchError/predicateThrew(_:)``) when the predicate fails on a
+    ///   changed record, as `performFetch()` would.
     /// - Complexity: O(*k* log *n*) for *k* identities.
-    func changes(of contextChange: _ContextChange<R>, compiled: _CompiledRequest<R>) -> [_Change<R>] {
+    func changes(of contextChange: _ContextChange<R>, compiled: _CompiledRequest<R>) throws(FetchError) -> [_Change<R>] {
         var changes: [_Change<R>] = []
         for id in contextChange.ids {
             var change = _Change<R>()
@@ -57,7 +72,7 @@ extension FetchedResultsController {
                 change.old = _Change.Old(element: ordered.element(at: position), path: path(ofPosition: position))
                 oldRecord = ordered.record(at: position)
             }
-            if let record = context.object(withID: id), (try? compiled.matches?(record) ?? true) == true {
+            if let record = context.object(withID: id), try compiled.matches?(record) ?? true {
                 let sequence = change.old?.element.sequence ?? context.sequence(of: id) ?? Int64.max
                 change.new = compiled.element(record, sequence: sequence)
                 change.record = record
@@ -109,10 +124,10 @@ extension FetchedResultsController {
         for position in 0..<ordered.count {
             oldPaths[ordered.element(at: position).id] = (path(ofPosition: position), ordered.record(at: position))
         }
-        do {
+        do throws(FetchError) {
             try performFetch()
         } catch {
-            _lastError = error
+            didFail(error)
             return
         }
         var newPaths: [R.ID: TablePath] = [:]
@@ -135,6 +150,16 @@ extension FetchedResultsController {
             objects: objects, oldSections: _SectionsBefore(all: oldSections), newSections: sectionList)
         if change.isEmpty { return }
         report(change, before: before)
+    }
+
+    /// A change the controller could not follow: the results stay as they
+    /// were (as after a failed `performFetch()`), ``lastError`` keeps the
+    /// error until the next successful fetch, and the delegate and the
+    /// observers are told
+    /// (``FetchedResultsControllerDelegate/controller(_:didFailWith:)``).
+    func didFail(_ error: FetchError) {
+        _lastError = error
+        for receiver in receivers { receiver.controller(self, didFailWith: error) }
     }
 
     /// Tells the delegate and the observers, in Core Data's order.

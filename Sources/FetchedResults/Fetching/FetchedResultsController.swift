@@ -116,7 +116,11 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     /// The error the last change ran into, if any: a change after which the first
-    /// sort key no longer orders the sections. Cleared by `performFetch()`.
+    /// sort key no longer orders the sections (the change applied), or one
+    /// the controller could not follow because its predicate failed on a
+    /// changed record (the change did not apply: see
+    /// ``FetchedResultsControllerDelegate/controller(_:didFailWith:)``).
+    /// Cleared by `performFetch()`.
     public var lastError: FetchError? { _lastError }
     @usableFromInline var _lastError: FetchError?
 
@@ -192,7 +196,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     ///
     /// - Throws: ``FetchError/noSortKeys``, ``FetchError/unknownKey(_:)``,
     ///   ``FetchError/sectionsOutOfOrder(index:sectionName:)``,
-    ///   ``FetchError/predicateFailed(_:)``, ``FetchError/cacheMismatch(cacheName:)``
+    ///   ``FetchError/predicateFailed(_:)``, ``FetchError/predicateThrew(_:)``,
+    ///   ``FetchError/cacheMismatch(cacheName:)``
     ///   (the request changed and the cache was not deleted); the previous results stay.
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches; O(1)
     ///   from a valid cache.
