@@ -236,7 +236,7 @@ enum _Fetch {
         var records: [R?] = []
         if compiled.matches == nil {
             // Every record matches: room for them all at once, not grown by copies.
-            let count = context.store.count + context.insertedIDs.count
+            let count = context.store.count + context.pending.insertedIDs.count
             found.reserveCapacity(count)
             if keepRecords { records.reserveCapacity(count) }
         }
