@@ -388,7 +388,13 @@ public final class ObjectContext<R: Record & Codable> {
     /// property (its own changes win, the save's changes to other properties
     /// are kept), and count as based on the merged save; pending changes of
     /// records the save deleted are dropped.
-    public func mergeChanges(fromContextDidSave saved: ContextDidSave<R>) {
+    ///
+    /// - Returns: the pending updates that could not be merged property by
+    ///   property and stay whole (the save's changes to them are not in
+    ///   them); see ``PropertyMergeFallback``.
+    @discardableResult
+    public func mergeChanges(fromContextDidSave saved: ContextDidSave<R>) -> [PropertyMergeFallback] {
+        var fallbacks: [PropertyMergeFallback] = []
         for record in saved.deletedObjects {
             let id = record.id
             pending.updated.removeValue(forKey: id)
@@ -404,8 +410,12 @@ public final class ObjectContext<R: Record & Codable> {
             let version = current.flatMap { (saved.firstStoreVersion...saved.storeVersion).contains($0.version) ? $0.version : nil }
             if let update = pending.updated[id] {
                 let base = pending.bases[id]
-                pending.updated[id] = _PropertyMerge.merge(
+                let merge = _PropertyMerge.merge(
                     base: base?.version == nil ? nil : base?.record, context: update, store: record, contextWins: true)
+                pending.updated[id] = merge.record
+                if let reason = merge.fallback {
+                    fallbacks.append(PropertyMergeFallback(objectID: "\(id)", reason: reason, keptContextRecord: true))
+                }
             }
             pending.bases[id] = _Base(version: version, record: record, sequence: current?.sequence ?? pending.bases[id]?.sequence ?? .max)
         }
@@ -414,13 +424,18 @@ public final class ObjectContext<R: Record & Codable> {
         notify(
             inserted: saved.insertedIDs, updated: saved.updatedIDs, deleted: saved.deletedIDs,
             removed: Dictionary(saved.deletedObjects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
+        return fallbacks
     }
 
     /// Merges the save a `Notification.Name.objectContextDidSave`
     /// notification carries; ignores other notifications.
-    public func mergeChanges(fromContextDidSave notification: Notification) {
-        guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave<R> else { return }
-        mergeChanges(fromContextDidSave: saved)
+    ///
+    /// - Returns: what ``mergeChanges(fromContextDidSave:)-(ContextDidSave<R>)``
+    ///   returns; empty for another notification.
+    @discardableResult
+    public func mergeChanges(fromContextDidSave notification: Notification) -> [PropertyMergeFallback] {
+        guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave<R> else { return [] }
+        return mergeChanges(fromContextDidSave: saved)
     }
 
     // MARK: Notifications

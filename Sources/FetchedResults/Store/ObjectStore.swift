@@ -203,6 +203,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
                     storeVersion: state.version, contextName: request.contextName)
                 state.fetchCaches.removeAll()
             }
+            saved.propertyMergeFallbacks = resolution.fallbacks
             return .success(_SaveOutcome(saved: saved, resolvedIDs: resolution.resolvedIDs))
         }
         deliver(external, to: subscribers)
@@ -239,6 +240,11 @@ public struct ContextDidSave<R: Record>: Sendable {
     /// Whether another store on the same file (or database) made the save,
     /// and this store picked it up.
     public var isExternal = false
+    /// The conflicting records the saving context's merge-by-property policy
+    /// saved whole, not merged property by property (see
+    /// ``PropertyMergeFallback``); empty under the other policies and when
+    /// every conflict merged.
+    public var propertyMergeFallbacks: [PropertyMergeFallback] = []
     /// The first store version the save covers (the save covers
     /// `firstStoreVersion...storeVersion`; more than one when picked up from
     /// a compacted file, none when nothing was written).
