@@ -97,6 +97,7 @@ import TableTestSupport
             let all = FetchRequest<Note>(sortKeys: [SortKey("rank")])
             func check(_ step: String) throws {
                 a._checkInvariants()
+                store._checkInvariants()
                 let seen = Dictionary(uniqueKeysWithValues: try a.fetch(all).map { ($0.id, $0) })
                 #expect(seen == view, "seed \(seed), after \(step)")
                 if !a.hasChanges { #expect(view == saved, "seed \(seed), after \(step): nothing pending, yet not the store") }
