@@ -40,8 +40,10 @@ package struct _LockLevel: Hashable, Comparable, Sendable, CustomStringConvertib
         self.name = name
     }
 
+    @usableFromInline
     package static func < (a: _LockLevel, b: _LockLevel) -> Bool { a.rank < b.rank }
 
+    @usableFromInline
     package var description: String { "\(name) (level \(rank))" }
 }
 
@@ -54,6 +56,13 @@ package struct _LockOrderViolation: Hashable, Sendable, CustomStringConvertible 
     package var holding: _LockLevel
     /// Every level held, in the order taken.
     package var held: [_LockLevel]
+
+    /// A violation from its parts.
+    package init(acquiring: _LockLevel, holding: _LockLevel, held: [_LockLevel]) {
+        self.acquiring = acquiring
+        self.holding = holding
+        self.held = held
+    }
 
     package var description: String {
         "lock order violated: taking \(acquiring) while holding \(holding) (held: \(held.map(\.description).joined(separator: ", "))); "

@@ -405,7 +405,7 @@ public final class FetchedResultsController<R: Record & Codable> {
             let titles = sectionCollation.sectionIndexTitles
             return fetchRequest.sortKeys.first?.ascending == false ? titles.reversed() : titles
         }
-        if let results.cachedIndexTitles { return results.cachedIndexTitles }
+        if let titles = results.cachedIndexTitles { return titles }
         var titles: [String] = []
         for section in results.sectionList {
             if let title = sectionIndexTitle(forSectionName: section.name), !title.isEmpty, title != titles.last {

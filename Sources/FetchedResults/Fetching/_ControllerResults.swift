@@ -1,3 +1,6 @@
+import Records
+import TableDiff
+
 /// A fetched results controller's results and all it derives from them, as
 /// one value: each fetch replaces it whole (`didFetch`), so that nothing the
 /// last results left — sections, their starts, index titles, batches read,

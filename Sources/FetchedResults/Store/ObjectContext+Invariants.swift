@@ -5,6 +5,8 @@
 // changed after an insert, an update or a delete (O(1), so that a debug
 // import of many records stays linear).
 
+import Records
+
 extension ObjectContext {
     /// Traps when the context's pending changes disagree with themselves:
     /// the inserts' identities against the inserts and their reserved

@@ -430,8 +430,8 @@ public final class ObjectContext<R: Record & Codable> {
     /// Merges the save a `Notification.Name.objectContextDidSave`
     /// notification carries; ignores other notifications.
     ///
-    /// - Returns: what ``mergeChanges(fromContextDidSave:)-(ContextDidSave<R>)``
-    ///   returns; empty for another notification.
+    /// - Returns: what merging the save it carries returns (the pending
+    ///   updates kept whole); empty for another notification.
     @discardableResult
     public func mergeChanges(fromContextDidSave notification: Notification) -> [PropertyMergeFallback] {
         guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave<R> else { return [] }

@@ -1,3 +1,6 @@
+import Records
+import TableDiff
+
 /// A context's changes not yet saved, as one value: a save that succeeds
 /// replaces it with an empty one and a rollback discards it whole, so that
 /// neither can forget a part (the rule `TableView` follows for its state).

@@ -4,6 +4,8 @@
 // checks the records a save touched after applying it (O(k)); the store
 // tests check it whole after their saves (`ObjectStore._checkInvariants()`).
 
+import Records
+
 extension _StoreState {
     /// Traps when the state disagrees with itself: the records, their
     /// sequences and their versions of different lengths; the index holding
