@@ -142,7 +142,7 @@ enum BrowseWorkloads {
             }
             var counters: [String: Int] = ["rows": rows]
             for (prefix, arguments) in counted {
-                var runs: [(wall: UInt64, cpu: UInt64, timings: [String: Double], sections: Int)] = []
+                var runs: [(wall: UInt64, cpu: UInt64, timings: BrowseTimings, sections: Int)] = []
                 for _ in 0..<3 {
                     let (wall, cpu) = (_Monotonic.nanoseconds(), threadCPUNanoseconds())
                     let session = open(arguments)
@@ -154,7 +154,10 @@ enum BrowseWorkloads {
                 counters["\(prefix)Sections"] = median.sections
                 counters["\(prefix)FirstScreenMicros"] = Int(median.wall / 1000)
                 counters["\(prefix)FirstScreenThreadCPUMicros"] = Int(runs.map(\.cpu).sorted()[1] / 1000)
-                for (step, seconds) in median.timings { counters["\(prefix)\(step.prefix(1).uppercased() + step.dropFirst())Micros"] = Int(seconds * 1e6) }
+                counters["\(prefix)StoreMicros"] = Int(median.timings.store * 1e6)
+                counters["\(prefix)FetchMicros"] = Int(median.timings.fetch * 1e6)
+                counters["\(prefix)SectionsMicros"] = Int(median.timings.sections * 1e6)
+                counters["\(prefix)ModelMicros"] = Int(median.timings.model * 1e6)
             }
             return Prepared(
                 subject: subject,
@@ -244,10 +247,10 @@ enum BrowseWorkloads {
                 counters: [
                     "rows": rows, "keysPerCycle": script.count,
                     "firstScreenMicros": Int(firstScreen * 1e6),
-                    "firstScreenStoreMicros": Int((session.timings["store"] ?? 0) * 1e6),
-                    "firstScreenFetchMicros": Int((session.timings["fetch"] ?? 0) * 1e6),
-                    "firstScreenSectionsMicros": Int((session.timings["sections"] ?? 0) * 1e6),
-                    "firstScreenModelMicros": Int((session.timings["model"] ?? 0) * 1e6),
+                    "firstScreenStoreMicros": Int(session.timings.store * 1e6),
+                    "firstScreenFetchMicros": Int(session.timings.fetch * 1e6),
+                    "firstScreenSectionsMicros": Int(session.timings.sections * 1e6),
+                    "firstScreenModelMicros": Int(session.timings.model * 1e6),
                     "storeAndSearchReadyAfterFirstScreenMicros": Int(searchIndex * 1e6),
                     "perKeyMedianMicros": percentile(times, 0.5), "perKeyP99Micros": percentile(times, 0.99),
                     "perKeyMaxMicros": percentile(times, 1),

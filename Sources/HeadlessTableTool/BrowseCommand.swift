@@ -129,111 +129,143 @@ package final class BrowseSession {
         try self.init(try BrowseCommand.Options.parse(parsed), read: objects)
     }
 
-    /// Seconds each step of opening took (`store`, `fetch`, `sections`,
-    /// `model`), for the benchmark; a store built meanwhile takes none.
-    package private(set) var timings: [String: Double] = [:]
+    /// How long each phase of opening took, for the benchmark.
+    package private(set) var timings = BrowseTimings()
 
     /// Waits until the store is built (for the benchmark and tests).
     package func waitForStore() { _ = context.wait() }
 
+    /// DATA's objects in order, and their sections (nil: one section, no
+    /// headers), as the browser shows them.
+    typealias Ordered = (objects: [DynamicObject], sections: [(name: String, indexTitle: String?, count: Int)]?)
+
+    /// Opens a browse in phases, each timed: the store (a file's, or one in
+    /// memory built on a thread of its own), the objects in order (without
+    /// the store, in memory; else its fetch), their sections, the browser.
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
-        var clock = Date()
-        var timings: [String: Double] = [:]
-        func lap(_ step: String) {
-            timings[step] = Date().timeIntervalSince(clock)
-            clock = Date()
-        }
-        let query = options.query
-        let request = FetchRequest<DynamicObject>(
-            predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
-        // DATA in order, and its sections (nil: one section, no headers),
-        // when made without the store.
-        var ordered: (objects: [DynamicObject], sections: [(name: String, indexTitle: String?, count: Int)]?)?
+        var laps = _Laps(), timings = BrowseTimings()
+        let request = Self.request(options.query)
+        let ordered: Ordered
         if let path = options.store {
-            let store: ObjectStore<DynamicObject>
+            context = Handover(.success(try Self.openStore(path, options, read: read)))
+            timings.store = laps.lap()
+            ordered = try Self.fetch(request, from: try context.wait().get(), options.query, laps: &laps, timings: &timings)
+        } else {
+            let file = options.file ?? ""
+            let objects = try read ?? Self.read(file, quiet: options.query.quiet)
+            writeBack = options.write ? (file, objects) : nil
+            context = Self.buildStoreMeanwhile(objects, file: file)
+            timings.store = laps.lap()
+            ordered = try Self.order(objects, request, options.query)
+            timings.fetch = laps.lap()
+        }
+        timings.sections = laps.lap()
+        model = Self.makeModel(ordered, options, context: context)
+        timings.model = laps.lap()
+        self.timings = timings
+    }
+
+    // MARK: Phases of opening
+
+    /// The fetch the browser shows: the query's, by id when it has no sort keys.
+    static func request(_ query: Query) -> FetchRequest<DynamicObject> {
+        FetchRequest<DynamicObject>(
+            predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
+    }
+
+    /// `--store PATH`: the store file opened — a new (or empty) one gets
+    /// DATA, saved; an existing one is browsed as it is (DATA must be left out).
+    static func openStore(_ path: String, _ options: BrowseCommand.Options, read: [DynamicObject]?) throws -> ObjectContext<DynamicObject> {
+        let store: ObjectStore<DynamicObject>
+        do {
+            store = try ObjectStore<DynamicObject>(fileURL: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandError("--store \(path): \(error)")
+        }
+        let context = ObjectContext(store: store)
+        let count = store.count
+        if count > 0, let file = options.file {
+            throw CommandError.usage("--store \(path) already holds \(count) objects: leave out \(file) to browse them, or remove \(path) to load \(file) anew")
+        }
+        if count == 0 {
+            guard let file = options.file else {
+                throw CommandError.usage("--store \(path) is new (or empty): give DATA to load into it")
+            }
+            let loaded = try read ?? Self.read(file, quiet: options.query.quiet)
             do {
-                store = try ObjectStore<DynamicObject>(fileURL: URL(fileURLWithPath: path))
+                for object in loaded { try context.insert(object) }
+                _ = try context.save()
             } catch {
-                throw CommandError("--store \(path): \(error)")
+                throw CommandError("\(file): \(error)")
             }
-            let context = ObjectContext(store: store)
-            let count = store.count
-            if count > 0, let file = options.file {
-                throw CommandError.usage("--store \(path) already holds \(count) objects: leave out \(file) to browse them, or remove \(path) to load \(file) anew")
-            }
-            if count == 0 {
-                guard let file = options.file else {
-                    throw CommandError.usage("--store \(path) is new (or empty): give DATA to load into it")
-                }
-                let loaded = try read ?? Self.read(file, quiet: query.quiet)
+        }
+        return context
+    }
+
+    /// In memory: a store that starts with DATA's objects (no inserts to
+    /// save), built on a thread of its own while the browser opens.
+    static func buildStoreMeanwhile(_ objects: [DynamicObject], file: String) -> Handover<Result<ObjectContext<DynamicObject>, any Error>> {
+        Handover(makingOnAThreadOfItsOwn: {
+            Result {
                 do {
-                    for object in loaded { try context.insert(object) }
-                    _ = try context.save()
+                    return ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
                 } catch {
                     throw CommandError("\(file): \(error)")
                 }
             }
-            self.context = Handover(.success(context))
-        } else {
-            // In memory: the store starts with DATA's objects (no inserts to
-            // save), built on a thread of its own meanwhile; DATA is ordered
-            // here as the store's fetch would order it — and sectioned as a
-            // controller would section it, by the library's own rules.
-            let file = options.file ?? ""
-            let objects = try read ?? Self.read(file, quiet: query.quiet)
-            writeBack = options.write ? (file, objects) : nil
-            context = Handover(makingOnAThreadOfItsOwn: {
-                Result {
-                    do {
-                        return ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
-                    } catch {
-                        throw CommandError("\(file): \(error)")
-                    }
-                }
-            })
-            lap("store")
+        })
+    }
+
+    /// In memory: DATA ordered as the store's fetch would order it, and
+    /// sectioned as a controller would section it, by the library's own
+    /// rules (`FetchRequest.sectioned`) — without the store.
+    static func order(_ objects: [DynamicObject], _ request: FetchRequest<DynamicObject>, _ query: Query) throws -> Ordered {
+        do {
+            guard let sectionKey = query.sectionKey else { return (try request.ordered(objects), nil) }
+            let collation = query.index?.collation
+            let (records, runs) = try request.sectioned(objects, sectionKeyPath: sectionKey, sectionCollation: collation)
+            return (records, runs.map { ($0.name, _sectionIndexTitle(forSectionName: $0.name, collation: collation), $0.count) })
+        } catch {
+            throw CommandError("\(error)")
+        }
+    }
+
+    /// From the store: one section, the context's fetch (the controller's
+    /// order, without its sections and change tracking); with a section key,
+    /// a controller's fetch and its sections (timed apart).
+    static func fetch(
+        _ request: FetchRequest<DynamicObject>, from context: ObjectContext<DynamicObject>, _ query: Query,
+        laps: inout _Laps, timings: inout BrowseTimings
+    ) throws -> Ordered {
+        guard query.sectionKey != nil else {
+            let objects: [DynamicObject]
             do {
-                if let sectionKey = query.sectionKey {
-                    let (records, runs) = try request.sectioned(objects, sectionKeyPath: sectionKey, sectionCollation: query.index?.collation)
-                    let collation = query.index?.collation
-                    ordered = (records, runs.map { ($0.name, _sectionIndexTitle(forSectionName: $0.name, collation: collation), $0.count) })
-                } else {
-                    ordered = (try request.ordered(objects), nil)
-                }
+                objects = try context.fetch(request)
             } catch {
                 throw CommandError("\(error)")
             }
-            lap("fetch")
+            timings.fetch = laps.lap()
+            return (objects, nil)
         }
+        let controller = query.controller(request, in: context)
+        do {
+            try controller.performFetch()
+        } catch {
+            throw CommandError("\(error)")
+        }
+        timings.fetch = laps.lap()
+        let sections = controller.sections ?? []
+        return (controller.fetchedObjects ?? [], sections.map { ($0.name, $0.indexTitle, $0.numberOfObjects) })
+    }
 
-        if ordered == nil {
-            lap("store")
-            if query.sectionKey == nil {
-                // One section: the context's fetch (the controller's order,
-                // without its sections and change tracking).
-                do {
-                    ordered = (try context.wait().get().fetch(request), nil)
-                } catch {
-                    throw CommandError("\(error)")
-                }
-                lap("fetch")
-            } else {
-                let controller = query.controller(request, in: try context.wait().get())
-                do {
-                    try controller.performFetch()
-                } catch {
-                    throw CommandError("\(error)")
-                }
-                lap("fetch")
-                let sections = controller.sections ?? []
-                ordered = (controller.fetchedObjects ?? [], sections.map { ($0.name, $0.indexTitle, $0.numberOfObjects) })
-            }
-        }
-        lap("sections")
-        let context = context
+    /// The browser over the objects; its deletes go through the context
+    /// (waiting for a store built meanwhile).
+    static func makeModel(
+        _ ordered: Ordered, _ options: BrowseCommand.Options, context: Handover<Result<ObjectContext<DynamicObject>, any Error>>
+    ) -> BrowserModel {
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
-        model = BrowserModel(
-            name: name, objects: ordered?.objects ?? [], sections: ordered?.sections,
+        return BrowserModel(
+            name: name, objects: ordered.objects, sections: ordered.sections,
             textKey: options.textKey, detailKey: options.detailKey,
             unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
         ) { object in
@@ -241,8 +273,6 @@ package final class BrowseSession {
             try context.delete(object.id)
             _ = try context.save()
         }
-        lap("model")
-        self.timings = timings
     }
 
     /// DATA's objects in order, read by the input rules (each with a unique
@@ -263,6 +293,34 @@ package final class BrowseSession {
         } catch {
             throw CommandError("--write: \(path) could not be written (\(model.deletedIDs.count) delete\(model.deletedIDs.count == 1 ? "" : "s") lost): \(error)")
         }
+    }
+}
+
+/// How long each phase of opening a browse took, in seconds (a store built
+/// on a thread of its own meanwhile takes none of them): what the benchmark
+/// reports of the first screen.
+package struct BrowseTimings: Equatable, Sendable {
+    /// Opening the store: a file's (loading DATA into a new one); in memory,
+    /// reading DATA and starting the store's thread.
+    package var store: Double = 0
+    /// The objects in order: the store's fetch; in memory, ordering and
+    /// sectioning DATA without the store.
+    package var fetch: Double = 0
+    /// Reading a fetched results controller's sections (nothing otherwise).
+    package var sections: Double = 0
+    /// Making the browser and its first screen.
+    package var model: Double = 0
+}
+
+/// Seconds since the last lap (or since it was made).
+struct _Laps {
+    private var clock = Date()
+
+    /// The seconds since the last lap; starts the next.
+    mutating func lap() -> Double {
+        let now = Date()
+        defer { clock = now }
+        return now.timeIntervalSince(clock)
     }
 }
 

@@ -165,7 +165,7 @@ struct Query {
         case .noSortKeys, .sectionsOutOfOrder:
             return Self.sortForSections(sectionKey ?? "KEY", sortKeys: sortKeys)
         case .predicateFailed(let reason):
-            return "--where: \(UsageError.excerpt(reason, length: 200)) (evaluating \(UsageError.excerpt(predicate?.predicateFormat ?? "the search")))"
+            return "--where: \(UsageError.excerpt("\(reason)", length: 200)) (evaluating \(UsageError.excerpt(predicate?.predicateFormat ?? "the search")))"
         case .unknownKey(let key):
             return "\(key)"
         case let .negativeSetting(name, value):
@@ -218,7 +218,7 @@ struct Query {
                 do throws(PredicateEvaluationError) {
                     guard try test(object) else { return }
                 } catch {
-                    predicateFailure = FetchError.predicateFailed("\(error)")
+                    predicateFailure = FetchError.predicateFailed(error)
                     return
                 }
             }

@@ -35,15 +35,24 @@ import WinSDK
 /// ```
 ///
 /// Not recursive: calling `withLock` again from inside its closure deadlocks.
+///
+/// A lock that nests with others has a ``_LockLevel``: debug builds check
+/// that each thread takes ranked locks in increasing order (`_LockOrder`),
+/// and trap on the first one taken out of order.
 @usableFromInline
 package final class _Lock<State>: @unchecked Sendable {
     // The primitive lives at a fixed address (a pthread mutex or an unfair
     // lock must not move while in use), so it is allocated once, by hand.
     @usableFromInline let primitive: UnsafeMutablePointer<_LockPrimitive>
     @usableFromInline var state: State
+    /// The lock's place in the order locks are taken in; nil for a lock that
+    /// never nests with another (not checked).
+    @usableFromInline let level: _LockLevel?
 
-    /// A lock around `initialState`.
-    package init(_ initialState: State) {
+    /// A lock around `initialState`, of `level` in the order locks are taken
+    /// in (nil: one that never nests).
+    package init(_ initialState: State, level: _LockLevel? = nil) {
+        self.level = level
         state = initialState
         primitive = .allocate(capacity: 1)
         #if canImport(Darwin)
@@ -91,6 +100,10 @@ package final class _Lock<State>: @unchecked Sendable {
     /// returns; an error it throws is rethrown after the lock is released.
     @inlinable
     package func withLock<Result, E: Error>(_ body: (inout State) throws(E) -> Result) throws(E) -> Result {
+        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
+        if let level { _LockOrder.willAcquire(level) }
+        defer { if let level { _LockOrder.didRelease(level) } }
+        #endif
         lock()
         defer { unlock() }
         return try body(&state)

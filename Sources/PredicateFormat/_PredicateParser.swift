@@ -1,13 +1,7 @@
 import Foundation
+import InternalTableUtilities
 import Records
 import TableDiff
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A recursive-descent parser for the format language (the grammar in Predicates.md):
 /// NOT over AND over OR, arithmetic with the usual precedence, format
@@ -115,19 +109,16 @@ struct _PredicateParser {
         // Every level checks the stack (its bounds are read once, at the first).
         let floor = stackFloor ?? Self.stackFloor(start: stackStart)
         stackFloor = floor
-        if Self.stackAddress() < floor { throw nestingError() }
+        if _ThreadStack.currentAddress() < floor { throw nestingError() }
     }
 
-    /// The lowest stack address nesting may reach: half of what is left below
-    /// `start`, at most 128 KiB, stays for the caller and for evaluating;
-    /// without the stack's bounds, 32 KiB below `start` may be used. 0 when
-    /// `start` is not on the thread's stack: a local's address is elsewhere
-    /// (the address sanitizer keeps locals on a "fake stack" on the heap), so
-    /// only the depth limits nesting.
+    /// The lowest stack address nesting may reach (`_ThreadStack.floor`):
+    /// half of what is left below `start`, at most 128 KiB, stays for the
+    /// caller and for evaluating; without the stack's bounds, 32 KiB below
+    /// `start` may be used; 0 (only the depth limits nesting) when `start` is
+    /// not on the thread's stack.
     static func stackFloor(start: UInt) -> UInt {
-        guard let (bottom, top) = stackBounds() else { return start > 32 * 1024 ? start - 32 * 1024 : 0 }
-        guard bottom < start, start <= top else { return 0 }
-        return bottom + min(128 * 1024, (start - bottom) / 2)
+        _ThreadStack.floor(start: start, reserve: 128 * 1024, unknownBudget: 32 * 1024)
     }
 
     @inline(never)
@@ -145,7 +136,7 @@ struct _PredicateParser {
         // frames a level: the stack left must hold them, as for nesting.
         let floor = stackFloor ?? Self.stackFloor(start: stackStart)
         stackFloor = floor
-        if floor > 0, Self.stackAddress() < floor + UInt(chainLinks) * Self.stackPerLink { throw chainError() }
+        if floor > 0, _ThreadStack.currentAddress() < floor + UInt(chainLinks) * Self.stackPerLink { throw chainError() }
     }
 
     /// The stack a link of a chain is given for what recurses on the tree.
@@ -156,40 +147,10 @@ struct _PredicateParser {
         error("at most \(Self.maxChainLinks) operators in a chain", found: "more")
     }
 
-    /// An address on the current stack (which grows down).
-    @inline(never)
-    static func stackAddress() -> UInt {
-        var marker: UInt8 = 0
-        return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
-    }
-
-    /// The lowest and highest addresses of this thread's stack, when the platform says.
-    static func stackBounds() -> (bottom: UInt, top: UInt)? {
-        #if canImport(Darwin)
-        // pthread_get_stackaddr_np is the stack's top (it grows down).
-        let top = UInt(bitPattern: pthread_get_stackaddr_np(pthread_self()))
-        return (top - UInt(pthread_get_stacksize_np(pthread_self())), top)
-        #elseif canImport(Glibc) || canImport(Musl)
-        // pthread_getattr_np is an extension (glibc's and musl's) the C modules leave out.
-        typealias GetAttributes = @convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np") else { return nil }
-        var attributes = pthread_attr_t()
-        guard unsafeBitCast(symbol, to: GetAttributes.self)(pthread_self(), &attributes) == 0 else { return nil }
-        defer { pthread_attr_destroy(&attributes) }
-        var address: UnsafeMutableRawPointer? = nil
-        var size = 0
-        // pthread_attr_getstack's address is the stack's lowest.
-        guard pthread_attr_getstack(&attributes, &address, &size) == 0, let address else { return nil }
-        return (UInt(bitPattern: address), UInt(bitPattern: address) + UInt(size))
-        #else
-        return nil
-        #endif
-    }
-
     // MARK: Conditions
 
     mutating func parse() throws(PredicateSyntaxError) -> Condition {
-        stackStart = Self.stackAddress()
+        stackStart = _ThreadStack.currentAddress()
         if tag == .end { throw error("a condition") }
         let condition = try parseOr()
         guard tag == .end else {

@@ -12,7 +12,7 @@ public struct RecordValueEncoder: Sendable {
 
     public func encode<T: Encodable>(_ value: T) throws -> RecordValue {
         if let special = _specialValue(value) { return special }
-        let encoder = _Encoder(codingPath: [])
+        let encoder = _RecordValueEncoding(codingPath: [])
         try value.encode(to: encoder)
         return encoder.node.value
     }
@@ -32,11 +32,11 @@ func _specialValue(_ value: Any) -> RecordValue? {
 }
 
 /// What an encoder has written: a value, a keyed or an unkeyed container.
-final class _Node {
+final class _RecordValueNode {
     enum Content {
         case value(RecordValue)
-        case keyed([(String, _Node)])
-        case unkeyed([_Node])
+        case keyed([(String, _RecordValueNode)])
+        case unkeyed([_RecordValueNode])
     }
     var content: Content = .value(.null)
 
@@ -49,43 +49,43 @@ final class _Node {
     }
 }
 
-final class _Encoder: Encoder {
+final class _RecordValueEncoding: Encoder {
     let codingPath: [any CodingKey]
     let userInfo: [CodingUserInfoKey: Any] = [:]
-    let node = _Node()
+    let node = _RecordValueNode()
 
     init(codingPath: [any CodingKey]) { self.codingPath = codingPath }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if case .keyed = node.content {} else { node.content = .keyed([]) }
-        return KeyedEncodingContainer(_KeyedContainer<Key>(node: node, codingPath: codingPath))
+        return KeyedEncodingContainer(_RecordValueKeyedEncoding<Key>(node: node, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if case .unkeyed = node.content {} else { node.content = .unkeyed([]) }
-        return _UnkeyedContainer(node: node, codingPath: codingPath)
+        return _RecordValueUnkeyedEncoding(node: node, codingPath: codingPath)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { _SingleValueContainer(node: node, codingPath: codingPath) }
+    func singleValueContainer() -> any SingleValueEncodingContainer { _RecordValueSingleValueEncoding(node: node, codingPath: codingPath) }
 }
 
 /// Encodes one value into a node.
-func _encode<T: Encodable>(_ value: T, into node: _Node, codingPath: [any CodingKey]) throws {
+func _encodeRecordValue<T: Encodable>(_ value: T, into node: _RecordValueNode, codingPath: [any CodingKey]) throws {
     if let special = _specialValue(value) {
         node.content = .value(special)
         return
     }
-    let encoder = _Encoder(codingPath: codingPath)
+    let encoder = _RecordValueEncoding(codingPath: codingPath)
     try value.encode(to: encoder)
     node.content = encoder.node.content
 }
 
-struct _KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let node: _Node
+struct _RecordValueKeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let node: _RecordValueNode
     let codingPath: [any CodingKey]
 
-    func child(_ key: Key) -> _Node {
-        let child = _Node()
+    func child(_ key: Key) -> _RecordValueNode {
+        let child = _RecordValueNode()
         if case .keyed(var fields) = node.content {
             fields.removeAll { $0.0 == key.stringValue }
             fields.append((key.stringValue, child))
@@ -96,20 +96,20 @@ struct _KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws { child(key).content = .value(.null) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try _encode(value, into: child(key), codingPath: codingPath + [key])
+        try _encodeRecordValue(value, into: child(key), codingPath: codingPath + [key])
     }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         let child = child(key)
         child.content = .keyed([])
-        return KeyedEncodingContainer(_KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [key]))
+        return KeyedEncodingContainer(_RecordValueKeyedEncoding<NestedKey>(node: child, codingPath: codingPath + [key]))
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let child = child(key)
         child.content = .unkeyed([])
-        return _UnkeyedContainer(node: child, codingPath: codingPath + [key])
+        return _RecordValueUnkeyedEncoding(node: child, codingPath: codingPath + [key])
     }
-    mutating func superEncoder() -> any Encoder { _ChildEncoder(parent: child(Key(stringValue: "super")!), codingPath: codingPath) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { _ChildEncoder(parent: child(key), codingPath: codingPath + [key]) }
+    mutating func superEncoder() -> any Encoder { _RecordValueChildEncoding(parent: child(Key(stringValue: "super")!), codingPath: codingPath) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { _RecordValueChildEncoding(parent: child(key), codingPath: codingPath + [key]) }
 }
 
 struct _IndexKey: CodingKey {
@@ -120,8 +120,8 @@ struct _IndexKey: CodingKey {
     init?(intValue: Int) { self.intValue = intValue }
 }
 
-struct _UnkeyedContainer: UnkeyedEncodingContainer {
-    let node: _Node
+struct _RecordValueUnkeyedEncoding: UnkeyedEncodingContainer {
+    let node: _RecordValueNode
     let codingPath: [any CodingKey]
 
     var count: Int {
@@ -129,8 +129,8 @@ struct _UnkeyedContainer: UnkeyedEncodingContainer {
         return 0
     }
 
-    func append() -> _Node {
-        let child = _Node()
+    func append() -> _RecordValueNode {
+        let child = _RecordValueNode()
         if case .unkeyed(var elements) = node.content {
             elements.append(child)
             node.content = .unkeyed(elements)
@@ -140,23 +140,23 @@ struct _UnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encodeNil() throws { append().content = .value(.null) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try _encode(value, into: append(), codingPath: codingPath + [_IndexKey(count)])
+        try _encodeRecordValue(value, into: append(), codingPath: codingPath + [_IndexKey(count)])
     }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let child = append()
         child.content = .keyed([])
-        return KeyedEncodingContainer(_KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [_IndexKey(count)]))
+        return KeyedEncodingContainer(_RecordValueKeyedEncoding<NestedKey>(node: child, codingPath: codingPath + [_IndexKey(count)]))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let child = append()
         child.content = .unkeyed([])
-        return _UnkeyedContainer(node: child, codingPath: codingPath + [_IndexKey(count)])
+        return _RecordValueUnkeyedEncoding(node: child, codingPath: codingPath + [_IndexKey(count)])
     }
-    mutating func superEncoder() -> any Encoder { _ChildEncoder(parent: append(), codingPath: codingPath) }
+    mutating func superEncoder() -> any Encoder { _RecordValueChildEncoding(parent: append(), codingPath: codingPath) }
 }
 
-struct _SingleValueContainer: SingleValueEncodingContainer {
-    let node: _Node
+struct _RecordValueSingleValueEncoding: SingleValueEncodingContainer {
+    let node: _RecordValueNode
     let codingPath: [any CodingKey]
 
     mutating func encodeNil() throws { node.content = .value(.null) }
@@ -183,29 +183,29 @@ struct _SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt16) throws { node.content = .value(.int(Int(value))) }
     mutating func encode(_ value: UInt32) throws { node.content = .value(value.recordValue) }
     mutating func encode(_ value: UInt64) throws { node.content = .value(value.recordValue) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try _encode(value, into: node, codingPath: codingPath) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try _encodeRecordValue(value, into: node, codingPath: codingPath) }
 }
 
 /// A super encoder writing into a given node.
-final class _ChildEncoder: Encoder {
-    let parent: _Node
+final class _RecordValueChildEncoding: Encoder {
+    let parent: _RecordValueNode
     let codingPath: [any CodingKey]
     let userInfo: [CodingUserInfoKey: Any] = [:]
 
-    init(parent: _Node, codingPath: [any CodingKey]) {
+    init(parent: _RecordValueNode, codingPath: [any CodingKey]) {
         self.parent = parent
         self.codingPath = codingPath
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if case .keyed = parent.content {} else { parent.content = .keyed([]) }
-        return KeyedEncodingContainer(_KeyedContainer<Key>(node: parent, codingPath: codingPath))
+        return KeyedEncodingContainer(_RecordValueKeyedEncoding<Key>(node: parent, codingPath: codingPath))
     }
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if case .unkeyed = parent.content {} else { parent.content = .unkeyed([]) }
-        return _UnkeyedContainer(node: parent, codingPath: codingPath)
+        return _RecordValueUnkeyedEncoding(node: parent, codingPath: codingPath)
     }
-    func singleValueContainer() -> any SingleValueEncodingContainer { _SingleValueContainer(node: parent, codingPath: codingPath) }
+    func singleValueContainer() -> any SingleValueEncodingContainer { _RecordValueSingleValueEncoding(node: parent, codingPath: codingPath) }
 }
 
 // MARK: - Codable

@@ -38,7 +38,9 @@ import TableDiff
 /// **Errors.** A change the table refuses, or one whose cells the cell
 /// provider fails to make, leaves the table reloaded from the controller (so
 /// that it shows the results); the error goes to ``onError`` and is kept in
-/// ``lastError`` with its time, until a later change applies.
+/// ``lastError`` with its time, until a later change applies. So does a
+/// change the controller could not follow (its predicate failed on a changed
+/// record), which leaves the controller and the table as they were.
 ///
 /// Keep the binding: the table holds its data source weakly.
 public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDataSource, FetchedResultsControllerDelegate {
@@ -141,6 +143,17 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
         let (update, reconfigure) = change.batch(reloadingEdits: true)
         change = _ReportedChange()
         perform(update, reconfiguring: reconfigure, on: tableView)
+    }
+
+    /// A change the controller could not follow (its predicate failed on a
+    /// changed record): the controller's results, and so the table, stay as
+    /// they were; the error is recorded in ``lastError`` and reported to
+    /// ``onError``, as a change the table refuses is.
+    public func controller(_ controller: FetchedResultsController<R>, didFailWith error: FetchError) {
+        change = _ReportedChange()
+        let failure = Failure(error: error, reloadError: nil, date: Date())
+        lastError = failure
+        onError?(failure)
     }
 
     /// Performs a batch; when the table refuses it or a cell cannot be made,

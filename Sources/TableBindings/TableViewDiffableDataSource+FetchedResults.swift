@@ -34,7 +34,9 @@ extension TableViewDiffableDataSource where SectionIdentifierType == String {
     /// A change that the table refuses or that the cell provider fails on
     /// reloads the table from the controller; the error goes to
     /// ``followErrorHandler``, or when there is none is kept in
-    /// ``lastFollowError`` until a later change applies.
+    /// ``lastFollowError`` until a later change applies. A change the
+    /// controller could not follow (its predicate failed on a changed record)
+    /// is reported the same way; the table stays as it was.
     ///
     /// - Throws: what `performFetch()` throws, or the table's reload.
     public func follow<R: Record & Codable>(_ controller: FetchedResultsController<R>, animatingDifferences: Bool = true) throws
@@ -113,6 +115,13 @@ final class _ControllerFollower<R: Record & Codable>: FetchedResultsControllerDe
         let (update, reconfigure) = change.batch(reloadingEdits: controller.changedObjectsInSnapshots == .reload)
         change = _ReportedChange()
         dataSource.performFollowedChange(update, reconfiguring: reconfigure, animatingDifferences: animatingDifferences)
+    }
+
+    /// A change the controller could not follow: it and the table stay as
+    /// they were; the error is reported as a refused change's is.
+    func controller(_ controller: FetchedResultsController<R>, didFailWith error: FetchError) {
+        change = _ReportedChange()
+        dataSource?.report(followError: error)
     }
 }
 

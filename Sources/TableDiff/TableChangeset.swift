@@ -116,8 +116,8 @@ extension TableChangeset {
             }
             return Stage(update: stage.update, sections: sections)
         }
-        duplicateIdentifiers = rowMatching.duplicates.map { _Ref.element($0, old: oldRows, new: newRows).diffIdentifier }
-        duplicateSectionNames = sectionMatching.duplicates.map { _Ref.element($0, old: oldNames, new: newNames) }
+        duplicateIdentifiers = rowMatching.duplicates.map { $0.element(old: oldRows, new: newRows).diffIdentifier }
+        duplicateSectionNames = sectionMatching.duplicates.map { $0.element(old: oldNames, new: newNames) }
     }
 
     /// Computes the changeset from the old to the new rows of a table with one

@@ -30,8 +30,9 @@ struct _Matching: Sendable {
     /// Whether any paired element changed.
     @usableFromInline var hasChanges: Bool
     /// One element for every identity that occurs more than once in the old or
-    /// the new elements: an old index (≥ 0), or a new index `j` as `-(j + 1)`.
-    @usableFromInline var duplicates: [Int32]
+    /// the new elements (its first occurrence on the side where it repeats):
+    /// the old ones first, each side in order.
+    @usableFromInline var duplicates: [_ElementRef]
 
     @inlinable
     init(oldCount: Int, newCount: Int) {
@@ -40,6 +41,28 @@ struct _Matching: Sendable {
         changed = _BitSet(count: oldCount)
         hasChanges = false
         duplicates = []
+    }
+}
+
+/// An element of the old or of the new elements, by index: how the pairing
+/// names a duplicated identity. (The stage planner packs the same two sides
+/// into one `Int32` per row, `_Ref`; duplicates are few and need no packing.)
+///
+/// Ordered as the duplicates are reported: old before new, each side by index.
+@usableFromInline
+enum _ElementRef: Hashable, Comparable, Sendable {
+    /// Old element `i`.
+    case old(Int)
+    /// New element `j`.
+    case new(Int)
+
+    /// The element it names.
+    @inlinable
+    func element<T>(old: [T], new: [T]) -> T {
+        switch self {
+        case .old(let i): old[i]
+        case .new(let j): new[j]
+        }
     }
 }
 
@@ -69,8 +92,8 @@ struct _BitSet: Sendable {
 /// an identity already reported as duplicated. A probe compares tags before it
 /// reads an identity.
 ///
-/// The slots are allocated by hand (no closure is needed to reach them) and
-/// freed by `deallocate()`; the table is used only inside `_matchIdentities`.
+/// The table does not own its slots: they are `_MatcherScratch`'s, which
+/// lives only for one `_matchIdentities` call.
 @usableFromInline
 struct _OldTable {
     @usableFromInline let slots: UnsafeMutableBufferPointer<UInt32>
@@ -79,21 +102,28 @@ struct _OldTable {
     @usableFromInline let tagMask: UInt32
     @usableFromInline static let reportedBit: UInt32 = 1 << 31
 
+    /// The number of slots for `count` elements: a power of two, at least
+    /// 16, with the elements filling at most three quarters.
     @inlinable
-    init(count: Int) {
+    static func capacity(for count: Int) -> Int {
         var capacity = 16
         while capacity * 3 < count * 4 { capacity <<= 1 }
-        slots = .allocate(capacity: capacity)
+        return capacity
+    }
+
+    /// An empty table for `count` elements in `slots` (of
+    /// `capacity(for: count)` slots, which it clears).
+    @inlinable
+    init(count: Int, slots: UnsafeMutableBufferPointer<UInt32>) {
+        assert(slots.count == Self.capacity(for: count))
+        self.slots = slots
         slots.initialize(repeating: 0)
-        mask = capacity - 1
+        mask = slots.count - 1
         var indexBits = 1
         while (1 << indexBits) <= count + 1 { indexBits += 1 }
         indexMask = UInt32((1 << indexBits) - 1)
         tagMask = 0x7FFF_FFFF & ~indexMask
     }
-
-    @inlinable
-    func deallocate() { slots.deallocate() }
 
     /// The one probe of the table: from the hash's home slot, the slot holding
     /// an element (with the hash's tag) for which `isSame` holds, or else the
@@ -290,29 +320,70 @@ func _matchIdentities<Row: TableDiffable>(old: UnsafeBufferPointer<Row>, new: Un
     var result = _Matching(oldCount: old.count, newCount: new.count)
     var changed = result.changed
     result.changed = _BitSet(count: 0)   // one owner, so that setting a bit does not copy the set
-    var hasChanges = false, duplicates: [Int32] = []
+    var hasChanges = false, duplicates: [_ElementRef] = []
+    // Every buffer the matcher reaches is scoped to this call: the pairing's
+    // arrays through their own buffers, the scratch memory by
+    // `_MatcherScratch.with(oldCount:_:)` (nothing to free by hand).
     result.oldToNew.withUnsafeMutableBufferPointer { oldToNew in
         result.newToOld.withUnsafeMutableBufferPointer { newToOld in
-            var matcher = _IdentityMatcher(old: old, new: new, oldToNew: oldToNew, newToOld: newToOld, changed: changed)
-            changed = _BitSet(count: 0)   // the matcher's alone now
-            defer { matcher.finish() }
-            matcher.insertOldIdentities()
-            matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
-            matcher.pairNewElements()
-            matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
-            matcher.newTable._checkInvariants()
-            (changed, hasChanges, duplicates) = (matcher.changed, matcher.hasChanges, matcher.duplicates)
+            _MatcherScratch.with(oldCount: old.count) { scratch in
+                var matcher = _IdentityMatcher(old: old, new: new, oldToNew: oldToNew, newToOld: newToOld, changed: changed, scratch: scratch)
+                changed = _BitSet(count: 0)   // the matcher's alone now
+                matcher.insertOldIdentities()
+                matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
+                matcher.pairNewElements()
+                matcher.table._checkInvariants(count: old.count) { _hash(old[$0].diffIdentifier) }
+                matcher.newTable._checkInvariants()
+                (changed, hasChanges, duplicates) = (matcher.changed, matcher.hasChanges, matcher.duplicates)
+            }
         }
     }
     result.changed = changed
     result.hasChanges = hasChanges
-    result.duplicates = duplicates
+    result.duplicates = duplicates.sorted()   // old ones first, each side in order (`_ElementRef`'s order)
     result._checkInvariants()
-    // Old duplicates first, each side in order of position.
-    result.duplicates.sort { a, b in
-        (a >= 0) != (b >= 0) ? a >= 0 : (a >= 0 ? a < b : a > b)
-    }
     return result
+}
+
+/// The scratch memory of one `_matchIdentities` call: the old identities'
+/// table slots, and a batch of hashes and of the slots their lookups found.
+/// It exists only inside `with(oldCount:_:)`, which allocates it (on the stack
+/// where it is small, `withUnsafeTemporaryAllocation`) and releases it when
+/// the body returns: no buffer outlives the call or is freed by hand.
+@usableFromInline
+struct _MatcherScratch {
+    /// The old table's slots (`_OldTable.capacity(for:)` of them), uninitialized.
+    @usableFromInline let tableSlots: UnsafeMutableBufferPointer<UInt32>
+    /// A batch's hashes (`_IdentityMatcher.batchSize` of them).
+    @usableFromInline let hashes: UnsafeMutableBufferPointer<UInt64>
+    /// For a batch of new elements, the old table's slot holding each one's identity (-1: none).
+    @usableFromInline let found: UnsafeMutableBufferPointer<Int>
+
+    @inlinable
+    init(tableSlots: UnsafeMutableBufferPointer<UInt32>, hashes: UnsafeMutableBufferPointer<UInt64>, found: UnsafeMutableBufferPointer<Int>) {
+        self.tableSlots = tableSlots
+        self.hashes = hashes
+        self.found = found
+    }
+
+    /// Calls `body` with scratch memory for matching `oldCount` old elements.
+    @inlinable
+    static func with<Result>(oldCount: Int, _ body: (_MatcherScratch) -> Result) -> Result {
+        let batch = _IdentityMatcherBatch.size
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: _OldTable.capacity(for: oldCount)) { slots in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: batch) { hashes in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: batch) { found in
+                    body(_MatcherScratch(tableSlots: slots, hashes: hashes, found: found))
+                }
+            }
+        }
+    }
+}
+
+/// How many elements the matcher hashes and looks up at a time, at most.
+@usableFromInline
+enum _IdentityMatcherBatch {
+    @inlinable static var size: Int { 64 }
 }
 
 /// The state of one `_matchIdentities`: the elements, the pairing being
@@ -326,8 +397,8 @@ struct _IdentityMatcher<Row: TableDiffable> {
     @usableFromInline let newToOld: UnsafeMutableBufferPointer<Int32>
     @usableFromInline var changed: _BitSet
     @usableFromInline var hasChanges = false
-    /// An old index (≥ 0), or a new index `j` as `-(j + 1)`, per duplicated identity.
-    @usableFromInline var duplicates: [Int32] = []
+    /// One element per duplicated identity (see `_Matching.duplicates`).
+    @usableFromInline var duplicates: [_ElementRef] = []
 
     @usableFromInline let table: _OldTable
     /// New identities not among the old (to find duplicates among the new).
@@ -339,10 +410,11 @@ struct _IdentityMatcher<Row: TableDiffable> {
     @usableFromInline var next: [Int32] = [], tail: [Int32] = [], cursor: [Int32] = []
 
     /// Hashes of a batch of elements, and for new elements the slot of the
-    /// old table holding each one's identity (-1: none).
-    @usableFromInline static var batchSize: Int { 64 }
-    @usableFromInline let hashes: UnsafeMutablePointer<UInt64>
-    @usableFromInline let found: UnsafeMutablePointer<Int>
+    /// old table holding each one's identity (-1: none): scratch memory
+    /// (`_MatcherScratch`), valid while the matcher works.
+    @inlinable static var batchSize: Int { _IdentityMatcherBatch.size }
+    @usableFromInline let hashes: UnsafeMutableBufferPointer<UInt64>
+    @usableFromInline let found: UnsafeMutableBufferPointer<Int>
     /// The new elements whose hashes are in `hashes`, and how many to hash
     /// ahead next time (doubling while elements keep needing the table).
     @usableFromInline var lookahead = 0..<0
@@ -355,27 +427,20 @@ struct _IdentityMatcher<Row: TableDiffable> {
     @inlinable
     init(
         old: UnsafeBufferPointer<Row>, new: UnsafeBufferPointer<Row>,
-        oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>, changed: _BitSet
+        oldToNew: UnsafeMutableBufferPointer<Int32>, newToOld: UnsafeMutableBufferPointer<Int32>, changed: _BitSet,
+        scratch: _MatcherScratch
     ) {
         self.old = old
         self.new = new
         self.oldToNew = oldToNew
         self.newToOld = newToOld
         self.changed = changed
-        table = _OldTable(count: old.count)
+        table = _OldTable(count: old.count, slots: scratch.tableSlots)
         // New identities not among the old: at least the rows the new table has
         // in excess, and usually a few percent more.
         newTable = _NewTable(expectedCount: max(new.count - old.count, new.count / 16))
-        hashes = .allocate(capacity: Self.batchSize)
-        found = .allocate(capacity: Self.batchSize)
-    }
-
-    /// Frees what the matcher allocated by hand.
-    @inlinable
-    func finish() {
-        table.deallocate()
-        hashes.deallocate()
-        found.deallocate()
+        hashes = scratch.hashes
+        found = scratch.found
     }
 
     @inlinable
@@ -384,10 +449,10 @@ struct _IdentityMatcher<Row: TableDiffable> {
     /// Reports an identity occurring more than once (once per identity: the
     /// tables' reported bits say whether it was reported).
     @inlinable
-    mutating func reportDuplicate(old i: Int) { duplicates.append(Int32(i)) }
+    mutating func reportDuplicate(old i: Int) { duplicates.append(.old(i)) }
 
     @inlinable
-    mutating func reportDuplicate(new j: Int) { duplicates.append(_Ref.new(j)) }
+    mutating func reportDuplicate(new j: Int) { duplicates.append(.new(j)) }
 
     // MARK: Phase 1: the old identities
 

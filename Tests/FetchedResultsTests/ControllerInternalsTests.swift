@@ -118,6 +118,31 @@ import Testing
         return context
     }
 
+    /// A fetch replaces the controller's results whole: what the last ones
+    /// left — a change's error, index titles worked out, batches read — is
+    /// gone, and the new results hold together.
+    @Test func aFetchReplacesWhatTheLastResultsLeft() throws {
+        let context = try makeContext([Note(id: 1, group: "a", rank: 1), Note(id: 2, group: "b", rank: 2), Note(id: 3, group: "c", rank: 3)])
+        var request = FetchRequest<Note>(sortKeys: [SortKey("rank")], fetchBatchSize: 1)
+        let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: "group")
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(controller.sectionIndexTitles == ["A", "B", "C"])
+        #expect(controller.fetchedObjects?.map(\.id) == [1, 2, 3])   // every batch read
+        try context.update(Note(id: 3, group: "a", rank: 3))   // a, b, a: "a" twice
+        try context.save()
+        #expect(controller.lastError == .sectionsOutOfOrder(index: 2, sectionName: "a"))
+        controller._checkInvariants()
+        request.predicate = try RecordPredicate(format: "group != 'b'")
+        controller.fetchRequest = request
+        try controller.performFetch()
+        #expect(controller.lastError == nil)
+        #expect(controller.sections?.map(\.name) == ["a"] && controller.sectionIndexTitles == ["A"])
+        #expect(controller.fetchedObjects?.map(\.id) == [1, 3])
+        controller._checkInvariants()
+    }
+
     /// Sections by group, ordered by rank: a change can make a group's
     /// objects two runs. After every random save the controller's state
     /// holds together; its objects are in the order of a controller without

@@ -14,6 +14,7 @@ final class Recorder: FetchedResultsControllerDelegate {
         case section(name: String, index: Int, FetchedResultsChangeType)
         case object(Note, at: TablePath?, FetchedResultsChangeType, new: TablePath?)
         case did
+        case failed(FetchError)
 
         var description: String {
             switch self {
@@ -21,6 +22,7 @@ final class Recorder: FetchedResultsControllerDelegate {
             case let .section(name, index, type): "\(type) section \(index) \(name.debugDescription)"
             case let .object(note, at, type, new): "\(type) #\(note.id) \(at.map { "\($0)" } ?? "-") → \(new.map { "\($0)" } ?? "-")"
             case .did: "did"
+            case .failed(let error): "failed: \(error)"
             }
         }
     }
@@ -37,6 +39,7 @@ final class Recorder: FetchedResultsControllerDelegate {
         events.append(.object(object, at: indexPath, type, new: newIndexPath))
     }
     func controllerDidChangeContent(_ controller: FetchedResultsController<Note>) { events.append(.did) }
+    func controller(_ controller: FetchedResultsController<Note>, didFailWith error: FetchError) { events.append(.failed(error)) }
     func controller(_ controller: FetchedResultsController<Note>, didChangeContentWith change: FetchedResultsChange<Note>) {
         wholeChanges.append(change)
     }

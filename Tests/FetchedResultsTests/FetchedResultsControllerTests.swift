@@ -143,6 +143,61 @@ import Testing
         #expect(try context.fetch(foundation).map(\.id) == [7, 8, 9])
     }
 
+    /// A change of a record the predicate cannot evaluate fails as a fetch
+    /// fails, with the same typed error: nothing applied, the error in
+    /// `lastError` and told to the delegate — not a row silently left out.
+    /// (With an offset or a limit the controller fetches again: the same.)
+    @Test(arguments: [nil, 10])
+    func aPredicateThatFailsOnAChangeFailsAsTheFetchDoes(limit: Int?) throws {
+        let context = try makeContext([Note(id: 1, group: nil, rank: 1), Note(id: 2, group: nil, rank: 2)])
+        let request = FetchRequest<Note>(predicate: try RecordPredicate(format: "10 / rank > 1"), sortKeys: [SortKey("rank")], fetchLimit: limit)
+        let controller = FetchedResultsController(fetchRequest: request, context: context)
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(controller.fetchedObjects?.map(\.id) == [1, 2])
+        // Note 2 would leave (10 / 20 is not > 1); note 3 cannot be evaluated (10 / 0).
+        try context.update(Note(id: 2, group: nil, rank: 20))
+        try context.insert(Note(id: 3, group: nil, rank: 0))
+        let failure = FetchError.predicateFailed(.divisionByZero)
+        #expect(throws: failure) { try context.fetch(request) }
+        try context.save()
+        #expect(recorder.take() == [.failed(failure)])
+        #expect(controller.lastError == failure)
+        #expect(controller.fetchedObjects?.map(\.id) == [1, 2])
+        controller._checkInvariants()
+        #expect(throws: failure) { try controller.performFetch() }
+        #expect(controller.fetchedObjects?.map(\.id) == [1, 2])
+        // Once the record can be evaluated, a fetch brings the results up to date.
+        try context.update(Note(id: 3, group: nil, rank: 5))
+        try context.save()
+        try controller.performFetch()
+        #expect(controller.lastError == nil)
+        #expect(controller.fetchedObjects?.map(\.id) == [1, 3])
+        controller._checkInvariants()
+    }
+
+    /// A Foundation predicate's error is kept as it was thrown, whether by a
+    /// fetch or by a change.
+    @Test func aFoundationPredicatesErrorIsKeptTyped() throws {
+        let context = try makeContext([Note(id: 1, group: "a", rank: 1)])
+        let request = FetchRequest<Note>(predicate: RecordPredicate(#Predicate<Note> { $0.group! == "a" }), sortKeys: [SortKey("rank")])
+        let controller = FetchedResultsController(fetchRequest: request, context: context)
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        try context.insert(Note(id: 2, group: nil, rank: 2))
+        try context.save()
+        guard case .predicateThrew(let thrown) = controller.lastError else {
+            Issue.record("not a thrown predicate error: \(String(describing: controller.lastError))")
+            return
+        }
+        #expect(thrown.error is PredicateError)
+        #expect(recorder.take() == [.failed(.predicateThrew(thrown))])
+        #expect(throws: FetchError.predicateThrew(thrown)) { try context.fetch(request) }
+        #expect(controller.fetchedObjects?.map(\.id) == [1])
+    }
+
     @Test func changesAreTrackedOnlyWithADelegate() throws {
         let context = try makeContext([Note(id: 1, group: nil, rank: 1)])
         let controller = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context)

@@ -89,6 +89,51 @@ import Testing
         #expect(!b.hasChanges && b.object(withID: 1)?.title == "from a")
     }
 
+    /// A merge by property whose merged properties the record refuses to
+    /// decode (low above high) saves the winning side's record whole, and
+    /// the save says so; a record whose merge decodes is not listed.
+    @Test(arguments: [MergePolicy.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump])
+    func aMergeByPropertyThatFallsBackToAWholeRecordSaysSo(policy: MergePolicy) throws {
+        let store = ObjectStore<Bounds>()
+        let setup = ObjectContext(store: store)
+        try setup.insert(Bounds(id: 1, low: 0, high: 10))
+        try setup.insert(Bounds(id: 2, low: 0, high: 10))
+        try setup.save()
+        let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")
+        a.mergePolicy = policy
+        try a.update(Bounds(id: 1, low: 8, high: 10))
+        try a.update(Bounds(id: 2, low: 8, high: 10))
+        try b.update(Bounds(id: 1, low: 0, high: 5))    // merged with a's low: 8 above 5
+        try b.update(Bounds(id: 2, low: 0, high: 20))   // merged: 8...20
+        try b.save()
+        let saved = try a.save()
+        let contextWins = policy == .mergeByPropertyObjectTrump
+        let fallback = PropertyMergeFallback(objectID: "1", reason: .mergedPropertiesDoNotDecode, keptContextRecord: contextWins)
+        #expect(saved.propertyMergeFallbacks == [fallback])
+        #expect(store.object(withID: 1) == (contextWins ? Bounds(id: 1, low: 8, high: 10) : Bounds(id: 1, low: 0, high: 5)))
+        #expect(store.object(withID: 2) == Bounds(id: 2, low: 8, high: 20))
+        #expect("\(fallback)".hasPrefix("identity 1 could not be merged property by property (its merged properties do not decode as a record)"))
+    }
+
+    /// A context merging a save into a pending update it cannot merge by
+    /// property keeps its update whole, and says so.
+    @Test func mergingASaveThatCannotMergeByPropertySaysSo() throws {
+        let store = ObjectStore<Bounds>()
+        let setup = ObjectContext(store: store)
+        try setup.insert(Bounds(id: 1, low: 0, high: 10))
+        try setup.insert(Bounds(id: 2, low: 0, high: 10))
+        try setup.save()
+        let a = ObjectContext(store: store), b = ObjectContext(store: store)
+        try a.update(Bounds(id: 1, low: 8, high: 10))
+        try a.update(Bounds(id: 2, low: 8, high: 10))
+        try b.update(Bounds(id: 1, low: 0, high: 5))
+        try b.update(Bounds(id: 2, low: 0, high: 20))
+        let fallbacks = a.mergeChanges(fromContextDidSave: try b.save())
+        #expect(fallbacks == [PropertyMergeFallback(objectID: "1", reason: .mergedPropertiesDoNotDecode, keptContextRecord: true)])
+        #expect(a.object(withID: 1) == Bounds(id: 1, low: 8, high: 10) && a.object(withID: 2) == Bounds(id: 2, low: 8, high: 20))
+        #expect(b.mergeChanges(fromContextDidSave: try a.save()).isEmpty)
+    }
+
     /// Two contexts on two threads update the same records over and over;
     /// under `.error` every refused save lists real conflicts and changes
     /// nothing, under `.mergeByPropertyObjectTrump` every save goes through.
@@ -261,4 +306,26 @@ struct Outcome: Sendable {
 
 final class Posted: @unchecked Sendable {
     var items: [String] = []
+}
+
+/// A record whose decoding refuses a low bound above its high bound: two
+/// contexts' changes to either bound may not merge property by property.
+struct Bounds: Record, Codable, Hashable {
+    var id: Int
+    var low: Int
+    var high: Int
+
+    init(id: Int, low: Int, high: Int) {
+        self.id = id
+        self.low = low
+        self.high = high
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        low = try container.decode(Int.self, forKey: .low)
+        high = try container.decode(Int.self, forKey: .high)
+        guard low <= high else { throw DecodingError.dataCorruptedError(forKey: .high, in: container, debugDescription: "\(low) is above \(high)") }
+    }
 }

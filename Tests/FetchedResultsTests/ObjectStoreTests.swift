@@ -79,6 +79,103 @@ import TableTestSupport
         #expect(!context.hasChanges)
     }
 
+    /// A context's pending changes are one value: after every step of a
+    /// seeded run — inserts, updates, deletes (of pending inserts too),
+    /// processing, saves (some refused by another context's save), rollbacks
+    /// and merges — its invariants hold (`_checkInvariants()`), and what it
+    /// sees is an independent model's: the store's records with its changes
+    /// on top; a rollback or a save leaves nothing pending, a refused save
+    /// leaves everything pending and the store as it was.
+    @Test func aContextsPendingChangesMoveAsOne() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        for _ in 0..<30 {
+            let store = ObjectStore<Note>()
+            let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")
+            var saved: [Int: Note] = [:]   // the store, as the model has it
+            var view: [Int: Note] = [:]    // what `a` sees
+            let all = FetchRequest<Note>(sortKeys: [SortKey("rank")])
+            func check(_ step: String) throws {
+                a._checkInvariants()
+                store._checkInvariants()
+                let seen = Dictionary(uniqueKeysWithValues: try a.fetch(all).map { ($0.id, $0) })
+                #expect(seen == view, "seed \(seed), after \(step)")
+                if !a.hasChanges { #expect(view == saved, "seed \(seed), after \(step): nothing pending, yet not the store") }
+            }
+            for _ in 0..<60 {
+                let id = g.int(0..<12)
+                switch g.int(0..<9) {
+                case 0, 1:
+                    let note = Note(id: id, group: nil, rank: g.int(0...9))
+                    if view[id] == nil {
+                        try a.insert(note)
+                        view[id] = note
+                    } else {
+                        #expect(throws: ContextError.alreadyExists("\(id)")) { try a.insert(note) }
+                    }
+                    try check("insert \(id)")
+                case 2, 3:
+                    var note = view[id] ?? Note(id: id, group: nil, rank: 0)
+                    note.version += 1
+                    if view[id] != nil {
+                        try a.update(note)
+                        view[id] = note
+                    } else {
+                        #expect(throws: ContextError.noSuchObject("\(id)")) { try a.update(note) }
+                    }
+                    try check("update \(id)")
+                case 4:
+                    if view[id] != nil {
+                        try a.delete(id)
+                        view[id] = nil
+                    } else {
+                        #expect(throws: ContextError.noSuchObject("\(id)")) { try a.delete(id) }
+                    }
+                    try check("delete \(id)")
+                case 5:
+                    a.processPendingChanges()
+                    try check("processing")
+                case 6:
+                    do {
+                        try a.save()
+                        saved = view
+                        #expect(!a.hasChanges, "seed \(seed)")
+                    } catch {
+                        #expect(a.hasChanges, "seed \(seed): a refused save keeps the changes")
+                    }
+                    #expect(Dictionary(uniqueKeysWithValues: store.allObjects().map { ($0.id, $0) }) == saved, "seed \(seed), after a save")
+                    try check("save")
+                case 7:
+                    a.rollback()
+                    view = saved
+                    #expect(!a.hasChanges && a.insertedObjects.isEmpty && a.updatedObjects.isEmpty && a.deletedIDs.isEmpty, "seed \(seed)")
+                    try check("rollback")
+                default:
+                    // Another context saves (an update of a saved record, or
+                    // an insert of its own identities: `a` would see its pending
+                    // insert and the store's record of one identity both);
+                    // `a` merges it half the time.
+                    if let note = saved[id] {
+                        try b.update(Note(id: id, group: "b", rank: note.rank, version: note.version + 100))
+                    } else if b.object(withID: 100 + id) == nil {
+                        try b.insert(Note(id: 100 + id, group: "b", rank: 5))
+                    }
+                    guard let didSave = try? b.save() else {
+                        b.rollback()
+                        continue
+                    }
+                    saved = Dictionary(uniqueKeysWithValues: store.allObjects().map { ($0.id, $0) })
+                    if g.chance(0.5) {
+                        a.mergeChanges(fromContextDidSave: didSave)
+                    }
+                    // The merge is tested on its own: the model takes what `a` sees.
+                    view = Dictionary(uniqueKeysWithValues: try a.fetch(all).map { ($0.id, $0) })
+                    try check("another context's save")
+                }
+            }
+        }
+    }
+
     @Test func savesCollideWithClearErrorsAndChangeNothing() throws {
         let store = ObjectStore<Note>()
         let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")

@@ -409,7 +409,8 @@ import Testing
         let request = FetchRequest<DynamicObject>(predicate: try RecordPredicate(format: "name CONTAINS[cd] %@ OR age > %d", "e", 35), sortKeys: [SortKey("name")])
         #expect(try context.fetch(request).map { $0.fields["name"] ?? nil } == ["Zoë", "Ånge", "Émile"])
         let failing = FetchRequest<DynamicObject>(predicate: try RecordPredicate(format: "name > 5"), sortKeys: [SortKey("name")])
-        #expect(throws: FetchError.predicateFailed("> cannot take a string and an int")) { try context.fetch(failing) }
+        #expect(throws: FetchError.predicateFailed(.typeMismatch(operation: ">", kinds: ["string", "int"]))) { try context.fetch(failing) }
+        #expect("\(FetchError.predicateFailed(.typeMismatch(operation: ">", kinds: ["string", "int"])))" == "the predicate failed: > cannot take a string and an int")
         let controller = FetchedResultsController(fetchRequest: request, context: context)
         try controller.performFetch()
         #expect(controller.fetchedObjects?.count == 3)

@@ -59,6 +59,7 @@ import TableTestSupport
             if expected[id] == nil { try context.insert(note) } else if round % 5 == 0 { try context.delete(id) } else { try context.update(note) }
             if round % 5 == 0, expected[id] != nil { expected[id] = nil } else { expected[id] = note }
             try context.save()
+            store._checkInvariants()
             if round % 50 == 0 { try store.compact() }
         }
         try store.compact()
@@ -109,8 +110,12 @@ import TableTestSupport
                 }
             }
         }
-        for store in stores { try store.mergeExternalChanges() }
+        for store in stores {
+            try store.mergeExternalChanges()
+            store._checkInvariants()
+        }
         let reopened = try ObjectStore<Note>(fileURL: url)
+        reopened._checkInvariants()
         #expect(reopened.count == 600)
         #expect(reopened.allObjects().filter { $0.group == "updated" }.count == 60)
         #expect(stores.allSatisfy { $0.count == 600 && $0.version == reopened.version })

@@ -283,6 +283,7 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
                     if error != expected { Issue.record("seed \(seed) run \(run): \(call) threw \(error), expected \(String(describing: expected))"); return }
                     if snapshot != before { Issue.record("seed \(seed) run \(run): \(call) threw but changed the snapshot"); return }
                 }
+                snapshot._checkInvariants()   // the derived indexes against the sections, after every call
                 let problems = differences(snapshot, model, item: item)
                 if !problems.isEmpty {
                     Issue.record("seed \(seed) run \(run) after \(history.joined(separator: "; ")):\n\(problems.prefix(5).joined(separator: "\n"))")
@@ -397,6 +398,7 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
                     #expect(!duplicates.isEmpty, "a batch without duplicates was refused: \(error)")
                 }
             }
+            snapshot._checkInvariants()
             #expect(snapshot.itemIdentifiers == model)
             for (k, p) in model.enumerated() where k % 5 == round % 5 { #expect(snapshot.indexOfItem(p) == k) }
             let absent = pair()
@@ -435,8 +437,10 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
                 let gone = model.joined().filter { _ in g.chance(0.1) }
                 try snapshot.deleteItems(gone.map { Colliding(value: $0, colliding: colliding) })
                 for s in model.indices { model[s].removeAll { gone.contains($0) } }
+                snapshot._checkInvariants()   // every 97 rounds: the check is O(n)
             }
         }
+        snapshot._checkInvariants()
         #expect(refused > 0)
         #expect(snapshot.itemIdentifiers.map(\.value) == Array(model.joined()))
         var flat = 0
@@ -468,6 +472,7 @@ private func snapshot(_ table: Table, reloading: [Int] = []) -> TableSnapshot<St
         try! snapshot.appendItems(section.rows.map(\.id), toSection: section.name)
     }
     try! snapshot.reloadItems(reloading)
+    snapshot._checkInvariants()
     return snapshot
 }
 

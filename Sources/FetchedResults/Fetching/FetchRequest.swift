@@ -113,7 +113,7 @@ public struct RecordPredicate<R: Record>: Sendable {
                 do {
                     return try matches(record)
                 } catch {
-                    throw .predicateFailed("\(error)")
+                    throw .predicateThrew(FetchError.ThrownError(error))
                 }
             }
         case .all(let predicates):
@@ -137,7 +137,7 @@ public struct RecordPredicate<R: Record>: Sendable {
                 do throws(PredicateEvaluationError) {
                     return try compiled(record)
                 } catch {
-                    throw .predicateFailed(error.description)
+                    throw .predicateFailed(error)
                 }
             }
         }
@@ -152,8 +152,11 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownKey(RecordKeyError)
     /// The first sort key does not order the sections (Core Data's words).
     case sectionsOutOfOrder(index: Int, sectionName: String)
-    /// The predicate failed while evaluating a record.
-    case predicateFailed(String)
+    /// A format predicate failed while evaluating a record: why, as
+    /// evaluating it alone reports it.
+    case predicateFailed(PredicateEvaluationError)
+    /// A Foundation `Predicate` threw while evaluating a record: what it threw.
+    case predicateThrew(ThrownError)
     /// A negative fetch limit, offset or batch size: the setting and its value.
     case negativeSetting(String, Int)
     /// `performFetch()` has not been called (or failed).
@@ -173,8 +176,10 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(error)"
         case let .sectionsOutOfOrder(index, name):
             return "The fetched object at index \(index) has an out of order section name '\(name)'. Objects must be sorted by section name"
-        case .predicateFailed(let reason):
-            return "the predicate failed: \(reason)"
+        case .predicateFailed(let error):
+            return "the predicate failed: \(error)"
+        case .predicateThrew(let thrown):
+            return "the predicate failed: \(thrown)"
         case let .negativeSetting(name, value):
             return "\(name) must not be negative (it is \(value)); use 0 for \(name == "fetchLimit" ? "no records, or nil for no limit" : "none")"
         case .notFetched:
@@ -191,5 +196,38 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "FetchedResultsController.deleteCache(withName: \"\(name)\", in: store) before fetching with the changed request, "
                 + "or give the controller no cache name"
         }
+    }
+}
+
+extension FetchError {
+    /// An error a Foundation `Predicate` threw, kept as it was thrown (its
+    /// type is Foundation's, or that of an expression of yours: not one this
+    /// package knows, which ``FetchError`` must be to stay `Hashable`).
+    ///
+    /// Two are equal when their errors are: by `Hashable` when both errors
+    /// are `Hashable` (Foundation's `PredicateError` is), otherwise when they
+    /// are of one type with the same description.
+    public struct ThrownError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// What the predicate threw.
+        public let error: any Error
+
+        /// Wraps what a predicate threw.
+        public init(_ error: any Error) { self.error = error }
+
+        public static func == (a: ThrownError, b: ThrownError) -> Bool {
+            if let x = a.error as? AnyHashable, let y = b.error as? AnyHashable { return x == y }
+            return type(of: a.error) == type(of: b.error) && "\(a.error)" == "\(b.error)"
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            if let hashable = error as? AnyHashable {
+                hasher.combine(hashable)
+            } else {
+                hasher.combine(ObjectIdentifier(type(of: error)))
+                hasher.combine("\(error)")
+            }
+        }
+
+        public var description: String { "\(error)" }
     }
 }

@@ -12,10 +12,21 @@ extension FetchedResultsController {
     /// the change. O(*k* log *n* + *c* + *s*) for *k* identities, *c* = *n* / 512
     /// chunks and *s* sections. A request with an offset or a limit refetches
     /// (its window moves with every change): O(*n* log *n*).
+    ///
+    /// A change the controller cannot follow — its predicate fails on a
+    /// changed record, where `performFetch()` would throw — changes nothing:
+    /// the results stay as they were, as after a failed fetch, and the error
+    /// goes to ``lastError`` and to every receiver (`didFail(_:)`).
     func contextDidChange(_ contextChange: _ContextChange<R>) {
-        guard let compiled, !receivers.isEmpty else { return }
+        guard let compiled = results.compiled, !receivers.isEmpty else { return }
+        let changes: [_Change<R>]
+        do throws(FetchError) {
+            changes = try self.changes(of: contextChange, compiled: compiled)
+        } catch {
+            didFail(error)
+            return
+        }
         let before = deliversWholeChanges ? tableSections : []
-        let changes = self.changes(of: contextChange, compiled: compiled)
         // With an offset or a limit, any change may move the window.
         if compiled.request.fetchOffset > 0 || compiled.request.fetchLimit != nil {
             refetchAndReport(changes, before: before)
@@ -23,14 +34,14 @@ extension FetchedResultsController {
         }
         guard !changes.isEmpty else { return }
         // The sections the changed objects were in, read before they change.
-        let oldSections = _SectionsBefore(sectionList, at: changes.lazy.compactMap { $0.old?.path.section })
+        let oldSections = _SectionsBefore(results.sectionList, at: changes.lazy.compactMap { $0.old?.path.section })
         let steps = apply(changes, compiled: compiled)
         let (deletedSections, insertedSections) = sectionsDeletedAndInserted(from: oldSections, undoing: steps, by: changes)
         let objects = changes.compactMap { change -> _ObjectPaths<R>? in
             guard let record = change.record else { return nil }
             var new: TablePath?
             if let element = change.new {
-                guard let position = ordered.position(of: element.id) else { return nil }
+                guard let position = results.ordered.position(of: element.id) else { return nil }
                 new = path(ofPosition: position)
             }
             return _ObjectPaths(record: record, old: change.old?.path, new: new)
@@ -38,27 +49,31 @@ extension FetchedResultsController {
         report(
             _ChangeReport(
                 deletedSections: deletedSections, insertedSections: insertedSections,
-                objects: objects, oldSections: oldSections, newSections: sectionList),
+                objects: objects, oldSections: oldSections, newSections: results.sectionList),
             before: before)
     }
 
     /// Phase 1: what each identity was (its element and index path in the
     /// results) and is (its element, when its record matches), with its
     /// record — the one now, or the last one seen when it left. Identities
-    /// neither in the results before nor after are left out.
+    /// neither in the results before nor after are left out. Reads only:
+    /// the results are not touched before every change is known.
     ///
+    /// - Throws: ``FetchError/predicateFailed(_:)`` (or
+    ///   ``FetchError/predicateThrew(_:)``) when the predicate fails on a
+    ///   changed record, as `performFetch()` would.
     /// - Complexity: O(*k* log *n*) for *k* identities.
-    func changes(of contextChange: _ContextChange<R>, compiled: _CompiledRequest<R>) -> [_Change<R>] {
+    func changes(of contextChange: _ContextChange<R>, compiled: _CompiledRequest<R>) throws(FetchError) -> [_Change<R>] {
         var changes: [_Change<R>] = []
-        ordered.takeMembersIfMade()
+        results.ordered.takeMembersIfMade()
         for id in contextChange.ids {
             var change = _Change<R>()
             var oldRecord: R?
             if let position = position(of: id, removed: contextChange.removed[id], compiled: compiled) {
-                change.old = _Change.Old(element: ordered.element(at: position), path: path(ofPosition: position))
-                oldRecord = ordered.record(at: position)
+                change.old = _Change.Old(element: results.ordered.element(at: position), path: path(ofPosition: position))
+                oldRecord = results.ordered.record(at: position)
             }
-            if let record = context.object(withID: id), (try? compiled.matches?(record) ?? true) == true {
+            if let record = context.object(withID: id), try compiled.matches?(record) ?? true {
                 let sequence = change.old?.element.sequence ?? context.sequence(of: id) ?? Int64.max
                 change.new = compiled.element(record, sequence: sequence)
                 change.record = record
@@ -79,14 +94,14 @@ extension FetchedResultsController {
     /// - Complexity: O(log *n*), and O(*n*) the first time without the index
     ///   (the index made then, if it was not being made).
     func position(of id: R.ID, removed: R?, compiled: _CompiledRequest<R>) -> Int? {
-        if ordered.isIndexingMembers {
+        if results.ordered.isIndexingMembers {
             let bySortValues = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, 0, b.sortValues, 0) }
             for hint in [removed, context.store.object(withID: id)] {
                 guard let hint, hint.id == id else { continue }
-                if let position = ordered.position(of: id, orderedAs: compiled.element(hint, sequence: 0), order: bySortValues) { return position }
+                if let position = results.ordered.position(of: id, orderedAs: compiled.element(hint, sequence: 0), order: bySortValues) { return position }
             }
         }
-        return ordered.position(of: id)
+        return results.ordered.position(of: id)
     }
 
     /// Phase 2: out with the old elements, in with the new, the sections
@@ -105,26 +120,26 @@ extension FetchedResultsController {
         let order = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) }
         for change in changes {
             guard let old = change.old,
-                let removed = ordered.isIndexingMembers ? ordered.remove(old.element, order: order) : ordered.remove(old.element.id)
+                let removed = results.ordered.isIndexingMembers ? results.ordered.remove(old.element, order: order) : results.ordered.remove(old.element.id)
             else { continue }
             for index in searchIndexes { index.remove(at: removed.position) }
             if following {
-                _RunList.remove(at: removed.position, runs: &sectionList, starts: &sectionStarts)
+                results.sectionsRemove(at: removed.position)
                 steps.append(_SectionStep(arrived: false, position: removed.position, name: removed.element.sectionName))
             }
         }
         let isBefore = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) < 0 }
         for change in changes {
             if let element = change.new, let record = change.record {
-                let position = ordered.insert(element, record: record, isBefore: isBefore)
+                let position = results.ordered.insert(element, record: record, isBefore: isBefore)
                 for index in searchIndexes { index.insert(record, at: position) }
                 if following {
-                    _RunList.insert(element.sectionName, at: position, runs: &sectionList, starts: &sectionStarts)
+                    results.sectionsInsert(element.sectionName, at: position)
                     steps.append(_SectionStep(arrived: true, position: position, name: element.sectionName))
                 }
             }
         }
-        batchCache.removeAll()
+        results.batchCache.removeAll()
         if !following { rebuildSections() }
         return steps
     }
@@ -132,19 +147,19 @@ extension FetchedResultsController {
     /// A change of a request with an offset or a limit: fetch again, and report
     /// the changed records, and those the window let in or out.
     func refetchAndReport(_ changes: [_Change<R>], before: [TableSection<R>]) {
-        let oldSections = sectionList
+        let oldSections = results.sectionList
         var oldPaths: [R.ID: (path: TablePath, record: R?)] = [:]
-        for position in 0..<ordered.count {
-            oldPaths[ordered.element(at: position).id] = (path(ofPosition: position), ordered.record(at: position))
+        for position in 0..<results.ordered.count {
+            oldPaths[results.ordered.element(at: position).id] = (path(ofPosition: position), results.ordered.record(at: position))
         }
-        do {
+        do throws(FetchError) {
             try performFetch()
         } catch {
-            _lastError = error
+            didFail(error)
             return
         }
         var newPaths: [R.ID: TablePath] = [:]
-        for position in 0..<ordered.count { newPaths[ordered.element(at: position).id] = path(ofPosition: position) }
+        for position in 0..<results.ordered.count { newPaths[results.ordered.element(at: position).id] = path(ofPosition: position) }
         let changedRecords = Dictionary(changes.compactMap { c in c.record.map { ($0.id, $0) } }, uniquingKeysWith: { a, _ in a })
         // The changed objects, and those the window let in or out (unchanged
         // objects that stay are not reported).
@@ -157,12 +172,22 @@ extension FetchedResultsController {
         for (id, newPath) in newPaths where oldPaths[id] == nil {
             if let record = changedRecords[id] ?? context.object(withID: id) { objects.append(_ObjectPaths(record: record, old: nil, new: newPath)) }
         }
-        let (deletedSections, insertedSections) = Self.sectionsByName(from: oldSections, to: sectionList)
+        let (deletedSections, insertedSections) = Self.sectionsByName(from: oldSections, to: results.sectionList)
         let change = _ChangeReport(
             deletedSections: deletedSections, insertedSections: insertedSections,
-            objects: objects, oldSections: _SectionsBefore(all: oldSections), newSections: sectionList)
+            objects: objects, oldSections: _SectionsBefore(all: oldSections), newSections: results.sectionList)
         if change.isEmpty { return }
         report(change, before: before)
+    }
+
+    /// A change the controller could not follow: the results stay as they
+    /// were (as after a failed `performFetch()`), ``lastError`` keeps the
+    /// error until the next successful fetch, and the delegate and the
+    /// observers are told
+    /// (``FetchedResultsControllerDelegate/controller(_:didFailWith:)``).
+    func didFail(_ error: FetchError) {
+        results.lastError = error
+        for receiver in receivers { receiver.controller(self, didFailWith: error) }
     }
 
     /// Tells the delegate and the observers, in Core Data's order.
@@ -225,8 +250,7 @@ extension FetchedResultsController {
 
     /// Sections from the order: its runs of one section name. O(*c* + *s*).
     func rebuildSections() {
-        sectionList = sectionNameKeyPath == nil ? [_SectionRun(name: "", count: ordered.count)] : ordered.sectionRuns
-        recomputeStarts()
+        results.rebuildSections(keyed: sectionNameKeyPath != nil)
     }
 
     /// Phase 3: the sections a change deleted (old indexes) and inserted (new ones).
@@ -251,27 +275,27 @@ extension FetchedResultsController {
                 delta[name, default: 0] -= 1
                 oldIndex[name] = old.path.section
             }
-            if let new = change.new, let position = ordered.position(of: new.id) {
-                let section = path(ofPosition: position).section, name = sectionList[section].name
+            if let new = change.new, let position = results.ordered.position(of: new.id) {
+                let section = path(ofPosition: position).section, name = results.sectionList[section].name
                 delta[name, default: 0] += 1
                 newIndex[name] = section
             }
         }
         let deleted = oldIndex.filter { oldSections[$0.value].count + delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
-        let inserted = newIndex.filter { sectionList[$0.value].count - delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
-        let consistent = !sectionsRepeatNames && sectionList.count == oldSections.count - deleted.count + inserted.count
-            && inserted.allSatisfy { t in !sectionList.indices.contains { $0 != t && sectionList[$0].name == sectionList[t].name } }
+        let inserted = newIndex.filter { results.sectionList[$0.value].count - delta[$0.key, default: 0] == 0 }.map(\.value).sorted()
+        let consistent = !results.sectionsRepeatNames && results.sectionList.count == oldSections.count - deleted.count + inserted.count
+            && inserted.allSatisfy { t in !results.sectionList.indices.contains { $0 != t && results.sectionList[$0].name == results.sectionList[t].name } }
         if consistent {
-            if !deleted.isEmpty || !inserted.isEmpty { cachedIndexTitles = nil }
+            if !deleted.isEmpty || !inserted.isEmpty { results.cachedIndexTitles = nil }
             return (
                 deleted.map { _SectionChange(index: $0, section: oldSections[$0]) },
-                inserted.map { _SectionChange(index: $0, section: sectionList[$0]) }
+                inserted.map { _SectionChange(index: $0, section: results.sectionList[$0]) }
             )
         }
         // By name, over all sections.
-        cachedIndexTitles = nil
+        results.cachedIndexTitles = nil
         checkSectionOrder()
-        return Self.sectionsByName(from: sections(undoing: steps), to: sectionList)
+        return Self.sectionsByName(from: sections(undoing: steps), to: results.sectionList)
     }
 
     /// Notes whether a section name occurs in two runs (the first sort key
@@ -280,9 +304,9 @@ extension FetchedResultsController {
     /// - Complexity: O(*s*).
     func checkSectionOrder() {
         var runs = _SectionRuns(checkingOrder: true)
-        for section in sectionList { runs.append(section.name, count: section.count) }
-        sectionsRepeatNames = runs.firstRepeat != nil
-        if let out = runs.firstRepeat { _lastError = .sectionsOutOfOrder(index: out.offset, sectionName: out.name) }
+        for section in results.sectionList { runs.append(section.name, count: section.count) }
+        results.sectionsRepeatNames = runs.firstRepeat != nil
+        if let out = runs.firstRepeat { results.lastError = .sectionsOutOfOrder(index: out.offset, sectionName: out.name) }
     }
 
     /// The sections deleted (old indexes) and inserted (new ones), by name:

@@ -21,44 +21,44 @@ extension FetchedResultsController {
     /// - Complexity: O(*n* log *n*) in the builds that check; O(1) otherwise.
     package func _checkInvariants() {
         #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
-        ordered._checkInvariants()
-        batchCache._checkInvariants()
-        guard let compiled else {
-            precondition(sectionList.isEmpty && ordered.count == 0, "results before a fetch")
+        results.ordered._checkInvariants()
+        results.batchCache._checkInvariants()
+        guard let compiled = results.compiled else {
+            precondition(results.sectionList.isEmpty && results.ordered.count == 0, "results before a fetch")
             return
         }
         // The sections against the count and the starts.
-        precondition(sectionStarts.count == sectionList.count + 1 && sectionStarts.first == 0, "\(sectionStarts.count) section starts for \(sectionList.count) sections")
-        for (k, section) in sectionList.enumerated() {
-            precondition(section.count >= 0 && sectionStarts[k + 1] == sectionStarts[k] + section.count, "section \(k) starts at \(sectionStarts[k]), holds \(section.count), next at \(sectionStarts[k + 1])")
+        precondition(results.sectionStarts.count == results.sectionList.count + 1 && results.sectionStarts.first == 0, "\(results.sectionStarts.count) section starts for \(results.sectionList.count) sections")
+        for (k, section) in results.sectionList.enumerated() {
+            precondition(section.count >= 0 && results.sectionStarts[k + 1] == results.sectionStarts[k] + section.count, "section \(k) starts at \(results.sectionStarts[k]), holds \(section.count), next at \(results.sectionStarts[k + 1])")
         }
-        precondition(sectionStarts.last == ordered.count, "the sections hold \(sectionStarts.last ?? 0) objects, the results \(ordered.count)")
+        precondition(results.sectionStarts.last == results.ordered.count, "the sections hold \(results.sectionStarts.last ?? 0) objects, the results \(results.ordered.count)")
         // The sections against the names.
         if sectionNameKeyPath == nil {
-            precondition(sectionList.count == 1 && sectionList[0].name == "", "one section \"\" without a section key path")
+            precondition(results.sectionList.count == 1 && results.sectionList[0].name == "", "one section \"\" without a section key path")
         } else {
             var runs = _SectionRuns(checkingOrder: true)
-            for position in 0..<ordered.count { runs.append(ordered.element(at: position).sectionName) }
-            precondition(runs.runs == sectionList, "the sections against the objects' section names")
-            precondition(sectionList.allSatisfy { $0.count > 0 }, "an empty section")
-            precondition((runs.firstRepeat != nil) == sectionsRepeatNames, "a section name twice: \(runs.firstRepeat?.name ?? "none"), noted: \(sectionsRepeatNames)")
-            precondition(!sectionsRepeatNames || _lastError != nil, "a section name twice, and no last error")
+            for position in 0..<results.ordered.count { runs.append(results.ordered.element(at: position).sectionName) }
+            precondition(runs.runs == results.sectionList, "the sections against the objects' section names")
+            precondition(results.sectionList.allSatisfy { $0.count > 0 }, "an empty section")
+            precondition((runs.firstRepeat != nil) == results.sectionsRepeatNames, "a section name twice: \(runs.firstRepeat?.name ?? "none"), noted: \(results.sectionsRepeatNames)")
+            precondition(!results.sectionsRepeatNames || results.lastError != nil, "a section name twice, and no last error")
         }
         // The order, the records, and the index paths both ways.
         var previous: _Element<R>?
-        for position in 0..<ordered.count {
-            let element = ordered.element(at: position)
+        for position in 0..<results.ordered.count {
+            let element = results.ordered.element(at: position)
             if let previous {
                 precondition(compiled.compare(previous.sortValues, previous.sequence, element.sortValues, element.sequence) <= 0, "objects \(position - 1) and \(position) out of order")
             }
             previous = element
             let path = path(ofPosition: position)
-            precondition(sectionStarts[path.section] + path.row == position && path.row < sectionList[path.section].count, "position \(position) at \(path)")
+            precondition(results.sectionStarts[path.section] + path.row == position && path.row < results.sectionList[path.section].count, "position \(position) at \(path)")
             precondition(objectID(at: path) == element.id, "the identity at \(path)")
             precondition(indexPath(forObjectWithID: element.id) == path, "the index path of the object at \(path)")
-            if let record = ordered.record(at: position) { precondition(record.id == element.id, "the record at \(path) is another's") }
+            if let record = results.ordered.record(at: position) { precondition(record.id == element.id, "the record at \(path) is another's") }
         }
-        precondition(!(compiled.request.fetchBatchSize <= 0 || deliversWholeChanges) || ordered.keepsRecords, "records not kept")
+        precondition(!(compiled.request.fetchBatchSize <= 0 || deliversWholeChanges) || results.ordered.keepsRecords, "records not kept")
         #endif
     }
 }

@@ -6,17 +6,7 @@ import TableDiff
 extension FetchedResultsController {
     /// The request of the last successful fetch (nil before one): what the
     /// results show, whatever ``fetchRequest`` was set to since.
-    package var fetchedRequest: FetchRequest<R>? { compiled?.request }
-
-    /// Whether the store holds a cache named `name` made for a request other
-    /// than the one `key` identifies (whether it kept the records or not).
-    @usableFromInline
-    func _cacheDiffers(_ name: String, _ key: _FetchCacheKey) -> Bool {
-        context.store.state.withLock { state in
-            guard let cache = state.fetchCaches[name] else { return false }
-            return cache.key != key
-        }
-    }
+    package var fetchedRequest: FetchRequest<R>? { results.compiled?.request }
 }
 
 extension FetchedResultsController {
@@ -34,18 +24,18 @@ extension FetchedResultsController {
     ///   the results and the request stay as they were.
     /// - Complexity: O(*m*) predicate evaluations for *m* current results.
     package func performFetch(narrowingTo request: FetchRequest<R>) throws(FetchError) -> Bool {
-        guard let current = compiled, cacheName == nil, !requestChangedSinceFetch, _lastError == nil, !sectionsRepeatNames, context.controllersAreCurrent,
+        guard let current = results.compiled, cacheName == nil, !requestChangedSinceFetch, results.lastError == nil, !results.sectionsRepeatNames, context.controllersAreCurrent,
             request.sortKeys == current.request.sortKeys, !request.sortKeys.isEmpty,
             request.fetchOffset == 0, request.fetchLimit == nil, current.request.fetchOffset == 0, current.request.fetchLimit == nil,
             request.fetchBatchSize == current.request.fetchBatchSize
         else { return false }
         let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
-        let keepRecords = ordered.keepsRecords
+        let keepRecords = results.ordered.keepsRecords
         var found: [_Element<R>?] = [], records: [R?] = []
-        found.reserveCapacity(ordered.count)
-        if keepRecords { records.reserveCapacity(ordered.count) }
+        found.reserveCapacity(results.ordered.count)
+        if keepRecords { records.reserveCapacity(results.ordered.count) }
         let matches = narrowed.matches
-        for chunk in ordered.chunks {
+        for chunk in results.ordered.chunks {
             // Each chunk's arrays once, not through the class at every element.
             let elements = chunk.elements, kept = chunk.records
             let hasRecords = kept.count == elements.count

@@ -118,7 +118,7 @@ extension FetchedResultsController {
     /// The sections before the steps of a change, all of them: the steps
     /// undone on a copy of the sections. O(*s* + *k* (log *s* + *s*)).
     func sections(undoing steps: [_SectionStep]) -> [_SectionRun] {
-        var runs = sectionList, starts = sectionStarts
+        var runs = results.sectionList, starts = results.sectionStarts
         for step in steps.reversed() {
             if step.arrived {
                 _RunList.remove(at: step.position, runs: &runs, starts: &starts)

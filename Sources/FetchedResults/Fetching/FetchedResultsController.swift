@@ -74,7 +74,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// adds itself with ``addObserver(_:)`` instead.
     public weak var delegate: (any FetchedResultsControllerDelegate<R>)? {
         didSet {
-            cachedIndexTitles = nil   // the delegate may give other titles
+            results.cachedIndexTitles = nil   // the delegate may give other titles
             updateTracking()
         }
     }
@@ -116,9 +116,12 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     /// The error the last change ran into, if any: a change after which the first
-    /// sort key no longer orders the sections. Cleared by `performFetch()`.
-    public var lastError: FetchError? { _lastError }
-    @usableFromInline var _lastError: FetchError?
+    /// sort key no longer orders the sections (the change applied), or one
+    /// the controller could not follow because its predicate failed on a
+    /// changed record (the change did not apply: see
+    /// ``FetchedResultsControllerDelegate/controller(_:didFailWith:)``).
+    /// Cleared by `performFetch()`.
+    public var lastError: FetchError? { results.lastError }
 
     /// When on, every change is also delivered whole, as the sections before and
     /// after (see ``FetchedResultsControllerDelegate/controller(_:didChangeContentWith:)``);
@@ -137,24 +140,15 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     private func keepAllRecords() {
         let context = context
-        ordered.keepRecords { context.object(withID: $0) }
+        results.ordered.keepRecords { context.object(withID: $0) }
         rebuildSections()
         startBuildingSearchIndexes()   // rows whose records are gone left
     }
 
-    @usableFromInline var compiled: _CompiledRequest<R>?
-    @usableFromInline var ordered = _OrderedElements<R>()
-    /// The sections: each one's name and number of objects, in order.
-    @usableFromInline var sectionList: [_SectionRun] = []
-    /// Where each section starts among the objects, and (last) the number of objects.
-    @usableFromInline var sectionStarts: [Int] = [0]
-    /// Whether a change made the first sort key stop ordering the sections (a name in two runs).
-    @usableFromInline var sectionsRepeatNames = false
-    /// The section index titles, kept until the sections or the delegate change.
-    @usableFromInline var cachedIndexTitles: [String]?
+    /// The results and what is derived from them: one value, replaced
+    /// whole by each fetch.
+    @usableFromInline var results = _ControllerResults<R>()
     private var observation: _ObservationToken?
-    /// Records read on demand, by batch (batch size only); cleared on every change.
-    var batchCache = _BatchCache<R>(capacity: 4)
     /// The folded text searches asked for (see `startIndexing(_:)`).
     var searchIndexes: [_SearchIndexSlot<R>] = []
 
@@ -195,7 +189,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     ///
     /// - Throws: ``FetchError/noSortKeys``, ``FetchError/unknownKey(_:)``,
     ///   ``FetchError/sectionsOutOfOrder(index:sectionName:)``,
-    ///   ``FetchError/predicateFailed(_:)``, ``FetchError/cacheMismatch(cacheName:)``
+    ///   ``FetchError/predicateFailed(_:)``, ``FetchError/predicateThrew(_:)``,
+    ///   ``FetchError/cacheMismatch(cacheName:)``
     ///   (the request changed and the cache was not deleted); the previous results stay.
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches; O(1)
     ///   from a valid cache.
@@ -205,21 +200,18 @@ public final class FetchedResultsController<R: Record & Codable> {
         let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
         let key = cacheKey
         let keepRecords = keepsRecords
-        if requestChangedSinceFetch, let cacheName, _cacheDiffers(cacheName, key) { throw .cacheMismatch(cacheName: cacheName) }
+        let store = context.store
+        if requestChangedSinceFetch, let cacheName, store.keepsResults(named: cacheName, forAnotherRequestThan: key) {
+            throw .cacheMismatch(cacheName: cacheName)
+        }
         var fetched: _Fetched<R>
-        if let cacheName, !context.hasChanges,
-            let cached = context.store.state.withLock({ state in
-                state.fetchCaches[cacheName]?.results(for: key, keepingRecords: keepRecords, atVersion: state.version)
-            })
-        {
+        if let cacheName, !context.hasChanges, let cached = store.cachedResults(named: cacheName, for: key, keepingRecords: keepRecords) {
             fetched = cached
         } else {
+            let version = store.version
             fetched = try _Fetch.run(compiled, in: context, keepRecords: keepRecords)
             if let cacheName, !context.hasChanges {
-                let results = fetched
-                context.store.state.withLock { state in
-                    state.fetchCaches[cacheName] = _FetchCache(key: key, keepsRecords: keepRecords, storeVersion: state.version, results: results)
-                }
+                store.keep(fetched, named: cacheName, for: key, keepingRecords: keepRecords, fetchedAt: version)
             }
         }
         fetched.narrow(offset: fetchRequest.fetchOffset, limit: fetchRequest.fetchLimit)
@@ -232,19 +224,13 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// change's error, the index titles, the batches read).
     @usableFromInline
     func didFetch(_ compiled: _CompiledRequest<R>, _ ordered: consuming _OrderedElements<R>, sections: [_SectionRun]) {
-        self.compiled = compiled
-        _lastError = nil
-        sectionsRepeatNames = false
-        cachedIndexTitles = nil
+        results = _ControllerResults(compiled, ordered, sections: sections)
         requestChangedSinceFetch = false
         fetchGeneration &+= 1
-        self.ordered = ordered
-        sectionList = sections
-        recomputeStarts()
-        batchCache.removeAll()
         // What the first change or search needs, built while the caller draws.
-        self.ordered.startBuildingMembers()
+        results.ordered.startBuildingMembers()
         startBuildingSearchIndexes()
+        _checkInvariants()
     }
 
     /// What identifies the request's results in the store's cache.
@@ -257,15 +243,7 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     /// Deletes the results kept under a cache name (every cache for nil).
     public static func deleteCache(withName name: String?, in store: ObjectStore<R>) {
-        store.state.withLock { state in
-            if let name { state.fetchCaches[name] = nil } else { state.fetchCaches.removeAll() }
-        }
-    }
-
-    @usableFromInline func recomputeStarts() {
-        sectionStarts = [0]
-        sectionStarts.reserveCapacity(sectionList.count + 1)
-        for section in sectionList { sectionStarts.append(sectionStarts[sectionStarts.count - 1] + section.count) }
+        store.deleteCache(named: name)
     }
 
     // MARK: Reading
@@ -274,24 +252,24 @@ public final class FetchedResultsController<R: Record & Codable> {
     ///
     /// - Complexity: O(*n*) (and reads every record, with a batch size).
     public var fetchedObjects: [R]? {
-        guard compiled != nil else { return nil }
-        return ordered.records(in: 0..<ordered.count) ?? (0..<ordered.count).compactMap { record(at: $0) }
+        guard results.compiled != nil else { return nil }
+        return results.ordered.records(in: 0..<results.ordered.count) ?? (0..<results.ordered.count).compactMap { record(at: $0) }
     }
 
     /// The sections; nil before a successful `performFetch()`.
     public var sections: [FetchedResultsSectionInfo<R>]? {
-        guard compiled != nil else { return nil }
-        return sectionList.enumerated().map { k, section in sectionInfo(k, name: section.name, count: section.count) }
+        guard results.compiled != nil else { return nil }
+        return results.sectionList.enumerated().map { k, section in sectionInfo(k, name: section.name, count: section.count) }
     }
 
     func sectionInfo(_ k: Int, name: String, count: Int) -> FetchedResultsSectionInfo<R> {
-        let start = sectionStarts[k]
+        let start = results.sectionStarts[k]
         return FetchedResultsSectionInfo(
             name: name, indexTitle: sectionIndexTitle(forSectionName: name), numberOfObjects: count,
             load: { [weak self] in
                 guard let self else { return [] }
-                let range = start..<min(start + count, self.ordered.count)
-                return self.ordered.records(in: range) ?? range.compactMap { self.record(at: $0) }
+                let range = start..<min(start + count, self.results.ordered.count)
+                return self.results.ordered.records(in: range) ?? range.compactMap { self.record(at: $0) }
             })
     }
 
@@ -304,14 +282,14 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// - Complexity: O(*n* + *s*).
     public func snapshot() throws(TableSnapshotError<String, R.ID>) -> TableSnapshot<String, R.ID> {
         var snapshot = TableSnapshot<String, R.ID>()
-        guard compiled != nil else { return snapshot }
-        try snapshot.appendSections(sectionList.map(\.name))
-        let ids = ordered.identities
-        if sectionList.count == 1 {
+        guard results.compiled != nil else { return snapshot }
+        try snapshot.appendSections(results.sectionList.map(\.name))
+        let ids = results.ordered.identities
+        if results.sectionList.count == 1 {
             try snapshot.appendItems(ids)
         } else {
             var start = 0
-            for section in sectionList {
+            for section in results.sectionList {
                 try snapshot.appendItems(Array(ids[start..<start + section.count]), toSection: section.name)
                 start += section.count
             }
@@ -320,14 +298,14 @@ public final class FetchedResultsController<R: Record & Codable> {
     }
 
     /// The number of sections (0 before a fetch).
-    public var numberOfSections: Int { compiled == nil ? 0 : sectionList.count }
+    public var numberOfSections: Int { results.compiled == nil ? 0 : results.sectionList.count }
 
     /// The name of a section (nil for a section that does not exist): what
     /// `sections?[section].name` says, without building the sections.
     ///
     /// A table's header titles come from here, once per section shown.
     public func name(ofSection section: Int) -> String? {
-        sectionList.indices.contains(section) ? sectionList[section].name : nil
+        results.sectionList.indices.contains(section) ? results.sectionList[section].name : nil
     }
 
     /// The number of objects in every section, in order (empty before a
@@ -335,11 +313,11 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// counts in one call.
     ///
     /// - Complexity: O(*s*) for *s* sections, one pass over the sections kept.
-    public var numberOfObjectsInSections: [Int] { compiled == nil ? [] : sectionList.map { $0.count } }
+    public var numberOfObjectsInSections: [Int] { results.compiled == nil ? [] : results.sectionList.map { $0.count } }
 
     /// The number of objects in a section (0 for a section that does not exist).
     public func numberOfObjects(inSection section: Int) -> Int {
-        sectionList.indices.contains(section) ? sectionList[section].count : 0
+        results.sectionList.indices.contains(section) ? results.sectionList[section].count : 0
     }
 
     /// The object at an index path.
@@ -348,13 +326,13 @@ public final class FetchedResultsController<R: Record & Codable> {
     ///   outside the results, ``FetchError/notFetched`` before a fetch.
     /// - Complexity: O(log *n*); with a batch size, a batch is read on a miss.
     public func object(at indexPath: TablePath) throws(FetchError) -> R {
-        guard compiled != nil else { throw .notFetched }
-        guard sectionList.indices.contains(indexPath.section) else {
-            throw .noObject(at: indexPath, sectionCount: sectionList.count, rowCount: nil)
+        guard results.compiled != nil else { throw .notFetched }
+        guard results.sectionList.indices.contains(indexPath.section) else {
+            throw .noObject(at: indexPath, sectionCount: results.sectionList.count, rowCount: nil)
         }
-        let count = sectionList[indexPath.section].count
-        guard (0..<count).contains(indexPath.row), let record = record(at: sectionStarts[indexPath.section] + indexPath.row) else {
-            throw .noObject(at: indexPath, sectionCount: sectionList.count, rowCount: count)
+        let count = results.sectionList[indexPath.section].count
+        guard (0..<count).contains(indexPath.row), let record = record(at: results.sectionStarts[indexPath.section] + indexPath.row) else {
+            throw .noObject(at: indexPath, sectionCount: results.sectionList.count, rowCount: count)
         }
         return record
     }
@@ -364,10 +342,10 @@ public final class FetchedResultsController<R: Record & Codable> {
     ///
     /// - Complexity: O(log *n*).
     public func objectID(at indexPath: TablePath) -> R.ID? {
-        guard compiled != nil, sectionStarts.indices.contains(indexPath.section + 1), indexPath.row >= 0,
+        guard results.compiled != nil, results.sectionStarts.indices.contains(indexPath.section + 1), indexPath.row >= 0,
             indexPath.row < numberOfObjects(inSection: indexPath.section)
         else { return nil }
-        return ordered.element(at: sectionStarts[indexPath.section] + indexPath.row).id
+        return results.ordered.element(at: results.sectionStarts[indexPath.section] + indexPath.row).id
     }
 
     /// The index path of an object (by identity), or nil when it is not in the results.
@@ -377,28 +355,31 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     /// The index path of the object with an identity, or nil.
     public func indexPath(forObjectWithID id: R.ID) -> TablePath? {
-        guard compiled != nil, let position = ordered.position(of: id) else { return nil }
+        guard results.compiled != nil, let position = results.ordered.position(of: id) else { return nil }
         return path(ofPosition: position)
     }
 
     func path(ofPosition position: Int) -> TablePath {
         // The last section starting at or before the position (sections may be empty only transiently).
-        var low = 0, high = sectionList.count - 1
+        var low = 0, high = results.sectionList.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
-            if sectionStarts[mid] <= position { low = mid } else { high = mid - 1 }
+            if results.sectionStarts[mid] <= position { low = mid } else { high = mid - 1 }
         }
-        while low + 1 < sectionList.count && sectionStarts[low + 1] <= position { low += 1 }
-        return TablePath(row: position - sectionStarts[low], section: low)
+        while low + 1 < results.sectionList.count && results.sectionStarts[low + 1] <= position { low += 1 }
+        return TablePath(row: position - results.sectionStarts[low], section: low)
     }
 
     /// The record at a position: kept, or read from the context a batch at a time.
     func record(at position: Int) -> R? {
-        if let record = ordered.record(at: position) { return record }
-        let element = ordered.element(at: position)
+        if let record = results.ordered.record(at: position) { return record }
+        let element = results.ordered.element(at: position)
         let size = max(fetchRequest.fetchBatchSize, 1)
         let batch = position / size
-        let records = batchCache.batch(batch) {
+        // The order read into a local: the cache's closure must not read
+        // `results` while the cache (part of it) is being changed.
+        let ordered = results.ordered, context = context
+        let records = results.batchCache.batch(batch) {
             let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
             return range.map { context.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
         }
@@ -430,14 +411,14 @@ public final class FetchedResultsController<R: Record & Codable> {
             let titles = sectionCollation.sectionIndexTitles
             return fetchRequest.sortKeys.first?.ascending == false ? titles.reversed() : titles
         }
-        if let cachedIndexTitles { return cachedIndexTitles }
+        if let titles = results.cachedIndexTitles { return titles }
         var titles: [String] = []
-        for section in sectionList {
+        for section in results.sectionList {
             if let title = sectionIndexTitle(forSectionName: section.name), !title.isEmpty, title != titles.last {
                 titles.append(title)
             }
         }
-        cachedIndexTitles = titles
+        results.cachedIndexTitles = titles
         return titles
     }
 
@@ -447,21 +428,21 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// ``sectionCollation`` shown, where a title without a section jumps to
     /// the next section in the index's order (the last section when none follows).
     public func section(forSectionIndexTitle title: String, at index: Int) -> Int? {
-        if let found = sectionList.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) { return found }
-        guard sectionCollation != nil, showsEveryCollationIndexTitle, !sectionList.isEmpty else { return nil }
+        if let found = results.sectionList.firstIndex(where: { sectionIndexTitle(forSectionName: $0.name) == title }) { return found }
+        guard sectionCollation != nil, showsEveryCollationIndexTitle, !results.sectionList.isEmpty else { return nil }
         let titles = sectionIndexTitles
         guard let position = titles.firstIndex(of: title) else { return nil }
         let place = Dictionary(titles.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-        return sectionList.firstIndex { (place[$0.name] ?? Int.max) > position } ?? sectionList.count - 1
+        return results.sectionList.firstIndex { (place[$0.name] ?? Int.max) > position } ?? results.sectionList.count - 1
     }
 
     // MARK: Sections as table sections
 
     /// The results as table sections (reads every record).
     public var tableSections: [TableSection<R>] {
-        sectionList.enumerated().map { k, section in
-            let range = sectionStarts[k]..<sectionStarts[k] + section.count
-            return TableSection(name: section.name, rows: ordered.records(in: range) ?? range.compactMap { record(at: $0) })
+        results.sectionList.enumerated().map { k, section in
+            let range = results.sectionStarts[k]..<results.sectionStarts[k] + section.count
+            return TableSection(name: section.name, rows: results.ordered.records(in: range) ?? range.compactMap { record(at: $0) })
         }
     }
 }

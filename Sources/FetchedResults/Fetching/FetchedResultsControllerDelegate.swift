@@ -63,6 +63,20 @@ public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
     /// The index title of a section, instead of the capitalized first letter of
     /// its name; nil for the default.
     func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String?
+
+    /// The controller could not follow a change: its predicate failed on a
+    /// changed record (``FetchError/predicateFailed(_:)``), as
+    /// ``FetchedResultsController/performFetch()`` would have thrown — or,
+    /// for a request with an offset or a limit, fetching again failed.
+    /// Nothing else is reported for that change: the results stay as they
+    /// were, the error is the controller's
+    /// ``FetchedResultsController/lastError`` until the next successful
+    /// `performFetch()`, which brings the results up to date.
+    ///
+    /// Core Data has no counterpart (an `NSPredicate` that cannot evaluate
+    /// raises an exception there); without this, a change the predicate
+    /// cannot evaluate would be silently wrong.
+    func controller(_ controller: FetchedResultsController<Object>, didFailWith error: FetchError)
 }
 
 extension FetchedResultsControllerDelegate {
@@ -78,6 +92,7 @@ extension FetchedResultsControllerDelegate {
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Object>) {}
     public func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith change: FetchedResultsChange<Object>) {}
     public func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String? { nil }
+    public func controller(_ controller: FetchedResultsController<Object>, didFailWith error: FetchError) {}
 }
 
 /// A section of a controller's results.

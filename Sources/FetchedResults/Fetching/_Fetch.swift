@@ -239,7 +239,7 @@ enum _Fetch {
         // Room for every record at once, not grown by copies (each growth
         // holds the old and the new buffer): what a predicate leaves unused
         // is never touched, so it takes no memory.
-        let count = context.store.count + context.insertedIDs.count
+        let count = context.store.count + context.pending.insertedIDs.count
         found.reserveCapacity(count)
         if keepRecords { records.reserveCapacity(count) }
         try context.forEachRecord { record, sequence throws(FetchError) in

@@ -415,7 +415,7 @@ extension FetchedResultsController {
         }
         let slot = _SearchIndexSlot<R>(keys: keys, readers: readers)
         searchIndexes.append(slot)
-        if compiled != nil { startBuilding(slot) }
+        if results.compiled != nil { startBuilding(slot) }
         return true
     }
 
@@ -434,12 +434,12 @@ extension FetchedResultsController {
         guard let slot = searchIndexes.first(where: { $0.keys == keys }) else { return nil }
         if slot.rows == nil && slot.pending == nil { startBuilding(slot) }
         guard let rows = slot.take() else {
-            if slot.pending == nil && slot.rows == nil && compiled != nil && ordered.count >= Self.searchIndexInBackgroundFrom {
+            if slot.pending == nil && slot.rows == nil && results.compiled != nil && results.ordered.count >= Self.searchIndexInBackgroundFrom {
                 startBuilding(slot)   // made stale: again
             }
             return nil
         }
-        return rows.count == ordered.count ? rows : nil
+        return rows.count == results.ordered.count ? rows : nil
     }
 
     /// Starts making every kept index again (after a fetch).
@@ -451,12 +451,12 @@ extension FetchedResultsController {
     func startBuilding(_ slot: _SearchIndexSlot<R>) {
         slot.rows = nil
         slot.log = []
-        guard compiled != nil else {
+        guard results.compiled != nil else {
             slot.pending = nil
             return
         }
-        let ids = ordered.chunks.map { $0.elements }
-        let count = ordered.count
+        let ids = results.ordered.chunks.map { $0.elements }
+        let count = results.ordered.count
         let read = context.sendableReader()
         let version = context.storeVersion
         let current = context.controllersAreCurrent
@@ -490,25 +490,25 @@ extension FetchedResultsController {
     // MARK: Rows by position (for a search over this controller's rows)
 
     /// The number of rows (every section's).
-    package var numberOfRows: Int { compiled == nil ? 0 : ordered.count }
+    package var numberOfRows: Int { results.compiled == nil ? 0 : results.ordered.count }
 
     /// Where each section starts among the rows, and (last) the number of rows.
-    package var sectionStartPositions: [Int] { sectionStarts }
+    package var sectionStartPositions: [Int] { results.sectionStarts }
 
     /// The index path of the row at a position.
     package func indexPath(ofPosition position: Int) -> TablePath { path(ofPosition: position) }
 
     /// The position of the row at an index path; nil for a path outside the rows.
     package func position(of indexPath: TablePath) -> Int? {
-        guard compiled != nil, indexPath.section >= 0, indexPath.section + 1 < sectionStarts.count, indexPath.row >= 0,
-            indexPath.row < sectionStarts[indexPath.section + 1] - sectionStarts[indexPath.section]
+        guard results.compiled != nil, indexPath.section >= 0, indexPath.section + 1 < results.sectionStarts.count, indexPath.row >= 0,
+            indexPath.row < results.sectionStarts[indexPath.section + 1] - results.sectionStarts[indexPath.section]
         else { return nil }
-        return sectionStarts[indexPath.section] + indexPath.row
+        return results.sectionStarts[indexPath.section] + indexPath.row
     }
 
     /// The record of the row at a position (read a batch at a time with a batch size).
     package func object(atPosition position: Int) -> R? {
-        guard position >= 0, position < ordered.count else { return nil }
+        guard position >= 0, position < results.ordered.count else { return nil }
         return record(at: position)
     }
 }

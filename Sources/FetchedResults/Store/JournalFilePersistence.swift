@@ -40,13 +40,23 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     /// The journal is never compacted below this many bytes.
     public let minimumJournalBytes: Int
 
-    private let state = _Lock(_JournalState())
+    // The locks, in the order a thread may take them (with the store's own,
+    // first: `_LockLevel+Store.swift`; debug builds check it):
+    // compactionGate, then state, then the file's flock, then
+    // backgroundCompactionQueued. A save comes in holding the store's lock.
+
+    /// The file's bookkeeping (`_LockLevel.journalState`): taken by a save
+    /// (under the store's lock), a read of others' saves, and a compaction
+    /// (under `compactionGate`); the file's flock is taken inside it.
+    private let state = _Lock(_JournalState(), level: .journalState)
     /// Held for the whole of a compaction: one at a time, and an explicit
-    /// ``compact()`` waits for one running in the background, then runs.
-    private let compactionGate = _Lock(())
+    /// ``compact()`` waits for one running in the background, then runs
+    /// (`_LockLevel.compactionGate`: before `state`; never under the store's lock).
+    private let compactionGate = _Lock((), level: .compactionGate)
     /// Whether a background compaction is queued or running (so that saves
-    /// meanwhile do not queue more).
-    private let backgroundCompactionQueued = _Lock(false)
+    /// meanwhile do not queue more); taken last, alone or under the store's
+    /// lock (`_LockLevel.compactionQueued`).
+    private let backgroundCompactionQueued = _Lock(false, level: .compactionQueued)
 
     /// The persistence for the file at `fileURL` (read by ``load()``).
     public init(fileURL: URL, compactionRatio: Double = 0.5, minimumJournalBytes: Int = 1 << 20) {
@@ -249,7 +259,9 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     }
 
     /// Locks the file the path names now; when another store replaced it (a
-    /// compaction), switches to the new one and reads it.
+    /// compaction), switches to the new one and reads it. The caller holds
+    /// `state`; the flock (`_LockLevel.journalFile`) is the last lock of a
+    /// save, and is held on return.
     private func lockCurrent(_ state: inout _JournalState, exclusive: Bool) throws(StoreError) -> (_File, ExternalChanges<Object>) {
         let fail = { (reason: String) -> StoreError in
             exclusive ? .unwritable(path: self.displayPath, reason: reason) : .unreadable(path: self.displayPath, reason: reason)

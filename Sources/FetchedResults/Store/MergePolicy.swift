@@ -29,7 +29,11 @@ import TableDiff
 ///
 /// Properties are the record's top-level `Codable` keys; a property changed
 /// on one side only keeps that side's value under both by-property policies.
-/// A record that does not encode as keyed values merges as one property.
+/// A record that does not encode as keyed values merges as one property, and
+/// so does one whose merged properties it refuses to decode (its
+/// `init(from:)` checks that two of them agree, say): the winning side's
+/// record is saved whole, and the save says so
+/// (``ContextDidSave/propertyMergeFallbacks``).
 /// After such a save the context shows the records as saved (its controllers
 /// are told about every record the policy changed).
 public enum MergePolicy: Hashable, Sendable, CustomStringConvertible {
@@ -98,21 +102,63 @@ public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A conflicting record that a merge by property could not merge property
+/// by property, and saved whole instead: the winning side's record — the
+/// context's under ``MergePolicy/mergeByPropertyObjectTrump`` and when a
+/// context merges a save into its pending changes, the store's under
+/// ``MergePolicy/mergeByPropertyStoreTrump`` — so the other side's changes
+/// to its other properties are not in it.
+public struct PropertyMergeFallback: Hashable, Sendable, CustomStringConvertible {
+    /// Why the record could not be merged property by property.
+    public enum Reason: Hashable, Sendable {
+        /// The record does not encode as keyed values (its `Codable`
+        /// conformance writes one value or an array): it has no properties.
+        case notKeyed
+        /// The merged properties do not decode as a record: its
+        /// `init(from:)` refused the combination of the two sides' values.
+        case mergedPropertiesDoNotDecode
+    }
+
+    /// The record's identity, as text.
+    public var objectID: String
+    /// Why it was not merged by property.
+    public var reason: Reason
+    /// Whether the context's record was kept (else the store's).
+    public var keptContextRecord: Bool
+
+    /// Creates one from its parts.
+    public init(objectID: String, reason: Reason, keptContextRecord: Bool) {
+        self.objectID = objectID
+        self.reason = reason
+        self.keptContextRecord = keptContextRecord
+    }
+
+    /// What happened, in a sentence a person can act on.
+    public var description: String {
+        let why = reason == .notKeyed ? "it does not encode as keyed values" : "its merged properties do not decode as a record"
+        return "identity \(objectID) could not be merged property by property (\(why)): the \(keptContextRecord ? "context's" : "store's") whole record was kept"
+    }
+}
+
 /// Merging records property by property: their top-level keyed values, in the
 /// store's encoding, compared byte for byte.
 enum _PropertyMerge {
+    /// The merged record, and why it is one side's whole record when it could
+    /// not be merged by property (nil when it was).
+    ///
     /// `base` is what the context read (nil when unknown: then every property
     /// that differs counts as changed on both sides).
-    static func merge<R: Codable>(base: R?, context: R, store: R, contextWins: Bool) -> R {
-        guard let mine = try? _encodedValue(of: context, codingPath: []), let theirs = try? _encodedValue(of: store, codingPath: []),
+    static func merge<R: Codable>(base: R?, context: R, store: R, contextWins: Bool) -> (record: R, fallback: PropertyMergeFallback.Reason?) {
+        let winner = contextWins ? context : store
+        guard let mine = try? _binaryEncoded(of: context, codingPath: []), let theirs = try? _binaryEncoded(of: store, codingPath: []),
             case .keyed(let mineFields) = mine, case .keyed(let theirFields) = theirs
-        else { return contextWins ? context : store }
+        else { return (winner, .notKeyed) }
         var baseValues: [String: [UInt8]]?
-        if let base, let encoded = try? _encodedValue(of: base, codingPath: []), case .keyed(let baseFields) = encoded {
+        if let base, let encoded = try? _binaryEncoded(of: base, codingPath: []), case .keyed(let baseFields) = encoded {
             baseValues = bytesByKey(baseFields)
         }
         let mineValues = bytesByKey(mineFields), theirValues = bytesByKey(theirFields)
-        let merged = _KeyedStorage()
+        let merged = _BinaryKeyedStorage()
         var keys = theirFields.keys
         for key in mineFields.keys where theirValues[key] == nil { keys.append(key) }
         for key in keys {
@@ -132,12 +178,13 @@ enum _PropertyMerge {
             merged.values.append(.raw(chosen))
         }
         var bytes: [UInt8] = []
-        _Encoded.keyed(merged).write(to: &bytes)
-        let decoded = bytes.withUnsafeBytes { raw in try? _StoreDecoder(bytes: raw).decode(R.self, at: 0) }
-        return decoded ?? (contextWins ? context : store)
+        _BinaryEncoded.keyed(merged).write(to: &bytes)
+        let decoded = bytes.withUnsafeBytes { raw in try? _BinaryRecordDecoder(bytes: raw).decode(R.self, at: 0) }
+        guard let decoded else { return (winner, .mergedPropertiesDoNotDecode) }
+        return (decoded, nil)
     }
 
-    static func bytesByKey(_ storage: _KeyedStorage) -> [String: [UInt8]] {
+    static func bytesByKey(_ storage: _BinaryKeyedStorage) -> [String: [UInt8]] {
         var values: [String: [UInt8]] = [:]
         for (key, value) in zip(storage.keys, storage.values) where values[key] == nil {
             var bytes: [UInt8] = []

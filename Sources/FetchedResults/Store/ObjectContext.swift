@@ -85,24 +85,15 @@ public final class ObjectContext<R: Record & Codable> {
     /// are processed by ``processPendingChanges()`` and by ``save()``.
     public var automaticallyProcessesPendingChanges = false
 
-    @usableFromInline var insertedIDs: [R.ID] = []
-    @usableFromInline var inserted: [R.ID: R] = [:]
-    /// The first-insertion order reserved for each pending insert.
-    @usableFromInline var insertedSequences: [R.ID: Int64] = [:]
-    @usableFromInline var updated: [R.ID: R] = [:]
-    @usableFromInline var deleted: Set<R.ID> = []
-    /// For each pending update and delete, what the change was based on.
-    private var bases: [R.ID: _Base<R>] = [:]
+    /// The changes not yet saved, and those not yet processed: one value,
+    /// replaced whole by a save and by a rollback.
+    @usableFromInline var pending = _PendingChanges<R>()
     /// Records read with `object(withID:)` whose version came from a save this
     /// context has not merged: what it read.
-    private var snapshots: [R.ID: _Base<R>] = [:]
+    var snapshots: [R.ID: _Base<R>] = [:]
     /// The store versions this context has seen: the store's when it was
     /// created, its own saves, the saves it merged.
-    private var seen: _SeenVersions
-    /// Identities changed since the last `processPendingChanges()`, in order.
-    private var unprocessed: [R.ID] = []
-    /// Pending inserts deleted again before being processed: observers may still show them.
-    private var discarded: [R.ID: R] = [:]
+    var seen: _SeenVersions
     private var observers: [Int: (_ContextChange<R>) -> Void] = [:]
     private var nextObserver = 0
     /// How deep in `performChanges` blocks the context is.
@@ -126,10 +117,10 @@ public final class ObjectContext<R: Record & Codable> {
     /// Reading a record counts as having read its version: a later update of
     /// it conflicts only if the store changes it again before the save.
     public func object(withID id: R.ID) -> R? {
-        if deleted.contains(id) { return nil }
-        if let record = inserted[id] { return record }
+        if pending.deleted.contains(id) { return nil }
+        if let record = pending.inserted[id] { return record }
         guard let saved = store.lookup(id) else { return nil }
-        if let pending = updated[id] { return pending }
+        if let update = pending.updated[id] { return update }
         if !seen.contains(saved.version) {
             snapshots[id] = _Base(version: saved.version, record: saved.record, sequence: saved.sequence)
         }
@@ -142,7 +133,7 @@ public final class ObjectContext<R: Record & Codable> {
     /// store's version when they were read: a save in the store meanwhile
     /// shows through, and the caller compares versions.
     package func sendableReader() -> @Sendable ([R.ID]) -> (records: [R?], version: Int64) {
-        let inserted = self.inserted, updated = self.updated, deleted = self.deleted, store = self.store
+        let inserted = pending.inserted, updated = pending.updated, deleted = pending.deleted, store = self.store
         return { ids in
             store.state.withLock { state in
                 (ids.map { id -> R? in
@@ -160,27 +151,27 @@ public final class ObjectContext<R: Record & Codable> {
 
     /// `object(withID:)` without counting as a read.
     func peek(_ id: R.ID) -> R? {
-        if deleted.contains(id) { return nil }
-        if let record = inserted[id] { return record }
+        if pending.deleted.contains(id) { return nil }
+        if let record = pending.inserted[id] { return record }
         guard let saved = store.object(withID: id) else { return nil }
-        return updated[id] ?? saved
+        return pending.updated[id] ?? saved
     }
 
     /// Whether the fetched results controllers following this context show what
     /// a fetch would show now: no change waits to be processed, and every save
     /// in the store was made or merged here. (Narrowing a search relies on it.)
     package var controllersAreCurrent: Bool {
-        unprocessed.isEmpty && discarded.isEmpty && store.state.withLock { seen.contains($0.version) && seen.through >= $0.version }
+        pending.unprocessed.isEmpty && store.state.withLock { seen.contains($0.version) && seen.through >= $0.version }
     }
 
     /// Whether the context has changes not yet saved.
     @inlinable
-    public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+    public var hasChanges: Bool { pending.hasChanges }
 
     /// The records inserted, updated and deleted here and not yet saved.
-    public var insertedObjects: [R] { insertedIDs.compactMap { inserted[$0] } }
-    public var updatedObjects: [R] { Array(updated.values) }
-    public var deletedIDs: Set<R.ID> { deleted }
+    public var insertedObjects: [R] { pending.insertedIDs.compactMap { pending.inserted[$0] } }
+    public var updatedObjects: [R] { Array(pending.updated.values) }
+    public var deletedIDs: Set<R.ID> { pending.deleted }
 
     /// The records matching a request, in its order, as this context sees them.
     ///
@@ -205,6 +196,7 @@ public final class ObjectContext<R: Record & Codable> {
     /// under its lock (pending changes on top), then pending inserts.
     @inlinable
     func forEachRecord(_ body: (borrowing R, Int64) throws(FetchError) -> Void) throws(FetchError) {
+        let updated = pending.updated, deleted = pending.deleted
         let changed = !updated.isEmpty || !deleted.isEmpty
         try store.state.withLock { state throws(FetchError) in
             // Through the buffer: the body borrows each record, no copy.
@@ -214,8 +206,8 @@ public final class ObjectContext<R: Record & Codable> {
                     if changed {
                         let id = records[k].id
                         if deleted.contains(id) { continue }
-                        if let pending = updated[id] {
-                            try body(pending, sequences[k])
+                        if let update = updated[id] {
+                            try body(update, sequences[k])
                             continue
                         }
                     }
@@ -223,14 +215,14 @@ public final class ObjectContext<R: Record & Codable> {
                 }
             }
         }
-        for id in insertedIDs {
-            if let record = inserted[id], let sequence = insertedSequences[id] { try body(record, sequence) }
+        for id in pending.insertedIDs {
+            if let record = pending.inserted[id], let sequence = pending.insertedSequences[id] { try body(record, sequence) }
         }
     }
 
     /// The sequence (first-insertion order) of a record this context sees.
     func sequence(of id: R.ID) -> Int64? {
-        if inserted[id] != nil { return insertedSequences[id] }
+        if pending.inserted[id] != nil { return pending.insertedSequences[id] }
         return store.state.withLock { state in state.position(of: id).map { state.sequences[$0] } }
     }
 
@@ -242,13 +234,13 @@ public final class ObjectContext<R: Record & Codable> {
     ///   a record with its identity; nothing changes.
     public func insert(_ record: R) throws(ContextError) {
         let id = record.id
-        if deleted.remove(id) != nil {
-            updated[id] = record   // deleted here, saved in the store: it comes back as an update
+        if pending.deleted.remove(id) != nil {
+            pending.updated[id] = record   // deleted here, saved in the store: it comes back as an update
         } else {
             guard peek(id) == nil else { throw .alreadyExists("\(id)") }
-            inserted[id] = record
-            insertedIDs.append(id)
-            insertedSequences[id] = store.reserveSequence()
+            pending.inserted[id] = record
+            pending.insertedIDs.append(id)
+            pending.insertedSequences[id] = store.reserveSequence()
         }
         didChange(id)
     }
@@ -260,11 +252,11 @@ public final class ObjectContext<R: Record & Codable> {
     public func update(_ record: R) throws(ContextError) {
         let id = record.id
         guard peek(id) != nil else { throw .noSuchObject("\(id)") }
-        if inserted[id] != nil {
-            inserted[id] = record
+        if pending.inserted[id] != nil {
+            pending.inserted[id] = record
         } else {
-            if bases[id] == nil { bases[id] = base(of: id) }
-            updated[id] = record
+            if pending.bases[id] == nil { pending.bases[id] = base(of: id) }
+            pending.updated[id] = record
         }
         didChange(id)
     }
@@ -275,14 +267,14 @@ public final class ObjectContext<R: Record & Codable> {
     ///   with that identity; nothing changes.
     public func delete(_ id: R.ID) throws(ContextError) {
         guard peek(id) != nil else { throw .noSuchObject("\(id)") }
-        if let record = inserted.removeValue(forKey: id) {
-            discarded[id] = record
-            insertedIDs.removeAll { $0 == id }
-            insertedSequences[id] = nil
+        if let record = pending.inserted.removeValue(forKey: id) {
+            pending.unprocessed.discarded[id] = record
+            pending.insertedIDs.removeAll { $0 == id }
+            pending.insertedSequences[id] = nil
         } else {
-            if bases[id] == nil { bases[id] = base(of: id) }
-            updated.removeValue(forKey: id)
-            deleted.insert(id)
+            if pending.bases[id] == nil { pending.bases[id] = base(of: id) }
+            pending.updated.removeValue(forKey: id)
+            pending.deleted.insert(id)
         }
         didChange(id)
     }
@@ -297,7 +289,8 @@ public final class ObjectContext<R: Record & Codable> {
     }
 
     private func didChange(_ id: R.ID) {
-        unprocessed.append(id)
+        pending.unprocessed.ids.append(id)
+        _checkInvariants(of: id)
         if automaticallyProcessesPendingChanges && changeDepth == 0 { processPendingChanges() }
     }
 
@@ -325,24 +318,24 @@ public final class ObjectContext<R: Record & Codable> {
     /// `Notification.Name.objectContextObjectsDidChange`. ``save()``
     /// calls it first.
     public func processPendingChanges() {
-        guard !unprocessed.isEmpty else { return }
+        guard !pending.unprocessed.ids.isEmpty else { return }
+        let unprocessed = pending.unprocessed
+        pending.unprocessed = _UnprocessedChanges()
         var seenIDs = Set<R.ID>()
         var insertedNow: [R.ID] = [], updatedNow: [R.ID] = [], deletedNow: [R.ID] = []
-        for id in unprocessed where seenIDs.insert(id).inserted {
-            if inserted[id] != nil {
+        for id in unprocessed.ids where seenIDs.insert(id).inserted {
+            if pending.inserted[id] != nil {
                 insertedNow.append(id)
-            } else if updated[id] != nil {
+            } else if pending.updated[id] != nil {
                 updatedNow.append(id)
-            } else if deleted.contains(id) || discarded[id] != nil {
+            } else if pending.deleted.contains(id) || unprocessed.discarded[id] != nil {
                 deletedNow.append(id)
             } else {
                 updatedNow.append(id)
             }
         }
-        let removed = discarded
-        unprocessed.removeAll()
-        discarded.removeAll()
-        notify(inserted: insertedNow, updated: updatedNow, deleted: deletedNow, removed: removed)
+        _checkInvariants()
+        notify(inserted: insertedNow, updated: updatedNow, deleted: deletedNow, removed: unprocessed.discarded)
     }
 
     // MARK: Saving
@@ -373,21 +366,16 @@ public final class ObjectContext<R: Record & Codable> {
             return ContextDidSave(insertedObjects: [], updatedObjects: [], deletedObjects: [], storeVersion: store.version, contextName: name, firstStoreVersion: .max)
         }
         let request = _SaveRequest(
-            inserted: insertedIDs.compactMap { id in inserted[id].flatMap { record in insertedSequences[id].map { (record, $0) } } },
-            updated: updated.map { id, record in (record, bases[id] ?? base(of: id)) },
-            deleted: deleted.map { id in (id, bases[id] ?? base(of: id)) },
+            inserted: pending.insertedIDs.compactMap { id in pending.inserted[id].flatMap { record in pending.insertedSequences[id].map { (record, $0) } } },
+            updated: pending.updated.map { id, record in (record, pending.bases[id] ?? base(of: id)) },
+            deleted: pending.deleted.map { id in (id, pending.bases[id] ?? base(of: id)) },
             policy: mergePolicy, contextName: name)
         let outcome = try store.commit(request)
         let saved = outcome.saved
-        for id in insertedIDs { snapshots[id] = nil }
-        for id in updated.keys { snapshots[id] = nil }
-        for id in deleted { snapshots[id] = nil }
-        insertedIDs.removeAll()
-        inserted.removeAll()
-        insertedSequences.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
-        bases.removeAll()
+        for id in pending.insertedIDs { snapshots[id] = nil }
+        for id in pending.updated.keys { snapshots[id] = nil }
+        for id in pending.deleted { snapshots[id] = nil }
+        pending = _PendingChanges(keepingUnprocessedOf: pending)
         if saved.firstStoreVersion <= saved.storeVersion { seen.insert(saved.firstStoreVersion...saved.storeVersion) }
         NotificationCenter.default.post(name: .objectContextDidSave, object: self, userInfo: saved.userInfo)
         if !outcome.resolvedIDs.isEmpty {
@@ -396,25 +384,21 @@ public final class ObjectContext<R: Record & Codable> {
             let gone = outcome.resolvedIDs.filter { store.object(withID: $0) == nil }
             notify(inserted: [], updated: visible, deleted: gone, removed: [:])
         }
+        _checkInvariants()
         return saved
     }
 
     /// Discards the pending changes; controllers on the context see the saved
     /// records again.
     public func rollback() {
-        let wasInserted = insertedIDs + Array(discarded.keys)
-        let wasUpdated = Array(updated.keys)
-        let wasDeleted = Array(deleted)
-        var removed = discarded
-        for (id, record) in inserted { removed[id] = record }
-        discarded.removeAll()
-        insertedIDs.removeAll()
-        inserted.removeAll()
-        insertedSequences.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
-        bases.removeAll()
-        unprocessed.removeAll()
+        let old = pending
+        pending = _PendingChanges()
+        _checkInvariants()
+        let wasInserted = old.insertedIDs + Array(old.unprocessed.discarded.keys)
+        let wasUpdated = Array(old.updated.keys)
+        let wasDeleted = Array(old.deleted)
+        var removed = old.unprocessed.discarded
+        for (id, record) in old.inserted { removed[id] = record }
         // What the context's observers see change: its inserts leave, its deletes come back.
         notify(inserted: wasDeleted, updated: wasUpdated, deleted: wasInserted, removed: removed)
     }
@@ -426,38 +410,54 @@ public final class ObjectContext<R: Record & Codable> {
     /// property (its own changes win, the save's changes to other properties
     /// are kept), and count as based on the merged save; pending changes of
     /// records the save deleted are dropped.
-    public func mergeChanges(fromContextDidSave saved: ContextDidSave<R>) {
+    ///
+    /// - Returns: the pending updates that could not be merged property by
+    ///   property and stay whole (the save's changes to them are not in
+    ///   them); see ``PropertyMergeFallback``.
+    @discardableResult
+    public func mergeChanges(fromContextDidSave saved: ContextDidSave<R>) -> [PropertyMergeFallback] {
+        var fallbacks: [PropertyMergeFallback] = []
         for record in saved.deletedObjects {
             let id = record.id
-            updated.removeValue(forKey: id)
-            deleted.remove(id)
-            bases[id] = nil
+            pending.updated.removeValue(forKey: id)
+            pending.deleted.remove(id)
+            pending.bases[id] = nil
             snapshots[id] = nil
         }
         for record in saved.updatedObjects + saved.insertedObjects {
             let id = record.id
             snapshots[id] = nil
-            guard updated[id] != nil || deleted.contains(id) else { continue }
+            guard pending.updated[id] != nil || pending.deleted.contains(id) else { continue }
             let current = store.lookup(id)
             let version = current.flatMap { (saved.firstStoreVersion...saved.storeVersion).contains($0.version) ? $0.version : nil }
-            if let pending = updated[id] {
-                let base = bases[id]
-                updated[id] = _PropertyMerge.merge(
-                    base: base?.version == nil ? nil : base?.record, context: pending, store: record, contextWins: true)
+            if let update = pending.updated[id] {
+                let base = pending.bases[id]
+                let merge = _PropertyMerge.merge(
+                    base: base?.version == nil ? nil : base?.record, context: update, store: record, contextWins: true)
+                pending.updated[id] = merge.record
+                if let reason = merge.fallback {
+                    fallbacks.append(PropertyMergeFallback(objectID: "\(id)", reason: reason, keptContextRecord: true))
+                }
             }
-            bases[id] = _Base(version: version, record: record, sequence: current?.sequence ?? bases[id]?.sequence ?? .max)
+            pending.bases[id] = _Base(version: version, record: record, sequence: current?.sequence ?? pending.bases[id]?.sequence ?? .max)
         }
         if saved.firstStoreVersion <= saved.storeVersion { seen.insert(saved.firstStoreVersion...saved.storeVersion) }
+        _checkInvariants()
         notify(
             inserted: saved.insertedIDs, updated: saved.updatedIDs, deleted: saved.deletedIDs,
             removed: Dictionary(saved.deletedObjects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
+        return fallbacks
     }
 
     /// Merges the save a `Notification.Name.objectContextDidSave`
     /// notification carries; ignores other notifications.
-    public func mergeChanges(fromContextDidSave notification: Notification) {
-        guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave<R> else { return }
-        mergeChanges(fromContextDidSave: saved)
+    ///
+    /// - Returns: what merging the save it carries returns (the pending
+    ///   updates kept whole); empty for another notification.
+    @discardableResult
+    public func mergeChanges(fromContextDidSave notification: Notification) -> [PropertyMergeFallback] {
+        guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave<R> else { return [] }
+        return mergeChanges(fromContextDidSave: saved)
     }
 
     // MARK: Notifications
@@ -486,7 +486,7 @@ public final class ObjectContext<R: Record & Codable> {
 
     private func postWillSave() {
         let willSave = ContextWillSave(
-            insertedObjects: insertedObjects, updatedObjects: updatedObjects, deletedIDs: Array(deleted), contextName: name)
+            insertedObjects: insertedObjects, updatedObjects: updatedObjects, deletedIDs: Array(pending.deleted), contextName: name)
         NotificationCenter.default.post(name: .objectContextWillSave, object: self, userInfo: [Self.changesKey: willSave])
         for continuation in streams.withLock({ Array($0.willSave.values) }) { continuation.yield(willSave) }
     }

@@ -38,6 +38,10 @@ import TableDiff
 public final class ObjectStore<R: Record & Codable>: Sendable {
     /// The file the store lives in, or nil when its persistence is not a file.
     public let fileURL: URL?
+    /// The records and their bookkeeping, behind the store's lock: the first
+    /// lock of a save (`_LockLevel.objectStore`; the order of the store's
+    /// locks is in `_LockLevel+Store.swift` and <doc:StoreFileFormat>). A
+    /// save holds it while the persistence takes its own locks and writes.
     @usableFromInline let state: _Lock<_StoreState<R>>
     let persistence: _PersistenceBase<R>
 
@@ -45,7 +49,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
     public init() {
         fileURL = nil
         persistence = _PersistenceBox(MemoryPersistence<R>())
-        state = _Lock(_StoreState())
+        state = _Lock(_StoreState(), level: .objectStore)
     }
 
     /// The store in the journal file at `fileURL`: read if it exists (a file
@@ -75,7 +79,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
         let contents = try persistence.load()
         var state = try _StoreState<R>(contents)
         for changeSet in contents.changeSets { _ = try state.applyChecked(changeSet) }
-        self.state = _Lock(state)
+        self.state = _Lock(state, level: .objectStore)
     }
 
     /// A store in memory (a ``MemoryPersistence``) that starts with `records`,
@@ -175,6 +179,10 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
     /// conflicts by the request's policy, writes, and applies. On any error
     /// nothing of the request changes, in memory or in the persistence (other
     /// stores' saves picked up on the way stay picked up, and are delivered).
+    ///
+    /// Locks, in order (`_LockLevel+Store.swift`): the store's state, held
+    /// throughout; inside it the persistence takes its own (the journal's
+    /// state, then the file's flock) and calls back with the state held here.
     func commit(_ request: _SaveRequest<R>) throws(StoreError) -> _SaveOutcome<R> {
         var external: [ContextDidSave<R>] = []
         var subscribers: [AsyncStream<ContextDidSave<R>>.Continuation] = []
@@ -203,6 +211,7 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
                     storeVersion: state.version, contextName: request.contextName)
                 state.fetchCaches.removeAll()
             }
+            saved.propertyMergeFallbacks = resolution.fallbacks
             return .success(_SaveOutcome(saved: saved, resolvedIDs: resolution.resolvedIDs))
         }
         deliver(external, to: subscribers)
@@ -239,6 +248,11 @@ public struct ContextDidSave<R: Record>: Sendable {
     /// Whether another store on the same file (or database) made the save,
     /// and this store picked it up.
     public var isExternal = false
+    /// The conflicting records the saving context's merge-by-property policy
+    /// saved whole, not merged property by property (see
+    /// ``PropertyMergeFallback``); empty under the other policies and when
+    /// every conflict merged.
+    public var propertyMergeFallbacks: [PropertyMergeFallback] = []
     /// The first store version the save covers (the save covers
     /// `firstStoreVersion...storeVersion`; more than one when picked up from
     /// a compacted file, none when nothing was written).

@@ -15,6 +15,7 @@
 //   child process (which would keep it after the store closed).
 
 import Foundation
+import InternalTableUtilities
 import PredicateFormat
 import Records
 import TableDiff
@@ -127,16 +128,26 @@ final class _File: @unchecked Sendable {
     }
 
     /// Waits for the file's lock: shared (readers) or exclusive (a writer).
+    ///
+    /// The flock is a lock of the store's order (`_LockLevel.journalFile`,
+    /// after the journal's state): debug builds check it is taken in order.
     func lock(exclusive: Bool) -> _IOFailure? {
+        _LockOrder.willAcquire(.journalFile)
         var status: Int32
         repeat { status = flock(fd, exclusive ? LOCK_EX : LOCK_SH) } while status != 0 && errno == EINTR
-        return status == 0 ? nil : _IOFailure(code: errno)
+        guard status == 0 else {
+            let failure = _IOFailure(code: errno)
+            _LockOrder.didRelease(.journalFile)
+            return failure
+        }
+        return nil
     }
 
     /// Releases the file's lock.
     func unlock() {
         var status: Int32
         repeat { status = flock(fd, LOCK_UN) } while status != 0 && errno == EINTR
+        _LockOrder.didRelease(.journalFile)
     }
 }
 

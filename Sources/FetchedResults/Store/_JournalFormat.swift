@@ -85,7 +85,7 @@ enum _JournalFormat {
     static func encodeRecord<R: Encodable>(_ record: R, into out: inout [UInt8]) throws(StoreError) {
         do {
             var bytes: [UInt8] = []
-            try _StoreEncoder.encode(record, into: &bytes)
+            try _BinaryRecordEncoder.encode(record, into: &bytes)
             _Varint.write(UInt64(bytes.count), to: &out)
             out.append(contentsOf: bytes)
         } catch {
@@ -250,7 +250,7 @@ struct _JournalReader<R: Record & Decodable> {
             let start = p
             p += length
             do {
-                return try _StoreDecoder(bytes: slice).decode(R.self, at: 0)
+                return try _BinaryRecordDecoder(bytes: slice).decode(R.self, at: 0)
             } catch {
                 throw reader.damaged(frameStart, "the record at offset \(reader.baseOffset + start) cannot be decoded as \(R.self): \(_describe(error))")
             }

@@ -39,6 +39,8 @@ struct _Resolution<R: Record & Codable> {
     /// What to write; nil when nothing is left to write.
     var changeSet: StoreChangeSet<R>?
     var resolvedIDs: [R.ID] = []
+    /// The conflicting records merged whole, not by property.
+    var fallbacks: [PropertyMergeFallback] = []
 
     init(_ request: _SaveRequest<R>, in state: _StoreState<R>) throws(StoreError) {
         let version = state.version + 1
@@ -86,8 +88,12 @@ struct _Resolution<R: Record & Codable> {
             case .error, .rollback: merged = nil
             case .overwrite: merged = record
             case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
-                merged = _PropertyMerge.merge(
+                let merge = _PropertyMerge.merge(
                     base: base.version == nil ? nil : base.record, context: record, store: state.records[k], contextWins: contextWins)
+                merged = merge.record
+                if let reason = merge.fallback {
+                    fallbacks.append(PropertyMergeFallback(objectID: "\(id)", reason: reason, keptContextRecord: contextWins))
+                }
             }
             if let merged { saved.append(StoredRecord(record: merged, sequence: state.sequences[k], version: version)) }
         }

@@ -47,6 +47,7 @@ struct _StoreState<R: Record> {
         version = contents.version
         nextSequence = max(contents.nextSequence, maxSequence + 1)
         recoveries = contents.recoveries
+        _checkInvariants()
     }
 
     /// Makes an empty state hold `records`, saved once in this order.
@@ -70,6 +71,7 @@ struct _StoreState<R: Record> {
         versions = Array(repeating: version, count: records.count)
         self.version = version
         nextSequence += Int64(records.count)
+        _checkInvariants()
     }
 
     /// The position of the record with an identity, or nil.
@@ -111,6 +113,7 @@ struct _StoreState<R: Record> {
         }
         version = changeSet.version
         nextSequence = max(nextSequence, changeSet.nextSequence)
+        _checkInvariants(of: changeSet.saved.lazy.map(\.record.id))
         return applied
     }
 
@@ -161,6 +164,7 @@ struct _StoreState<R: Record> {
         fresh.recoveries = recoveries
         fresh.nextSequence = max(fresh.nextSequence, nextSequence)
         self = fresh
+        _checkInvariants()
         guard !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) || version >= first else { return nil }
         return ContextDidSave(
             insertedObjects: inserted, updatedObjects: updated, deletedObjects: deleted,

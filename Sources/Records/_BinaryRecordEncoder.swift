@@ -20,30 +20,54 @@ import TableDiff
 // `timeIntervalSinceReferenceDate` as a double (what `Date`'s Codable writes),
 // exact to the bit.
 //
-// The encoder builds a small tree (containers may be filled in any order, as
-// Codable allows) and writes it out; the decoder (`_StoreDecoder`) reads the
-// bytes in place.
+// The tags are `_BinaryValueTag`'s raw values. The encoder builds a small
+// tree (containers may be filled in any order, as Codable allows) and
+// writes it out; the decoder (`_BinaryRecordDecoder`) reads the bytes in
+// place.
 
-enum _ValueTag {
-    static let null: UInt8 = 0x00
-    static let `false`: UInt8 = 0x01
-    static let `true`: UInt8 = 0x02
-    static let signed: UInt8 = 0x03
-    static let unsigned: UInt8 = 0x04
-    static let double: UInt8 = 0x05
-    static let float: UInt8 = 0x06
-    static let string: UInt8 = 0x07
-    static let unkeyed: UInt8 = 0x08
-    static let keyed: UInt8 = 0x09
-    static let uuid: UInt8 = 0x0A
-    static let bytes: UInt8 = 0x0B
+/// The tag byte that starts every value of the binary form. The raw values
+/// are the bytes on disk: never change or reuse one (files written with them
+/// must keep opening); a new kind of value takes a new byte.
+package enum _BinaryValueTag: UInt8, CaseIterable, Sendable {
+    case null = 0x00
+    case `false` = 0x01
+    case `true` = 0x02
+    case signed = 0x03
+    case unsigned = 0x04
+    case double = 0x05
+    case float = 0x06
+    case string = 0x07
+    case unkeyed = 0x08
+    case keyed = 0x09
+    case uuid = 0x0A
+    case bytes = 0x0B
+
+    /// The kind of value, for messages.
+    package var name: String {
+        switch self {
+        case .null: "null"
+        case .false, .true: "a Boolean"
+        case .signed, .unsigned: "an integer"
+        case .double, .float: "a floating-point number"
+        case .string: "a string"
+        case .unkeyed: "an unkeyed container"
+        case .keyed: "a keyed container"
+        case .uuid: "a UUID"
+        case .bytes: "data"
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends a value's tag byte.
+    mutating func append(_ tag: _BinaryValueTag) { append(tag.rawValue) }
 }
 
 /// Encodes values in the store's binary form.
-package struct _StoreEncoder {
+package struct _BinaryRecordEncoder {
     /// Appends the encoding of `value` to `out`.
     package static func encode<T: Encodable>(_ value: T, into out: inout [UInt8]) throws {
-        let encoded = try _encodedValue(of: value, codingPath: [])
+        let encoded = try _binaryEncoded(of: value, codingPath: [])
         encoded.write(to: &out)
     }
 
@@ -56,7 +80,7 @@ package struct _StoreEncoder {
 }
 
 /// An encoded value, before it is written.
-package enum _Encoded {
+package enum _BinaryEncoded {
     case null
     case bool(Bool)
     case signed(Int64)
@@ -66,45 +90,45 @@ package enum _Encoded {
     case string(String)
     case uuid(UUID)
     case bytes(Data)
-    case keyed(_KeyedStorage)
-    case unkeyed(_UnkeyedStorage)
+    case keyed(_BinaryKeyedStorage)
+    case unkeyed(_BinaryUnkeyedStorage)
     /// A value another encoder fills (a super encoder, a nested value).
-    case pending(_EncoderNode)
+    case pending(_BinaryEncoding)
     /// A value already encoded.
     case raw([UInt8])
 
     package func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out.append(_ValueTag.null)
-        case .bool(let b): out.append(b ? _ValueTag.true : _ValueTag.false)
+        case .null: out.append(_BinaryValueTag.null)
+        case .bool(let b): out.append(b ? _BinaryValueTag.true : .false)
         case .signed(let i):
-            out.append(_ValueTag.signed)
+            out.append(_BinaryValueTag.signed)
             _Varint.write(UInt64(bitPattern: (i << 1) ^ (i >> 63)), to: &out)
         case .unsigned(let u):
-            out.append(_ValueTag.unsigned)
+            out.append(_BinaryValueTag.unsigned)
             _Varint.write(u, to: &out)
         case .double(let d):
-            out.append(_ValueTag.double)
+            out.append(_BinaryValueTag.double)
             _Varint.writeFixed(d.bitPattern, to: &out)
         case .float(let f):
-            out.append(_ValueTag.float)
+            out.append(_BinaryValueTag.float)
             let bits = f.bitPattern
             for k in 0..<4 { out.append(UInt8(truncatingIfNeeded: bits >> (8 * k))) }
         case .string(var s):
-            out.append(_ValueTag.string)
+            out.append(_BinaryValueTag.string)
             s.withUTF8 { utf8 in
                 _Varint.write(UInt64(utf8.count), to: &out)
                 out.append(contentsOf: utf8)
             }
         case .uuid(let uuid):
-            out.append(_ValueTag.uuid)
+            out.append(_BinaryValueTag.uuid)
             withUnsafeBytes(of: uuid.uuid) { out.append(contentsOf: $0) }
         case .bytes(let data):
-            out.append(_ValueTag.bytes)
+            out.append(_BinaryValueTag.bytes)
             _Varint.write(UInt64(data.count), to: &out)
             out.append(contentsOf: data)
         case .keyed(let storage):
-            out.append(_ValueTag.keyed)
+            out.append(_BinaryValueTag.keyed)
             _Varint.write(UInt64(storage.keys.count), to: &out)
             for (key, value) in zip(storage.keys, storage.values) {
                 var key = key
@@ -115,26 +139,26 @@ package enum _Encoded {
                 value.write(to: &out)
             }
         case .unkeyed(let storage):
-            out.append(_ValueTag.unkeyed)
+            out.append(_BinaryValueTag.unkeyed)
             _Varint.write(UInt64(storage.values.count), to: &out)
             for value in storage.values { value.write(to: &out) }
         case .raw(let bytes):
             out.append(contentsOf: bytes)
         case .pending(let node):
             // A value that asked for no container encodes as an empty keyed container, as JSONEncoder's `{}`.
-            (node.content ?? .keyed(_KeyedStorage())).write(to: &out)
+            (node.content ?? .keyed(_BinaryKeyedStorage())).write(to: &out)
         }
     }
 }
 
-package final class _KeyedStorage {
+package final class _BinaryKeyedStorage {
     package init() {}
     package var keys: [String] = []
-    package var values: [_Encoded] = []
+    package var values: [_BinaryEncoded] = []
 }
 
-package final class _UnkeyedStorage {
-    package var values: [_Encoded] = []
+package final class _BinaryUnkeyedStorage {
+    package var values: [_BinaryEncoded] = []
 }
 
 package enum _Varint {
@@ -160,7 +184,7 @@ package enum _Varint {
 }
 
 /// The encoding of one value, with fast paths for the common leaf types.
-package func _encodedValue<T: Encodable>(of value: T, codingPath: [any CodingKey]) throws -> _Encoded {
+package func _binaryEncoded<T: Encodable>(of value: T, codingPath: [any CodingKey]) throws -> _BinaryEncoded {
     switch value {
     case let v as String: return .string(v)
     case let v as Int: return .signed(Int64(v))
@@ -174,52 +198,52 @@ package func _encodedValue<T: Encodable>(of value: T, codingPath: [any CodingKey
     case let v as UInt: return .unsigned(UInt64(v))
     case let v as Float: return .float(v)
     default:
-        let node = _EncoderNode(codingPath: codingPath)
+        let node = _BinaryEncoding(codingPath: codingPath)
         try value.encode(to: node)
-        return node.content ?? .keyed(_KeyedStorage())
+        return node.content ?? .keyed(_BinaryKeyedStorage())
     }
 }
 
 /// An encoder for one value.
-package final class _EncoderNode: Encoder {
+package final class _BinaryEncoding: Encoder {
     package let codingPath: [any CodingKey]
     package var userInfo: [CodingUserInfoKey: Any] { [:] }
-    var content: _Encoded?
+    var content: _BinaryEncoded?
 
     init(codingPath: [any CodingKey]) { self.codingPath = codingPath }
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let storage: _KeyedStorage
+        let storage: _BinaryKeyedStorage
         if case .keyed(let existing) = content {
             storage = existing
         } else {
-            storage = _KeyedStorage()
+            storage = _BinaryKeyedStorage()
             content = .keyed(storage)
         }
-        return KeyedEncodingContainer(_StoreKeyedEncoding<Key>(storage: storage, codingPath: codingPath))
+        return KeyedEncodingContainer(_BinaryKeyedEncoding<Key>(storage: storage, codingPath: codingPath))
     }
 
     package func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let storage: _UnkeyedStorage
+        let storage: _BinaryUnkeyedStorage
         if case .unkeyed(let existing) = content {
             storage = existing
         } else {
-            storage = _UnkeyedStorage()
+            storage = _BinaryUnkeyedStorage()
             content = .unkeyed(storage)
         }
-        return _StoreUnkeyedEncoding(storage: storage, codingPath: codingPath)
+        return _BinaryUnkeyedEncoding(storage: storage, codingPath: codingPath)
     }
 
     package func singleValueContainer() -> any SingleValueEncodingContainer {
-        _StoreSingleValueEncoding(node: self)
+        _BinarySingleValueEncoding(node: self)
     }
 }
 
-struct _StoreKeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let storage: _KeyedStorage
+struct _BinaryKeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let storage: _BinaryKeyedStorage
     let codingPath: [any CodingKey]
 
-    private func put(_ value: _Encoded, _ key: Key) {
+    private func put(_ value: _BinaryEncoded, _ key: Key) {
         storage.keys.append(key.stringValue)
         storage.values.append(value)
     }
@@ -240,38 +264,38 @@ struct _StoreKeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { put(.unsigned(UInt64(value)), key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { put(.unsigned(value), key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        put(try _encodedValue(of: value, codingPath: codingPath + [key]), key)
+        put(try _binaryEncoded(of: value, codingPath: codingPath + [key]), key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let nested = _KeyedStorage()
+        let nested = _BinaryKeyedStorage()
         put(.keyed(nested), key)
-        return KeyedEncodingContainer(_StoreKeyedEncoding<NestedKey>(storage: nested, codingPath: codingPath + [key]))
+        return KeyedEncodingContainer(_BinaryKeyedEncoding<NestedKey>(storage: nested, codingPath: codingPath + [key]))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = _UnkeyedStorage()
+        let nested = _BinaryUnkeyedStorage()
         put(.unkeyed(nested), key)
-        return _StoreUnkeyedEncoding(storage: nested, codingPath: codingPath + [key])
+        return _BinaryUnkeyedEncoding(storage: nested, codingPath: codingPath + [key])
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(named: "super") }
     mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key.stringValue) }
 
     private func superEncoder(named name: String) -> any Encoder {
-        let node = _EncoderNode(codingPath: codingPath + [_StoreKey(name)])
+        let node = _BinaryEncoding(codingPath: codingPath + [_BinaryCodingKey(name)])
         storage.keys.append(name)
         storage.values.append(.pending(node))
         return node
     }
 }
 
-struct _StoreUnkeyedEncoding: UnkeyedEncodingContainer {
-    let storage: _UnkeyedStorage
+struct _BinaryUnkeyedEncoding: UnkeyedEncodingContainer {
+    let storage: _BinaryUnkeyedStorage
     let codingPath: [any CodingKey]
     var count: Int { storage.values.count }
 
-    private func put(_ value: _Encoded) { storage.values.append(value) }
+    private func put(_ value: _BinaryEncoded) { storage.values.append(value) }
 
     mutating func encodeNil() throws { put(.null) }
     mutating func encode(_ value: Bool) throws { put(.bool(value)) }
@@ -289,35 +313,35 @@ struct _StoreUnkeyedEncoding: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt32) throws { put(.unsigned(UInt64(value))) }
     mutating func encode(_ value: UInt64) throws { put(.unsigned(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        put(try _encodedValue(of: value, codingPath: codingPath + [_StoreKey(index: count)]))
+        put(try _binaryEncoded(of: value, codingPath: codingPath + [_BinaryCodingKey(index: count)]))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let nested = _KeyedStorage()
-        let path = codingPath + [_StoreKey(index: count)]
+        let nested = _BinaryKeyedStorage()
+        let path = codingPath + [_BinaryCodingKey(index: count)]
         put(.keyed(nested))
-        return KeyedEncodingContainer(_StoreKeyedEncoding<NestedKey>(storage: nested, codingPath: path))
+        return KeyedEncodingContainer(_BinaryKeyedEncoding<NestedKey>(storage: nested, codingPath: path))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let nested = _UnkeyedStorage()
-        let path = codingPath + [_StoreKey(index: count)]
+        let nested = _BinaryUnkeyedStorage()
+        let path = codingPath + [_BinaryCodingKey(index: count)]
         put(.unkeyed(nested))
-        return _StoreUnkeyedEncoding(storage: nested, codingPath: path)
+        return _BinaryUnkeyedEncoding(storage: nested, codingPath: path)
     }
 
     mutating func superEncoder() -> any Encoder {
-        let node = _EncoderNode(codingPath: codingPath + [_StoreKey(index: count)])
+        let node = _BinaryEncoding(codingPath: codingPath + [_BinaryCodingKey(index: count)])
         put(.pending(node))
         return node
     }
 }
 
-struct _StoreSingleValueEncoding: SingleValueEncodingContainer {
-    let node: _EncoderNode
+struct _BinarySingleValueEncoding: SingleValueEncodingContainer {
+    let node: _BinaryEncoding
     var codingPath: [any CodingKey] { node.codingPath }
 
-    private func put(_ value: _Encoded) { node.content = value }
+    private func put(_ value: _BinaryEncoded) { node.content = value }
 
     mutating func encodeNil() throws { put(.null) }
     mutating func encode(_ value: Bool) throws { put(.bool(value)) }
@@ -335,12 +359,12 @@ struct _StoreSingleValueEncoding: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) throws { put(.unsigned(UInt64(value))) }
     mutating func encode(_ value: UInt64) throws { put(.unsigned(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        put(try _encodedValue(of: value, codingPath: codingPath))
+        put(try _binaryEncoded(of: value, codingPath: codingPath))
     }
 }
 
 /// A coding key by name or by position.
-struct _StoreKey: CodingKey {
+struct _BinaryCodingKey: CodingKey {
     var stringValue: String
     var intValue: Int?
     init(_ string: String) { stringValue = string }

@@ -1,21 +1,21 @@
 import Foundation
 import TableDiff
 
-// Reads values written by `_StoreEncoder` in place, with every read checked
+// Reads values written by `_BinaryRecordEncoder` in place, with every read checked
 // against the end of the bytes: a damaged encoding is a DecodingError, never
 // a trap. A keyed container finds its fields in order (the order Codable
 // decodes them in is usually the order it encoded them in) and falls back to
 // a scan of its fields.
 
 /// Decodes values in the store's binary form from bytes that stay valid while it works.
-package struct _StoreDecoder {
+package struct _BinaryRecordDecoder {
     let bytes: UnsafeRawBufferPointer
 
     package init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Decodes the value at `position`.
     package func decode<T: Decodable>(_ type: T.Type, at position: Int) throws -> T {
-        try _StoreValueDecoder(bytes: bytes, position: position, path: _CodingPath.root).decodeValue(T.self, at: position)
+        try _BinaryValueDecoding(bytes: bytes, position: position, path: _CodingPath.root).decodeValue(T.self, at: position)
     }
 
     /// The position just past the value at `position`.
@@ -89,29 +89,30 @@ func _skip(_ bytes: UnsafeRawBufferPointer, _ start: Int, path: _CodingPath, dep
     guard depth < 512 else { throw _corrupt(path, "values nested more than 512 deep") }
     guard start < bytes.count else { throw _corrupt(path, "the encoding ends where a value was expected") }
     var p = start + 1
-    switch bytes[start] {
-    case _ValueTag.null, _ValueTag.false, _ValueTag.true: return p
-    case _ValueTag.signed, _ValueTag.unsigned:
+    guard let tag = _BinaryValueTag(rawValue: bytes[start]) else { throw _corrupt(path, "unknown value tag \(bytes[start])") }
+    switch tag {
+    case .null, .false, .true: return p
+    case .signed, .unsigned:
         _ = try _readVarint(bytes, &p, path)
         return p
-    case _ValueTag.double:
+    case .double:
         guard bytes.count - p >= 8 else { throw _corrupt(path, "the encoding ends inside a number") }
         return p + 8
-    case _ValueTag.float:
+    case .float:
         guard bytes.count - p >= 4 else { throw _corrupt(path, "the encoding ends inside a number") }
         return p + 4
-    case _ValueTag.uuid:
+    case .uuid:
         guard bytes.count - p >= 16 else { throw _corrupt(path, "the encoding ends inside a UUID") }
         return p + 16
-    case _ValueTag.string, _ValueTag.bytes:
+    case .string, .bytes:
         let length = try _readLength(bytes, &p, path)
         return p + length
-    case _ValueTag.unkeyed:
+    case .unkeyed:
         let count = try _readVarint(bytes, &p, path)
         guard count <= UInt64(bytes.count - p) else { throw _corrupt(path, "a count past the end of the encoding") }
         for _ in 0..<count { p = try _skip(bytes, p, path: path, depth: depth + 1) }
         return p
-    case _ValueTag.keyed:
+    case .keyed:
         let count = try _readVarint(bytes, &p, path)
         guard count <= UInt64(bytes.count - p) else { throw _corrupt(path, "a count past the end of the encoding") }
         for _ in 0..<count {
@@ -119,29 +120,11 @@ func _skip(_ bytes: UnsafeRawBufferPointer, _ start: Int, path: _CodingPath, dep
             p = try _skip(bytes, p + length, path: path, depth: depth + 1)
         }
         return p
-    case let tag:
-        throw _corrupt(path, "unknown value tag \(tag)")
-    }
-}
-
-/// The tag names, for messages.
-func _tagName(_ tag: UInt8) -> String {
-    switch tag {
-    case _ValueTag.null: return "null"
-    case _ValueTag.false, _ValueTag.true: return "a Boolean"
-    case _ValueTag.signed, _ValueTag.unsigned: return "an integer"
-    case _ValueTag.double, _ValueTag.float: return "a floating-point number"
-    case _ValueTag.string: return "a string"
-    case _ValueTag.unkeyed: return "an unkeyed container"
-    case _ValueTag.keyed: return "a keyed container"
-    case _ValueTag.uuid: return "a UUID"
-    case _ValueTag.bytes: return "data"
-    default: return "tag \(tag)"
     }
 }
 
 /// Reading one value: its leaf forms, and the decoder its containers come from.
-final class _StoreValueDecoder: Decoder {
+final class _BinaryValueDecoding: Decoder {
     let bytes: UnsafeRawBufferPointer
     /// Where this decoder's value starts.
     let position: Int
@@ -162,13 +145,15 @@ final class _StoreValueDecoder: Decoder {
     var codingPath: [any CodingKey] { path.codingPath }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func mismatch<T>(_ type: T.Type, _ tag: UInt8, _ path: _CodingPath) -> DecodingError {
-        .typeMismatch(type, DecodingError.Context(codingPath: path.codingPath, debugDescription: "expected \(type), found \(_tagName(tag))"))
+    func mismatch<T>(_ type: T.Type, _ tag: _BinaryValueTag, _ path: _CodingPath) -> DecodingError {
+        .typeMismatch(type, DecodingError.Context(codingPath: path.codingPath, debugDescription: "expected \(type), found \(tag.name)"))
     }
 
-    func tag(at p: Int, _ path: _CodingPath) throws -> UInt8 {
+    /// The tag of the value at `p`: a byte that is no tag is a damaged encoding.
+    func tag(at p: Int, _ path: _CodingPath) throws -> _BinaryValueTag {
         guard p < bytes.count else { throw _corrupt(path, "the encoding ends where a value was expected") }
-        return bytes[p]
+        guard let tag = _BinaryValueTag(rawValue: bytes[p]) else { throw _corrupt(path, "unknown value tag \(bytes[p])") }
+        return tag
     }
 
     // MARK: Containers
@@ -176,7 +161,7 @@ final class _StoreValueDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if fieldsStart < 0 {
             let t = try tag(at: position, path)
-            guard t == _ValueTag.keyed else { throw mismatch([String: Any].self, t, path) }
+            guard t == .keyed else { throw mismatch([String: Any].self, t, path) }
             var p = position + 1
             let count = try _readVarint(bytes, &p, path)
             guard count <= UInt64(bytes.count - p) else { throw _corrupt(path, "a count past the end of the encoding") }
@@ -185,20 +170,20 @@ final class _StoreValueDecoder: Decoder {
             cursor = p
             cursorIndex = 0
         }
-        return KeyedDecodingContainer(_StoreKeyedDecoding<Key>(decoder: self))
+        return KeyedDecodingContainer(_BinaryKeyedDecoding<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let t = try tag(at: position, path)
-        guard t == _ValueTag.unkeyed else { throw mismatch([Any].self, t, path) }
+        guard t == .unkeyed else { throw mismatch([Any].self, t, path) }
         var p = position + 1
         let count = try _readVarint(bytes, &p, path)
         guard count <= UInt64(bytes.count - p) else { throw _corrupt(path, "a count past the end of the encoding") }
-        return _StoreUnkeyedDecoding(decoder: self, position: p, count: Int(count))
+        return _BinaryUnkeyedDecoding(decoder: self, position: p, count: Int(count))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        _StoreSingleValueDecoding(decoder: self)
+        _BinarySingleValueDecoding(decoder: self)
     }
 
     /// Where the field named `key` starts its value, or nil.
@@ -249,20 +234,20 @@ final class _StoreValueDecoder: Decoder {
 
     // MARK: Leaf values
 
-    func isNull(at p: Int) throws -> Bool { try tag(at: p, path) == _ValueTag.null }
+    func isNull(at p: Int) throws -> Bool { try tag(at: p, path) == .null }
 
     func decodeBool(at p: Int, _ path: _CodingPath) throws -> Bool {
         switch try tag(at: p, path) {
-        case _ValueTag.true: return true
-        case _ValueTag.false: return false
+        case .true: return true
+        case .false: return false
         case let t: throw mismatch(Bool.self, t, path)
         }
     }
 
     func decodeString(at p: Int, _ path: _CodingPath) throws -> String {
         let t = try tag(at: p, path)
-        if t == _ValueTag.uuid { return try decodeUUID(at: p, path).uuidString }
-        guard t == _ValueTag.string else { throw mismatch(String.self, t, path) }
+        if t == .uuid { return try decodeUUID(at: p, path).uuidString }
+        guard t == .string else { throw mismatch(String.self, t, path) }
         var q = p + 1
         let length = try _readLength(bytes, &q, path)
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[q..<q + length]), as: UTF8.self)
@@ -272,12 +257,12 @@ final class _StoreValueDecoder: Decoder {
         let t = try tag(at: p, path)
         var q = p + 1
         switch t {
-        case _ValueTag.signed:
+        case .signed:
             let raw = try _readVarint(bytes, &q, path)
             let value = Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
             guard let exact = T(exactly: value) else { throw _corrupt(path, "\(value) does not fit \(T.self)") }
             return exact
-        case _ValueTag.unsigned:
+        case .unsigned:
             let value = try _readVarint(bytes, &q, path)
             guard let exact = T(exactly: value) else { throw _corrupt(path, "\(value) does not fit \(T.self)") }
             return exact
@@ -290,11 +275,11 @@ final class _StoreValueDecoder: Decoder {
         let t = try tag(at: p, path)
         var q = p + 1
         switch t {
-        case _ValueTag.double: return Double(bitPattern: try _readFixed64(bytes, &q, path))
-        case _ValueTag.float: return Double(try decodeFloat(at: p, path))
-        case _ValueTag.signed, _ValueTag.unsigned:
+        case .double: return Double(bitPattern: try _readFixed64(bytes, &q, path))
+        case .float: return Double(try decodeFloat(at: p, path))
+        case .signed, .unsigned:
             // An integer read as a double: only when it is exactly representable.
-            if t == _ValueTag.signed {
+            if t == .signed {
                 let value = try decodeInteger(Int64.self, at: p, path)
                 guard let exact = Double(exactly: value) else { throw _corrupt(path, "\(value) is not exactly a Double") }
                 return exact
@@ -308,7 +293,7 @@ final class _StoreValueDecoder: Decoder {
 
     func decodeFloat(at p: Int, _ path: _CodingPath) throws -> Float {
         let t = try tag(at: p, path)
-        if t == _ValueTag.float {
+        if t == .float {
             guard bytes.count - (p + 1) >= 4 else { throw _corrupt(path, "the encoding ends inside a number") }
             var bits: UInt32 = 0
             for k in 0..<4 { bits |= UInt32(bytes[p + 1 + k]) << (8 * UInt32(k)) }
@@ -321,12 +306,12 @@ final class _StoreValueDecoder: Decoder {
 
     func decodeUUID(at p: Int, _ path: _CodingPath) throws -> UUID {
         let t = try tag(at: p, path)
-        if t == _ValueTag.string {
+        if t == .string {
             let text = try decodeString(at: p, path)
             guard let uuid = UUID(uuidString: text) else { throw _corrupt(path, "\"\(text)\" is not a UUID") }
             return uuid
         }
-        guard t == _ValueTag.uuid else { throw mismatch(UUID.self, t, path) }
+        guard t == .uuid else { throw mismatch(UUID.self, t, path) }
         guard bytes.count - (p + 1) >= 16 else { throw _corrupt(path, "the encoding ends inside a UUID") }
         let b = { (k: Int) in self.bytes[p + 1 + k] }
         return UUID(uuid: (b(0), b(1), b(2), b(3), b(4), b(5), b(6), b(7), b(8), b(9), b(10), b(11), b(12), b(13), b(14), b(15)))
@@ -334,7 +319,7 @@ final class _StoreValueDecoder: Decoder {
 
     func decodeData(at p: Int, _ path: _CodingPath) throws -> Data {
         let t = try tag(at: p, path)
-        guard t == _ValueTag.bytes else { throw mismatch(Data.self, t, path) }
+        guard t == .bytes else { throw mismatch(Data.self, t, path) }
         var q = p + 1
         let length = try _readLength(bytes, &q, path)
         return Data(UnsafeRawBufferPointer(rebasing: bytes[q..<q + length]))
@@ -352,12 +337,12 @@ final class _StoreValueDecoder: Decoder {
         if T.self == Data.self { return try decodeData(at: p, path) as! T }
         if T.self == Int64.self { return try decodeInteger(Int64.self, at: p, path) as! T }
         if T.self == UInt64.self { return try decodeInteger(UInt64.self, at: p, path) as! T }
-        return try T(from: _StoreValueDecoder(bytes: bytes, position: p, path: path))
+        return try T(from: _BinaryValueDecoding(bytes: bytes, position: p, path: path))
     }
 }
 
-struct _StoreKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: _StoreValueDecoder
+struct _BinaryKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: _BinaryValueDecoding
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] { ((try? decoder.allKeyNames()) ?? []).compactMap { Key(stringValue: $0) } }
@@ -408,31 +393,31 @@ struct _StoreKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try _StoreValueDecoder(bytes: decoder.bytes, position: try value(key), path: path(key)).container(keyedBy: NestedKey.self)
+        try _BinaryValueDecoding(bytes: decoder.bytes, position: try value(key), path: path(key)).container(keyedBy: NestedKey.self)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try _StoreValueDecoder(bytes: decoder.bytes, position: try value(key), path: path(key)).unkeyedContainer()
+        try _BinaryValueDecoding(bytes: decoder.bytes, position: try value(key), path: path(key)).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { try superDecoder(named: _StoreKey("super")) }
+    func superDecoder() throws -> any Decoder { try superDecoder(named: _BinaryCodingKey("super")) }
     func superDecoder(forKey key: Key) throws -> any Decoder { try superDecoder(named: key) }
 
     private func superDecoder(named key: some CodingKey) throws -> any Decoder {
         guard let p = try decoder.field(key) else {
             throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: "no value for the key \"\(key.stringValue)\""))
         }
-        return _StoreValueDecoder(bytes: decoder.bytes, position: p, path: decoder.path.appending(key))
+        return _BinaryValueDecoding(bytes: decoder.bytes, position: p, path: decoder.path.appending(key))
     }
 }
 
-struct _StoreUnkeyedDecoding: UnkeyedDecodingContainer {
-    let decoder: _StoreValueDecoder
+struct _BinaryUnkeyedDecoding: UnkeyedDecodingContainer {
+    let decoder: _BinaryValueDecoding
     var position: Int
     let total: Int
     var currentIndex = 0
 
-    init(decoder: _StoreValueDecoder, position: Int, count: Int) {
+    init(decoder: _BinaryValueDecoding, position: Int, count: Int) {
         self.decoder = decoder
         self.position = position
         total = count
@@ -442,7 +427,7 @@ struct _StoreUnkeyedDecoding: UnkeyedDecodingContainer {
     var count: Int? { total }
     var isAtEnd: Bool { currentIndex >= total }
 
-    private var elementPath: _CodingPath { decoder.path.appending(_StoreKey(index: currentIndex)) }
+    private var elementPath: _CodingPath { decoder.path.appending(_BinaryCodingKey(index: currentIndex)) }
 
     /// The next element's position; moves past it.
     private mutating func next() throws -> Int {
@@ -482,22 +467,22 @@ struct _StoreUnkeyedDecoding: UnkeyedDecodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let path = elementPath
-        return try _StoreValueDecoder(bytes: decoder.bytes, position: try next(), path: path).container(keyedBy: NestedKey.self)
+        return try _BinaryValueDecoding(bytes: decoder.bytes, position: try next(), path: path).container(keyedBy: NestedKey.self)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let path = elementPath
-        return try _StoreValueDecoder(bytes: decoder.bytes, position: try next(), path: path).unkeyedContainer()
+        return try _BinaryValueDecoding(bytes: decoder.bytes, position: try next(), path: path).unkeyedContainer()
     }
 
     mutating func superDecoder() throws -> any Decoder {
         let path = elementPath
-        return _StoreValueDecoder(bytes: decoder.bytes, position: try next(), path: path)
+        return _BinaryValueDecoding(bytes: decoder.bytes, position: try next(), path: path)
     }
 }
 
-struct _StoreSingleValueDecoding: SingleValueDecodingContainer {
-    let decoder: _StoreValueDecoder
+struct _BinarySingleValueDecoding: SingleValueDecodingContainer {
+    let decoder: _BinaryValueDecoding
     var codingPath: [any CodingKey] { decoder.codingPath }
     var p: Int { decoder.position }
 

@@ -1,0 +1,66 @@
+import Foundation
+import Records
+import Testing
+
+/// The binary form of records (the store file's record encoding) byte for
+/// byte, as StoreFileFormat.md documents it: every tag, with its value's
+/// bytes — what files written today hold, and so what every later version
+/// must read (`_BinaryValueTag`'s raw values are these bytes).
+@Suite struct BinaryFormTests {
+    /// A record with a value of every tag, written in this field order.
+    struct EveryTag: Codable, Equatable {
+        var null: Int? = nil
+        var no = false
+        var yes = true
+        var signed = -2
+        var unsigned: UInt = 300
+        var double = 0.5
+        var float: Float = 1.5
+        var string = "é"
+        var unkeyed = [1]
+        var uuid = UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!
+        var bytes = Data([0xFF])
+
+        init() {}
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeNil(forKey: .null)
+            try container.encode(no, forKey: .no)
+            try container.encode(yes, forKey: .yes)
+            try container.encode(signed, forKey: .signed)
+            try container.encode(unsigned, forKey: .unsigned)
+            try container.encode(double, forKey: .double)
+            try container.encode(float, forKey: .float)
+            try container.encode(string, forKey: .string)
+            try container.encode(unkeyed, forKey: .unkeyed)
+            try container.encode(uuid, forKey: .uuid)
+            try container.encode(bytes, forKey: .bytes)
+        }
+    }
+
+    @Test func everyTagIsTheDocumentedBytes() throws {
+        func field(_ key: String, _ value: [UInt8]) -> [UInt8] { [UInt8(key.utf8.count)] + Array(key.utf8) + value }
+        let expected: [UInt8] = [0x09, 11]   // a keyed container of 11 fields
+            + field("null", [0x00])
+            + field("no", [0x01])
+            + field("yes", [0x02])
+            + field("signed", [0x03, 0x03])                                   // zigzag(-2) = 3
+            + field("unsigned", [0x04, 0xAC, 0x02])                           // 300 as a varint
+            + field("double", [0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x3F])   // 0.5, little-endian
+            + field("float", [0x06, 0x00, 0x00, 0xC0, 0x3F])                   // 1.5
+            + field("string", [0x07, 0x02, 0xC3, 0xA9])                       // "é" in UTF-8
+            + field("unkeyed", [0x08, 0x01, 0x03, 0x02])                      // [1]: one signed 1 (zigzag 2)
+            + field("uuid", [0x0A] + [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF])
+            + field("bytes", [0x0B, 0x01, 0xFF])
+        let written = try _BinaryRecordEncoder.encode(EveryTag())
+        #expect(written == expected, "\(written.map { String($0, radix: 16) })")
+        // And these bytes read back as the record.
+        let read = try expected.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(EveryTag.self, at: 0) }
+        #expect(read == EveryTag())
+        // A byte that is no tag is damage, not a trap.
+        var damaged = expected
+        damaged[2 + 5] = 0x0C   // the null's tag
+        #expect(throws: DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(EveryTag.self, at: 0) } }
+    }
+}
