@@ -56,7 +56,8 @@ import TableTestSupport
 
     /// Waits (a bounded while) until the main controller's index is made.
     static func waitForIndex(_ search: TableSearch<DynamicObject>) {
-        for _ in 0..<2_000 where !search.isSearchIndexReady { usleep(1_000) }
+        // Up to a minute: a loaded machine (CI, sanitizers) makes it slowly.
+        for _ in 0..<60_000 where !search.isSearchIndexReady { usleep(1_000) }
     }
 
     @Test(arguments: 0..<formats.count)
@@ -147,11 +148,15 @@ import TableTestSupport
             }
             search.cancel()
         }
-        // Every way of answering was taken (the indexed formats; `==` narrows
-        // only from the same text).
+        // Every way of answering was taken (the indexed formats). A format
+        // with `==` narrows only from the same text, which the random steps
+        // reach in some seeds and not in others: only the formats without it
+        // must have narrowed.
         if formatIndex < 5 {
             #expect(methods["index", default: 0] > 2, "\(methods)")
-            #expect(methods["index narrowed", default: 0] > ([0, 1, 3].contains(formatIndex) ? 5 : 0), "\(methods)")
+        }
+        if [0, 1, 3].contains(formatIndex) {
+            #expect(methods["index narrowed", default: 0] > 5, "\(methods)")
         }
         #expect(methods["remembered narrowed", default: 0] > 5, "\(methods)")
     }
