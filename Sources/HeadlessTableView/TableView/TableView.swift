@@ -530,7 +530,7 @@ public final class TableView {
         while s < countsBefore.count {
             if let t = mapping.newSection(forOld: s) {
                 if mapping.isSectionReloaded(old: s) {
-                    if countsAfter[t] > 0 { return TablePath(row: Swift.min(r, countsAfter[t] - 1), section: t) }
+                    if r < countsBefore[s] && countsAfter[t] > 0 { return TablePath(row: Swift.min(r, countsAfter[t] - 1), section: t) }
                 } else {
                     while r < countsBefore[s] {
                         if let p = mapping.newIndexPath(forOld: TablePath(row: r, section: s)) { return p }
