@@ -229,11 +229,18 @@ package final class BrowserModel {
         let count = list.count
         var place = self.place
         place.selected = Swift.min(Swift.max(0, count - 1), Swift.max(0, position))
-        let line = self.line(of: place.selected)
-        let height = viewportLines
-        if line < place.top { place.top = line } else if line >= place.top + height { place.top = line - height + 1 }
-        place.top = Swift.max(0, Swift.min(place.top, contentLines - height))
+        place.top = top(showing: line(of: place.selected), from: place.top, height: viewportLines)
         self.place = place
+    }
+
+    /// The top line that shows `line` in a window `height` lines high, moved
+    /// from `top` as little as it takes — below the top line when a header
+    /// floats over it (a plain table with sections).
+    func top(showing line: Int, from top: Int, height: Int) -> Int {
+        let hidden = style == .plain && hasHeaders && height > 1 ? 1 : 0
+        var top = top
+        if line < top + hidden { top = line - hidden } else if line >= top + height { top = line - height + 1 }
+        return Swift.max(0, Swift.min(top, contentLines - height))
     }
 
     // MARK: Search
@@ -469,12 +476,7 @@ package final class BrowserModel {
         let selected = place.selected
         // The selection in view: the window is a line shorter while the
         // search field shows; the table keeps its place for when it goes.
-        var top = place.top
-        let selectedLine = line(of: selected)
-        // Under a floating header the top line is hidden: the selection stays below it.
-        let hidden = style == .plain && hasHeaders && height > 1 ? 1 : 0
-        if selectedLine < top + hidden { top = selectedLine - hidden } else if selectedLine >= top + height { top = selectedLine - height + 1 }
-        top = Swift.max(0, Swift.min(top, contentLines - height))
+        let top = self.top(showing: line(of: selected), from: place.top, height: height)
         var elements: [TableFrame.Element] = []
         var y = top
         let total = contentLines

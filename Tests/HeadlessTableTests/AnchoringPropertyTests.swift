@@ -134,7 +134,7 @@ import TableTestSupport
             // Sections kept (moved at most): every row that stays is moved, never deleted and inserted.
             let (old, new): (Table, Table)
             if g.chance(0.5) {
-                (old, new) = TableGenerator.pair([.flat, .shuffledSections][g.int(0..<2)], &g)
+                (old, new) = TableGenerator.pair([TableGenerator.Shape.flat, .shuffledSections][g.int(0..<2)], &g)
             } else {
                 var ids = Array(0..<60).shuffled(using: &g)
                 let start = TableGenerator.randomTable(&g, sections: 1...5, rows: 0...8, ids: &ids)
@@ -176,7 +176,10 @@ import TableTestSupport
         final class Measured: TableViewDataSource {
             var counts: [Int]
             var heights: [TablePath: Double]
-            init(counts: [Int], heights: [TablePath: Double]) { (self.counts, self.heights) = (counts, heights) }
+            init(counts: [Int], heights: [TablePath: Double]) {
+                self.counts = counts
+                self.heights = heights
+            }
             func numberOfSections(in tableView: TableView) -> Int { counts.count }
             func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { counts[section] }
             func tableView(_ tableView: TableView, titleForHeaderInSection section: Int) -> String? { "S\(section)" }

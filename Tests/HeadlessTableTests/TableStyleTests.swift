@@ -100,9 +100,9 @@ import TableTestSupport
             try table.register(LinesCell.self, forCellReuseIdentifier: "row")
             table.dataSource = source
             try table.reloadData()
-            #expect(table.rectForHeader(inSection: 0) == .init(y: 0, height: 18))
-            #expect(table.rectForFooter(inSection: 0) == .init(y: 62, height: 18))
-            #expect(table.rect(forSection: 1) == .init(y: 80, height: 18 + 88 + 18))
+            #expect(table.rectForHeader(inSection: 0) == TableView.VerticalSpan(y: 0, height: 18))
+            #expect(table.rectForFooter(inSection: 0) == TableView.VerticalSpan(y: 62, height: 18))
+            #expect(table.rect(forSection: 1) == TableView.VerticalSpan(y: 80, height: 18 + 88 + 18))
         }
         // Plain: only titled sections have a header (28 by default).
         let plain = TableView(viewportHeight: 400)
@@ -196,7 +196,7 @@ import TableTestSupport
             StyledRow(style: .subtitle, text: "Subtitle, one line", detail: "beside"),
             StyledRow(style: .default, text: "Indented once", indentation: 1),
             StyledRow(style: .subtitle, text: "Indented twice", detail: "and its subtitle", image: star, indentation: 2, lines: 2),
-            StyledRow(style: .default, text: "", configuration: subtitle, lines: 2),
+            StyledRow(style: .default, text: "", lines: 2, configuration: subtitle),
             StyledRow(style: .subtitle, text: "", configuration: value),
             StyledRow(style: .default, text: "", configuration: shouting),
         ]

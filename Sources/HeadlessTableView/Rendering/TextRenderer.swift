@@ -167,8 +167,8 @@ public final class TextRenderer: TableRenderer {
         let inset = frame.style == .insetGrouped && columns.content >= 12 ? 2 : 0
         func draw(_ element: TableFrame.Element, top: Int, bottom: Int) {
             for line in Swift.max(0, top)..<Swift.max(Swift.max(0, top), Swift.min(count, bottom)) {
-                let text = text(of: element, line: line - top, lines: bottom - top, frame: frame, columns: columns.content - 2 * inset)
-                body[line] = inset == 0 ? text : "  " + text + "  "
+                let drawn = self.text(of: element, line: line - top, lines: bottom - top, frame: frame, columns: columns.content - 2 * inset)
+                body[line] = inset == 0 ? drawn : "  " + drawn + "  "
             }
         }
         for element in frame.elements where element.span.height > 0 && !element.isFloating {

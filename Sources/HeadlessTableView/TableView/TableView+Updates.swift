@@ -226,7 +226,7 @@ extension TableView {
         // The reader's place (``anchoring``): the anchor row followed through the batch.
         var anchor = anchorBeforeChange()
         if case .row(let path, let y) = anchor {
-            anchor = Self.survivingRow(from: path, mapping, countsBefore: rowCounts, countsAfter: counts).map { .row($0, y) } ?? .offset
+            anchor = Self.survivingRow(from: path, mapping, countsBefore: rowCounts, countsAfter: counts).map { _Anchor.row($0, y) } ?? .offset
         }
         layout = try updatedLayout(mapping, counts: counts)
         rowCounts = counts
