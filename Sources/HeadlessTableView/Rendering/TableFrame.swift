@@ -116,6 +116,7 @@ public struct TableFrame: Hashable, Sendable {
         public var image: CellImage?
         /// How deep the row is indented, in levels of ``indentationWidth`` points.
         public var indentationLevel: Int
+        /// The points of one level of indentation.
         public var indentationWidth: Double
         /// How the text is aligned in its place.
         public var textAlignment: ListContentConfiguration.TextAlignment

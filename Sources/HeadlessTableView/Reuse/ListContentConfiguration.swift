@@ -24,6 +24,7 @@ public struct ListContentConfiguration: Codable, Hashable, Sendable {
     public enum TextAlignment: String, Codable, Hashable, Sendable, CaseIterable {
         /// At the leading edge.
         case natural
+        /// In the middle of its place.
         case center
         /// As ``natural`` in a text renderer (a line is not spread).
         case justified
@@ -31,7 +32,12 @@ public struct ListContentConfiguration: Codable, Hashable, Sendable {
 
     /// How a text is cased before it shows (UIKit's `TextProperties.TextTransform`).
     public enum TextTransform: String, Codable, Hashable, Sendable, CaseIterable {
-        case none, capitalized, lowercase, uppercase
+        /// As it is.
+        case none
+        /// Each word capitalized.
+        case capitalized
+        case lowercase
+        case uppercase
 
         /// `text` transformed.
         public func apply(to text: String) -> String {
@@ -46,7 +52,9 @@ public struct ListContentConfiguration: Codable, Hashable, Sendable {
 
     /// The properties of a text that a renderer without fonts can honour.
     public struct TextProperties: Codable, Hashable, Sendable {
+        /// Where the text sits in its place.
         public var alignment: TextAlignment = .natural
+        /// How the text is cased before it shows.
         public var transform: TextTransform = .none
 
         public init(alignment: TextAlignment = .natural, transform: TextTransform = .none) {
@@ -55,10 +63,15 @@ public struct ListContentConfiguration: Codable, Hashable, Sendable {
         }
     }
 
+    /// The main text (UIKit's `text`).
     public var text: String?
+    /// The secondary text: a subtitle, or a value at the trailing edge.
     public var secondaryText: String?
+    /// The image before the texts.
     public var image: CellImage?
+    /// How ``text`` shows.
     public var textProperties = TextProperties()
+    /// How ``secondaryText`` shows.
     public var secondaryTextProperties = TextProperties()
     /// Whether the secondary text sits beside the text, at the trailing edge
     /// (true for ``valueCell()``), or below it.
