@@ -73,7 +73,7 @@ import TableTestSupport
                     }
                     #expect(frame.elements.filter(\.isFloating).count == (expected.header == nil ? 0 : 1) + (expected.footer == nil ? 0 : 1))
                 } else {
-                    #expect(!frame.elements.contains(where: \.isFloating), "\(context)")
+                    #expect(frame.elements.allSatisfy { !$0.isFloating }, "\(context)")
                 }
                 // Everything else is at its place, meeting the window; rows are the brute force's.
                 for element in frame.elements where !element.isFloating {
