@@ -13,7 +13,8 @@ import TableTestSupport
     /// UIKit's rule, by brute force over every section's span: the header of
     /// the section whose span strictly crosses the window's top edge, pinned at
     /// the edge but not below its section's end; the footer of the section
-    /// crossing the bottom edge, pinned there but not above its section's top.
+    /// crossing the bottom edge, pinned there while its rows show (not above
+    /// them: never over its own header).
     static func expectedFloating(_ layout: BruteForceLayout, offset: Double, viewport: Double)
         -> (header: (section: Int, y: Double)?, footer: (section: Int, y: Double)?)
     {
@@ -23,8 +24,8 @@ import TableTestSupport
             if section.header > 0, section.y < top, top < section.y + section.height {
                 header = (s, Swift.min(top, section.y + section.height - section.header))
             }
-            if section.footer > 0, section.y < bottom, bottom < section.y + section.height {
-                footer = (s, Swift.max(bottom - section.footer, section.y))
+            if section.footer > 0, section.y + section.header < bottom, bottom < section.y + section.height {
+                footer = (s, Swift.max(bottom - section.footer, section.y + section.header))
             }
         }
         return (header, footer)

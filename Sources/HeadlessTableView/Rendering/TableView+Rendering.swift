@@ -67,8 +67,9 @@ extension TableView {
     /// once its natural place has scrolled above it, but never below its
     /// section's end, so the next section's header pushes it up. The footer of
     /// the section crossing the window's bottom is pinned there the same way
-    /// (never above its section's top). Each is in the frame once, at its
-    /// natural ``TableFrame/Element/span`` with its
+    /// while the section's rows show (never above them, over its own
+    /// header). Each is in the frame once, at its natural
+    /// ``TableFrame/Element/span`` with its
     /// ``TableFrame/Element/floatingSpan``; rows are where they are
     /// (``indexPathForRow(at:)`` answers from them, not from what floats).
     ///
@@ -116,7 +117,8 @@ extension TableView {
     /// the section crossing the window's top edge (its natural place above
     /// the edge), pinned at the edge but not below its section's end; the
     /// footer of the section crossing the bottom edge, pinned at the edge but
-    /// not above its section's top. `sections` are those meeting the window.
+    /// not above its section's rows (its header stays clear). `sections` are
+    /// those meeting the window.
     ///
     /// - Complexity: O(log *s*): the first and last sections of the window only.
     func floatingSpans(in sections: Range<Int>) -> (header: (section: Int, span: VerticalSpan)?, footer: (section: Int, span: VerticalSpan)?) {
@@ -127,9 +129,11 @@ extension TableView {
         if header > 0, firstSpan.y < top, top < firstSpan.y + firstSpan.height {
             result.header = (first, VerticalSpan(y: Swift.min(top, firstSpan.y + firstSpan.height - header), height: header))
         }
-        let lastSpan = layout.span(ofSection: last), footer = layout[section: last].footer
-        if footer > 0, lastSpan.y < bottom, bottom < lastSpan.y + lastSpan.height {
-            result.footer = (last, VerticalSpan(y: Swift.max(bottom - footer, lastSpan.y), height: footer))
+        let lastSpan = layout.span(ofSection: last), lastSection = layout[section: last]
+        let footer = lastSection.footer, rowsTop = lastSpan.y + lastSection.header
+        // Only while the section's rows show: never over its own header.
+        if footer > 0, rowsTop < bottom, bottom < lastSpan.y + lastSpan.height {
+            result.footer = (last, VerticalSpan(y: Swift.max(bottom - footer, rowsTop), height: footer))
         }
         return result
     }
