@@ -4,7 +4,7 @@ import InternalTableUtilities
 import ToolArguments
 
 /// `headless-table browse [DATA] [--store PATH | --write] [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…]
-/// [--section-key KEY | --index KEY [--locale L]] [--text KEY] [--detail KEY]`
+/// [--section-key KEY | --index KEY [--locale L]] [--text KEY] [--detail KEY] [--style plain|grouped|inset-grouped]`
 ///
 /// An interactive table of DATA's objects in the terminal, on the text
 /// renderer: ↑/↓ (or k/j) move the selection, PgUp/PgDn a page, Home/End to
@@ -29,6 +29,7 @@ enum BrowseCommand {
             OptionDeclaration("detail", .text("KEY"), help: "a field shown at the right of a row"),
             OptionDeclaration("store", .text("PATH"), help: "keeps deletes in this store file: a new or empty one is loaded with DATA, one that holds objects is browsed as it is and refuses DATA"),
             .flag("write", help: "writes the remaining objects back to DATA, in its order and atomically, on quitting with q or Ctrl-C after a delete; a kill by a signal does not write"),
+            TableStyleOption.option,
         ],
         exclusive: [["section-key", "index"], ["store", "write"]],
         discussion: """
@@ -50,9 +51,12 @@ enum BrowseCommand {
         /// `--write`: write the remaining objects back to DATA on quit.
         var write = false
         var file: String?
+        /// `--style`: the table's style.
+        var style = TableView.Style.plain
 
         static func parse(_ parsed: ParsedArguments) throws -> Options {
             var options = Options(query: try Query.parse(parsed))
+            options.style = TableStyleOption.style(parsed)
             options.textKey = parsed.string("text")
             options.detailKey = parsed.string("detail")
             options.store = parsed.string("store")
@@ -264,7 +268,7 @@ package final class BrowseSession {
         _ ordered: Ordered, _ options: BrowseCommand.Options, context: Handover<Result<ObjectContext<DynamicObject>, any Error>>
     ) -> BrowserModel {
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
-        return BrowserModel(
+        let model = BrowserModel(
             name: name, objects: ordered.objects, sections: ordered.sections,
             textKey: options.textKey, detailKey: options.detailKey,
             unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
@@ -273,6 +277,8 @@ package final class BrowseSession {
             try context.delete(object.id)
             _ = try context.save()
         }
+        model.style = options.style
+        return model
     }
 
     /// DATA's objects in order, read by the input rules (each with a unique

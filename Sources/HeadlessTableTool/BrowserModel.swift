@@ -82,6 +82,10 @@ package final class BrowserModel {
     package private(set) var deletedIDs: [RecordValue] = []
     package private(set) var columns = 80
     package private(set) var lines = 24
+    /// The table's style (`--style`): in a plain table the header of the
+    /// section at the top floats; in the grouped styles each section has a
+    /// footer line too, blank, that sets it apart.
+    package var style: TableView.Style = .plain
     /// How the last search was made: from remembered results (with their
     /// text) or from every row (nil). For tests and the benchmark.
     package private(set) var lastSearchBase: String??
@@ -225,11 +229,18 @@ package final class BrowserModel {
         let count = list.count
         var place = self.place
         place.selected = Swift.min(Swift.max(0, count - 1), Swift.max(0, position))
-        let line = self.line(of: place.selected)
-        let height = viewportLines
-        if line < place.top { place.top = line } else if line >= place.top + height { place.top = line - height + 1 }
-        place.top = Swift.max(0, Swift.min(place.top, contentLines - height))
+        place.top = top(showing: line(of: place.selected), from: place.top, height: viewportLines)
         self.place = place
+    }
+
+    /// The top line that shows `line` in a window `height` lines high, moved
+    /// from `top` as little as it takes — below the top line when a header
+    /// floats over it (a plain table with sections).
+    func top(showing line: Int, from top: Int, height: Int) -> Int {
+        let hidden = style == .plain && hasHeaders && height > 1 ? 1 : 0
+        var top = top
+        if line < top + hidden { top = line - hidden } else if line >= top + height { top = line - height + 1 }
+        return Swift.max(0, Swift.min(top, contentLines - height))
     }
 
     // MARK: Search
@@ -389,13 +400,17 @@ package final class BrowserModel {
 
     var hasHeaders: Bool { sectionNames != nil }
 
-    /// The content line of a position: headers take a line each.
+    /// The lines a section takes besides its rows: its header, and in the
+    /// grouped styles its footer; none without sections.
+    var linesPerSection: Int { hasHeaders ? (style == .plain ? 1 : 2) : 0 }
+
+    /// The content line of a position: headers (and footers) take a line each.
     func line(of position: Int) -> Int {
-        hasHeaders ? position + run(holding: position, in: runsOfList) + 1 : position
+        hasHeaders ? position + run(holding: position, in: runsOfList) * linesPerSection + 1 : position
     }
 
     /// The lines of the whole table.
-    var contentLines: Int { list.count + (hasHeaders ? runsOfList.count : 0) }
+    var contentLines: Int { list.count + runsOfList.count * linesPerSection }
 
     /// A position's path in the table on screen.
     func path(of position: Int) -> TablePath {
@@ -461,25 +476,31 @@ package final class BrowserModel {
         let selected = place.selected
         // The selection in view: the window is a line shorter while the
         // search field shows; the table keeps its place for when it goes.
-        var top = place.top
-        let selectedLine = line(of: selected)
-        if selectedLine < top { top = selectedLine } else if selectedLine >= top + height { top = selectedLine - height + 1 }
-        top = Swift.max(0, Swift.min(top, contentLines - height))
+        let top = self.top(showing: line(of: selected), from: place.top, height: height)
         var elements: [TableFrame.Element] = []
         var y = top
         let total = contentLines
         while y < Swift.min(total, top + height) {
             // The run holding line y: the last whose header line is at or above it.
             var (low, high) = (0, runs.count)
+            let perSection = linesPerSection
             while low < high {
                 let mid = (low + high) / 2
-                if runs[mid].start + (hasHeaders ? mid : 0) <= y { low = mid + 1 } else { high = mid }
+                if runs[mid].start + mid * perSection <= y { low = mid + 1 } else { high = mid }
             }
             let k = Swift.max(0, low - 1)
-            let headerLine = runs[k].start + (hasHeaders ? k : 0)
+            let headerLine = runs[k].start + k * perSection
+            let runEnd = k + 1 < runs.count ? runs[k + 1].start : list.count
             let span = TableView.VerticalSpan(y: Double(y), height: 1)
+            if hasHeaders && y == top && y != headerLine && style == .plain && height > 1 {
+                // The header of the section at the top floats over the line there.
+                let header = TableView.VerticalSpan(y: Double(headerLine), height: 1)
+                elements.append(.init(kind: .header(section: k), span: header, title: sectionNames?[runs[k].section], floatingSpan: span))
+            }
             if hasHeaders && y == headerLine {
                 elements.append(.init(kind: .header(section: k), span: span, title: sectionNames?[runs[k].section]))
+            } else if perSection == 2 && y == headerLine + 1 + runEnd - runs[k].start {
+                elements.append(.init(kind: .footer(section: k), span: span))
             } else {
                 let position = runs[k].start + y - headerLine - (hasHeaders ? 1 : 0)
                 let object = objects[Int(list[position])]
@@ -494,7 +515,7 @@ package final class BrowserModel {
         return TableFrame(
             contentOffset: Double(top), viewportHeight: Double(height), contentHeight: Double(total), numberOfSections: runs.count,
             elements: elements, sectionIndexTitles: indexTitles,
-            searchText: showsSearchField ? searchText + (typing ? "▏" : "") : nil)
+            searchText: showsSearchField ? searchText + (typing ? "▏" : "") : nil, style: style)
     }
 
     /// The section index of the table on screen: its sections' index titles,

@@ -105,3 +105,18 @@ enum OutputFormat: String {
 
     init(_ parsed: ParsedArguments) { self = OutputFormat(rawValue: parsed.string("format") ?? "") ?? .text }
 }
+
+/// `--style plain|grouped|inset-grouped`: the table's style (plain, as UIKit's default).
+enum TableStyleOption {
+    static let option = OptionDeclaration(
+        "style", .choice(["plain", "grouped", "inset-grouped"]),
+        help: "the table's style: plain (headers float), grouped or inset-grouped (sections set apart)", default: "plain")
+
+    static func style(_ parsed: ParsedArguments) -> TableView.Style {
+        switch parsed.string("style") {
+        case "grouped": .grouped
+        case "inset-grouped": .insetGrouped
+        default: .plain
+        }
+    }
+}

@@ -4,7 +4,7 @@ import ToolArguments
 
 /// `headless-table render DATA [--where FORMAT] [--arg JSON]… [--var NAME=JSON]… [--sort KEY[,-KEY]…]
 /// [--section-key KEY | --index KEY [--locale L]] [--text KEY] [--detail KEY] [--width W] [--height H] [--offset Y | --row S,R]
-/// [--ascii] [--index] [--search TEXT]`
+/// [--ascii] [--index] [--search TEXT] [--style plain|grouped|inset-grouped]`
 ///
 /// The objects of DATA, fetched as `query` fetches them, drawn by the text
 /// renderer as a table's window shows them: a line per row and per section
@@ -21,6 +21,7 @@ enum RenderCommand {
                 OptionDeclaration("offset", .integer("Y", 0...Int.max), help: "scrolled Y lines down"),
                 OptionDeclaration("row", .text("S,R"), help: "scrolled to row R of section S"),
                 OptionDeclaration("search", .text("TEXT"), help: "a search field, and only the rows whose text contains TEXT (case and diacritics ignored)"),
+                TableStyleOption.option,
             ],
         exclusive: [["offset", "row"]],
         discussion: """
@@ -50,7 +51,7 @@ enum RenderCommand {
             var seen = Set<String>()
             source.indexTitles = sections.compactMap(\.indexTitle).filter { !$0.isEmpty && seen.insert($0).inserted }
         }
-        let table = try source.table(lines: Swift.max(1, (look.height ?? 20) - (search == nil ? 0 : 1)))
+        let table = try source.table(lines: Swift.max(1, (look.height ?? 20) - (search == nil ? 0 : 1)), style: TableStyleOption.style(parsed))
         table.searchFieldText = search
         do {
             if let offset { try table.setContentOffset(Double(offset)) }
@@ -94,9 +95,11 @@ final class RecordTable: TableViewDataSource {
         self.detailKey = detailKey
     }
 
-    /// A table showing this, `lines` lines tall.
-    func table(lines: Int) throws -> TableView {
-        let table = TableView(viewportHeight: Double(lines))
+    /// A table of a style showing this, `lines` lines tall: a line per row,
+    /// header and footer (in the grouped styles, every section has a header
+    /// line and a footer line).
+    func table(lines: Int, style: TableView.Style = .plain) throws -> TableView {
+        let table = TableView(viewportHeight: Double(lines), style: style)
         table.rowHeight = 1
         table.sectionHeaderHeight = 1
         table.sectionFooterHeight = 1

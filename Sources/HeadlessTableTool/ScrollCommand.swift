@@ -4,7 +4,7 @@ import InternalTableUtilities
 import ToolArguments
 
 /// `headless-table scroll [DATA] [--rows N] [--height H] [--row-height h|--random-heights]
-/// [--step S|--jump] [--format text|json]`
+/// [--step S|--jump] [--style plain|grouped|inset-grouped] [--format text|json]`
 ///
 /// Builds a table — of DATA's objects (a JSON array), or of N generated rows —
 /// scrolls it top to bottom, and prints what reuse did: frames, cells created
@@ -57,6 +57,7 @@ enum ScrollCommand {
             .flag("random-heights", help: "rows of seeded random heights from 20 to 80 points"),
             OptionDeclaration("step", .number("S", 0.01...1_000_000_000), help: "points scrolled a frame", default: "10"),
             .flag("jump", help: "scrolls a viewport a frame"),
+            TableStyleOption.option,
             OutputFormat.option,
             ReadProgress.quietOption,
         ],
@@ -91,7 +92,10 @@ enum ScrollCommand {
         // By default, 10 points a frame: a finger's slow scroll.
         let stepSize = jump ? height : (parsed.number("step") ?? 10)
         let rows = Rows(count: count, heights: heights, texts: texts)
-        let statistics = try withExtendedLifetime(rows) { try scroll(rows, viewport: height, rowHeight: rowHeight, step: stepSize, jump: jump) }
+        let style = TableStyleOption.style(parsed)
+        let statistics = try withExtendedLifetime(rows) {
+            try scroll(rows, viewport: height, rowHeight: rowHeight, step: stepSize, jump: jump, style: style)
+        }
         switch format {
         case .json:
             output.out(statistics.json + "\n")
@@ -114,8 +118,8 @@ enum ScrollCommand {
     static func points(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x) }
 
     /// Scrolls a table of `rows` from top to bottom in steps, frame by frame.
-    static func scroll(_ rows: Rows, viewport: Double, rowHeight: Double, step: Double, jump: Bool = false) throws -> Statistics {
-        let table = TableView(viewportHeight: viewport)
+    static func scroll(_ rows: Rows, viewport: Double, rowHeight: Double, step: Double, jump: Bool = false, style: TableView.Style = .plain) throws -> Statistics {
+        let table = TableView(viewportHeight: viewport, style: style)
         table.rowHeight = rowHeight
         try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
         table.dataSource = rows

@@ -242,12 +242,13 @@ public final class TableSearch<R: Record & Codable> {
         for binding: FetchedResultsTableBinding<R>, layout: ResultsLayout
     ) -> (table: TableView, results: _SearchResults<R>, heights: _SearchResultsDelegate<R>, follower: _SearchFollower<R>) {
         let main = binding.tableView
-        let table = TableView(viewportHeight: main?.viewportHeight ?? 480, reusePool: main?.reusePool ?? ReusePool())
+        let table = TableView(viewportHeight: main?.viewportHeight ?? 480, style: main?.style ?? .plain, reusePool: main?.reusePool ?? ReusePool())
         if let main {
             table.rowHeight = main.rowHeight
             table.estimatedRowHeight = main.estimatedRowHeight
             table.sectionHeaderHeight = main.sectionHeaderHeight
             table.sectionFooterHeight = main.sectionFooterHeight
+            table.anchoring = main.anchoring
         }
         let results = _SearchResults(binding, sectioned: layout == .sectioned && binding.controller.sectionNameKeyPath != nil)
         let heights = _SearchResultsDelegate(results)

@@ -228,4 +228,32 @@ import ToolArguments
         #expect(screen.last?.hasPrefix(" deleted Cy: - delete {0, 1}") == true, "\(screen)")
         #expect(screen[2].hasPrefix("▌Bo"))
     }
+
+    /// `--style`: a plain browse floats the header of the section at the top
+    /// (the selection stays below it); a grouped one gives each section a
+    /// blank footer line and draws its header as the title alone.
+    @Test func stylesFloatTheTopHeaderOrSetGroupsApart() throws {
+        let text = #"[{"id":1,"name":"Ada","city":"Oslo"},{"id":2,"name":"Bo","city":"Oslo"},{"id":3,"name":"Cy","city":"Oslo"},{"id":4,"name":"Di","city":"Rome"},{"id":5,"name":"Ed","city":"Rome"}]"#
+        let folder = TemporaryFolder()
+        func model(_ style: String) throws -> BrowserModel {
+            let arguments = ["--section-key", "city", "--sort", "city,name", "--style", style, folder.file("people.json", text)]
+            let model = try BrowseSession(try BrowseCommand.Options.parse(try ArgumentParser.parse(arguments, command: BrowseCommand.declaration))).model
+            model.resize(columns: 40, lines: 6)   // a title, 4 lines of table, a status line
+            return model
+        }
+        let plain = try model("plain")
+        plain.handle(.end)
+        var screen = plain.screen()
+        #expect(screen[1].hasPrefix("── Oslo ─") && screen[2].hasPrefix("── Rome ─") && screen[4].hasPrefix("▌Ed"), "\(screen)")
+        plain.handle(.up)
+        plain.handle(.up)
+        screen = plain.screen()
+        #expect(screen[1].hasPrefix("── Oslo ─") && screen[2].hasPrefix("▌Cy"), "Cy below the floating header: \(screen)")
+        let grouped = try model("grouped")
+        screen = grouped.screen()
+        #expect(screen[1].hasPrefix(" Oslo ") && screen[2].hasPrefix("▌Ada") && screen[4].hasPrefix(" Cy"), "\(screen)")
+        grouped.handle(.end)
+        screen = grouped.screen()
+        #expect(screen[1].hasPrefix("    ") && screen[2].hasPrefix(" Rome ") && screen[4].hasPrefix("▌Ed"), "a blank footer line between groups: \(screen)")
+    }
 }

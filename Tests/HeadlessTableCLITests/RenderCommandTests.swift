@@ -42,6 +42,24 @@ import Testing
         assertTextSnapshot(of: out)
     }
 
+    /// `--style`: plain (a floating header at the top of a scrolled window),
+    /// grouped and inset grouped (headers that scroll, a footer line that
+    /// sets each group apart), at the same offsets.
+    @Test func everyStyle() {
+        var out = ""
+        for style in ["plain", "grouped", "inset-grouped"] {
+            for offset in ["0", "3", "5"] {
+                let arguments = ["--sort", "city,name", "--section-key", "city", "--detail", "age", "--width", "36", "--height", "7", "--offset", offset, "--style", style]
+                let result = render(arguments)
+                #expect(result.status == 0 && result.err == "", "\(arguments): \(result.err)")
+                out += "$ render people.json \(arguments.joined(separator: " "))\n" + result.out
+            }
+        }
+        let refused = render(["--style", "fancy"])
+        #expect(refused.status != 0 && refused.out == "" && refused.err.contains("--style"), "\(refused.err)")
+        assertTextSnapshot(of: out)
+    }
+
     @Test func theOutputHasTheAskedSize() {
         for (width, height, search) in [(10, 1, false), (37, 7, true), (80, 30, false), (1, 2, true)] {
             let result = render(["--sort", "name", "--width", "\(width)", "--height", "\(height)"] + (search ? ["--search", "a"] : []))

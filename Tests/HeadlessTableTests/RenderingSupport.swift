@@ -37,8 +37,8 @@ final class ListSource: TableViewDataSource, TableViewDelegate {
     }
 
     /// A table of one line per point: rows, headers and footers one line each.
-    func table(lines: Int, renderer: (any TableRenderer)? = nil) throws -> TableView {
-        let table = TableView(viewportHeight: Double(lines))
+    func table(lines: Int, style: TableView.Style = .plain, renderer: (any TableRenderer)? = nil) throws -> TableView {
+        let table = TableView(viewportHeight: Double(lines), style: style)
         table.rowHeight = 1
         table.sectionHeaderHeight = 1
         table.sectionFooterHeight = 1

@@ -29,12 +29,15 @@ public struct TableFrame: Hashable, Sendable {
     public var searchScopeTitles: [String]?
     /// The scope button selected, an index into ``searchScopeTitles``.
     public var selectedSearchScopeIndex: Int
+    /// The table's style: how a renderer sets sections apart.
+    public var style: TableView.Style
 
     public init(
         contentOffset: Double = 0, viewportHeight: Double, contentHeight: Double, numberOfSections: Int = 1,
         elements: [Element], sectionIndexTitles: [String]? = nil, searchText: String? = nil, isEditing: Bool = false,
-        searchScopeTitles: [String]? = nil, selectedSearchScopeIndex: Int = 0
+        searchScopeTitles: [String]? = nil, selectedSearchScopeIndex: Int = 0, style: TableView.Style = .plain
     ) {
+        self.style = style
         self.searchScopeTitles = searchScopeTitles
         self.selectedSearchScopeIndex = selectedSearchScopeIndex
         self.contentOffset = contentOffset
@@ -52,34 +55,71 @@ public struct TableFrame: Hashable, Sendable {
         elements.compactMap { if case .row(let path) = $0.kind { path } else { nil } }
     }
 
-    /// A header, a row or a footer, where it is in the content.
+    /// The header pinned at the window's top, if any (a ``TableView/Style/plain``
+    /// table's floating header).
+    public var floatingHeader: Element? { elements.first { $0.isFloating && $0.kind.isHeader } }
+    /// The footer pinned at the window's bottom, if any.
+    public var floatingFooter: Element? { elements.last { $0.isFloating && !$0.kind.isHeader } }
+
+    /// A header, a row or a footer, where it is in the content — and, for a
+    /// floating header or footer, where it shows.
     public struct Element: Hashable, Sendable {
         public enum Kind: Hashable, Sendable {
             case header(section: Int)
             case row(TablePath)
             case footer(section: Int)
+
+            /// Whether this is a section header.
+            public var isHeader: Bool { if case .header = self { true } else { false } }
         }
 
         public var kind: Kind
-        /// Its place in the content (not in the window).
+        /// Its place in the content (not in the window): for a floating
+        /// header or footer, its natural place, where it would be if it scrolled.
         public var span: TableView.VerticalSpan
         /// A header's or footer's title (its view's text, else the data source's).
         public var title: String?
         /// A row's cell.
         public var cell: Cell?
+        /// Where a floating header or footer shows, in the content: pinned at
+        /// the window's top (a header) or bottom (a footer), or pushed by the
+        /// next section; nil for everything at its natural place.
+        public var floatingSpan: TableView.VerticalSpan?
 
-        public init(kind: Kind, span: TableView.VerticalSpan, title: String? = nil, cell: Cell? = nil) {
+        public init(kind: Kind, span: TableView.VerticalSpan, title: String? = nil, cell: Cell? = nil, floatingSpan: TableView.VerticalSpan? = nil) {
             self.kind = kind
             self.span = span
             self.title = title
             self.cell = cell
+            self.floatingSpan = floatingSpan
         }
+
+        /// Whether the element floats: pinned away from its natural place.
+        public var isFloating: Bool { floatingSpan != nil }
+        /// Where the element shows: its floating place, else its place in the content.
+        public var shownSpan: TableView.VerticalSpan { floatingSpan ?? span }
     }
 
     /// What a row's cell shows.
+    ///
+    /// A cell with a ``TableViewCell/contentConfiguration`` shows the
+    /// configuration's: its text (transformed) as ``text``, its secondary
+    /// text as ``detailText``, its image, and the layout it asks for as
+    /// ``style`` (`.value1` for secondary text side by side, `.subtitle` for
+    /// secondary text below, else `.default`).
     public struct Cell: Hashable, Sendable {
         public var text: String?
         public var detailText: String?
+        /// How the text and the detail text are laid out (the cell's style).
+        public var style: TableViewCell.CellStyle
+        /// The image before the text, if any.
+        public var image: CellImage?
+        /// How deep the row is indented, in levels of ``indentationWidth`` points.
+        public var indentationLevel: Int
+        /// The points of one level of indentation.
+        public var indentationWidth: Double
+        /// How the text is aligned in its place.
+        public var textAlignment: ListContentConfiguration.TextAlignment
         public var accessory: CellAccessory
         /// The cell's own layout (``TableViewCell/textLines()``); nil for the
         /// default one: text, and detail text at the right.
@@ -93,8 +133,15 @@ public struct TableFrame: Hashable, Sendable {
 
         public init(
             text: String? = nil, detailText: String? = nil, accessory: CellAccessory = .none, lines: [TextLine]? = nil,
-            isSelected: Bool = false, editingStyle: TableView.EditingStyle = .none, showsReorderControl: Bool = false
+            isSelected: Bool = false, editingStyle: TableView.EditingStyle = .none, showsReorderControl: Bool = false,
+            style: TableViewCell.CellStyle = .default, image: CellImage? = nil, indentationLevel: Int = 0, indentationWidth: Double = 10,
+            textAlignment: ListContentConfiguration.TextAlignment = .natural
         ) {
+            self.style = style
+            self.image = image
+            self.indentationLevel = indentationLevel
+            self.indentationWidth = indentationWidth
+            self.textAlignment = textAlignment
             self.text = text
             self.detailText = detailText
             self.accessory = accessory

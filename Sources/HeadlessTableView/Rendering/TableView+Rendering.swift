@@ -62,6 +62,17 @@ extension TableView {
     /// window, with their content, and the section index, search field and
     /// editing state.
     ///
+    /// In a ``Style/plain`` table, the header of the section crossing the
+    /// window's top is pinned there, as UIKit floats it: at the window's top
+    /// once its natural place has scrolled above it, but never below its
+    /// section's end, so the next section's header pushes it up. The footer of
+    /// the section crossing the window's bottom is pinned there the same way
+    /// while the section's rows show (never above them, over its own
+    /// header). Each is in the frame once, at its natural
+    /// ``TableFrame/Element/span`` with its
+    /// ``TableFrame/Element/floatingSpan``; rows are where they are
+    /// (``indexPathForRow(at:)`` answers from them, not from what floats).
+    ///
     /// - Complexity: O(*w* log *n*) for a window of *w* rows; the data source is
     ///   asked for the window's section titles (and, in editing mode, whether
     ///   its rows can be edited and moved).
@@ -70,11 +81,15 @@ extension TableView {
         func meets(_ span: (y: Double, height: Double)) -> Bool { span.height > 0 && span.y < bottom && span.y + span.height > top }
         var elements: [TableFrame.Element] = []
         var next = 0   // the first window row not yet placed
-        for s in layout.sections(from: top, to: bottom) {
+        let sections = layout.sections(from: top, to: bottom)
+        let floating = style == .plain ? floatingSpans(in: sections) : (header: nil, footer: nil)
+        for s in sections {
             let header = layout.span(ofHeader: s)
-            if meets(header) {
+            let pinnedHeader = floating.header.flatMap { $0.section == s ? $0.span : nil }
+            if pinnedHeader != nil || meets(header) {
                 let title = headerViews[s]?.text ?? dataSource?.tableView(self, titleForHeaderInSection: s)
-                elements.append(.init(kind: .header(section: s), span: VerticalSpan(y: header.y, height: header.height), title: title))
+                elements.append(.init(
+                    kind: .header(section: s), span: VerticalSpan(y: header.y, height: header.height), title: title, floatingSpan: pinnedHeader))
             }
             while next < windowRows.count, windowRows[next].section == s {
                 let path = windowRows[next]
@@ -84,27 +99,57 @@ extension TableView {
                 elements.append(.init(kind: .row(path), span: VerticalSpan(y: span.y, height: span.height), cell: frameCell(cell, at: path)))
             }
             let footer = layout.span(ofFooter: s)
-            if meets(footer) {
+            let pinnedFooter = floating.footer.flatMap { $0.section == s ? $0.span : nil }
+            if pinnedFooter != nil || meets(footer) {
                 let title = footerViews[s]?.text ?? dataSource?.tableView(self, titleForFooterInSection: s)
-                elements.append(.init(kind: .footer(section: s), span: VerticalSpan(y: footer.y, height: footer.height), title: title))
+                elements.append(.init(
+                    kind: .footer(section: s), span: VerticalSpan(y: footer.y, height: footer.height), title: title, floatingSpan: pinnedFooter))
             }
         }
         return TableFrame(
             contentOffset: contentOffset, viewportHeight: viewportHeight, contentHeight: contentHeight,
             numberOfSections: numberOfSections, elements: elements, sectionIndexTitles: indexTitles,
             searchText: searchFieldText, isEditing: isEditing,
-            searchScopeTitles: searchScopeTitles, selectedSearchScopeIndex: selectedSearchScopeIndex)
+            searchScopeTitles: searchScopeTitles, selectedSearchScopeIndex: selectedSearchScopeIndex, style: style)
+    }
+
+    /// Where a plain table's floating header and footer show: the header of
+    /// the section crossing the window's top edge (its natural place above
+    /// the edge), pinned at the edge but not below its section's end; the
+    /// footer of the section crossing the bottom edge, pinned at the edge but
+    /// not above its section's rows (its header stays clear). `sections` are
+    /// those meeting the window.
+    ///
+    /// - Complexity: O(log *s*): the first and last sections of the window only.
+    func floatingSpans(in sections: Range<Int>) -> (header: (section: Int, span: VerticalSpan)?, footer: (section: Int, span: VerticalSpan)?) {
+        guard let first = sections.first, let last = sections.last else { return (nil, nil) }
+        let top = contentOffset, bottom = contentOffset + viewportHeight
+        var result: (header: (section: Int, span: VerticalSpan)?, footer: (section: Int, span: VerticalSpan)?) = (nil, nil)
+        let firstSpan = layout.span(ofSection: first), header = layout[section: first].header
+        if header > 0, firstSpan.y < top, top < firstSpan.y + firstSpan.height {
+            result.header = (first, VerticalSpan(y: Swift.min(top, firstSpan.y + firstSpan.height - header), height: header))
+        }
+        let lastSpan = layout.span(ofSection: last), lastSection = layout[section: last]
+        let footer = lastSection.footer, rowsTop = lastSpan.y + lastSection.header
+        // Only while the section's rows show: never over its own header.
+        if footer > 0, rowsTop < bottom, bottom < lastSpan.y + lastSpan.height {
+            result.footer = (last, VerticalSpan(y: Swift.max(bottom - footer, rowsTop), height: footer))
+        }
+        return result
     }
 
     func frameCell(_ cell: TableViewCell, at path: TablePath) -> TableFrame.Cell {
-        var style = EditingStyle.none, reorder = false
+        var editingStyle = EditingStyle.none, reorder = false
         if isEditing, let dataSource, dataSource.tableView(self, canEditRowAt: path) {
-            style = delegate?.tableView(self, editingStyleForRowAt: path) ?? .delete
+            editingStyle = delegate?.tableView(self, editingStyleForRowAt: path) ?? .delete
             reorder = dataSource.tableView(self, canMoveRowAt: path)
         }
-        return TableFrame.Cell(
+        var frame = TableFrame.Cell(
             text: cell.text, detailText: cell.detailText, accessory: cell.accessory, lines: cell.textLines(),
-            isSelected: selected.contains(path), editingStyle: style, showsReorderControl: reorder)
+            isSelected: selected.contains(path), editingStyle: editingStyle, showsReorderControl: reorder,
+            style: cell.cellStyle, image: cell.image, indentationLevel: cell.indentationLevel, indentationWidth: cell.indentationWidth)
+        if let content = cell.contentConfiguration { content.apply(to: &frame) }
+        return frame
     }
 
     /// Hands the renderer the current frame if it differs from the one it

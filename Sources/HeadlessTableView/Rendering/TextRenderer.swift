@@ -164,13 +164,24 @@ public final class TextRenderer: TableRenderer {
         // when it has a height: a short header below a tall row is pushed
         // down a line rather than lost.
         var free = Int.min
-        for element in frame.elements where element.span.height > 0 {
+        let inset = frame.style == .insetGrouped && columns.content >= 12 ? 2 : 0
+        func draw(_ element: TableFrame.Element, top: Int, bottom: Int) {
+            for line in Swift.max(0, top)..<Swift.max(Swift.max(0, top), Swift.min(count, bottom)) {
+                let drawn = self.text(of: element, line: line - top, lines: bottom - top, frame: frame, columns: columns.content - 2 * inset)
+                body[line] = inset == 0 ? drawn : "  " + drawn + "  "
+            }
+        }
+        for element in frame.elements where element.span.height > 0 && !element.isFloating {
             let top = Swift.max(free, lineIndex(element.span.y - frame.contentOffset))
             let bottom = Swift.max(top + 1, lineIndex(element.span.y + element.span.height - frame.contentOffset))
             free = bottom
-            for line in Swift.max(0, top)..<Swift.max(Swift.max(0, top), Swift.min(count, bottom)) {
-                body[line] = text(of: element, line: line - top, isEditing: frame.isEditing, columns: columns.content)
-            }
+            draw(element, top: top, bottom: bottom)
+        }
+        // Floating headers and footers over what scrolls under them.
+        for element in frame.elements where element.shownSpan.height > 0 && element.isFloating {
+            let span = element.shownSpan
+            let top = lineIndex(span.y - frame.contentOffset)
+            draw(element, top: top, bottom: Swift.max(top + 1, lineIndex(span.y + span.height - frame.contentOffset)))
         }
         let index = indexColumn(frame.sectionIndexTitles ?? [], lines: count, width: columns.index)
         let scroll = scrollColumn(frame, lines: count, show: columns.scroll)
@@ -246,29 +257,37 @@ public final class TextRenderer: TableRenderer {
         return (0..<lines).map { (start..<start + thumb).contains($0) ? marks.thumb : marks.track }
     }
 
-    /// One line of an element, `columns` wide.
-    func text(of element: TableFrame.Element, line: Int, isEditing: Bool, columns: Int) -> String {
+    /// One line of an element that takes `lines` lines, `columns` wide.
+    func text(of element: TableFrame.Element, line: Int, lines: Int, frame: TableFrame, columns: Int) -> String {
         let ellipsis = marks.ellipsis
+        let blank = String(repeating: " ", count: Swift.max(0, columns))
         switch element.kind {
         case .header:
-            guard line == 0 else { return String(repeating: " ", count: columns) }
-            let rule = marks.rule
-            guard let title = element.title, !title.isEmpty else { return String(repeating: rule, count: columns) }
-            let text = rule + rule + " " + TerminalText.sanitized(title) + " "
-            let used = TerminalText.width(of: text)
-            guard used <= columns else { return TerminalText.fitting(text, into: columns, ellipsis: ellipsis) }
-            return text + String(repeating: rule, count: columns - used)
+            switch frame.style {
+            case .plain:
+                guard line == 0 else { return blank }
+                let rule = marks.rule
+                guard let title = element.title, !title.isEmpty else { return String(repeating: rule, count: columns) }
+                let text = rule + rule + " " + TerminalText.sanitized(title) + " "
+                let used = TerminalText.width(of: text)
+                guard used <= columns else { return TerminalText.fitting(text, into: columns, ellipsis: ellipsis) }
+                return text + String(repeating: rule, count: columns - used)
+            case .grouped, .insetGrouped:
+                // A group's title sits on the header's last line, just above its rows.
+                guard line == lines - 1, let title = element.title, !title.isEmpty else { return blank }
+                return TerminalText.fitting(" " + title, into: columns, ellipsis: ellipsis)
+            }
         case .footer:
-            guard line == 0, let title = element.title else { return String(repeating: " ", count: columns) }
+            guard line == 0, let title = element.title else { return blank }
             return TerminalText.fitting("  " + title, into: columns, ellipsis: ellipsis)
         case .row:
-            return rowText(element.cell ?? TableFrame.Cell(), line: line, isEditing: isEditing, columns: columns)
+            return rowText(element.cell ?? TableFrame.Cell(), line: line, lines: lines, isEditing: frame.isEditing, columns: columns)
         }
     }
 
     /// A row's line: the selection mark, the editing control, the content,
     /// the accessory and the reorder control, from left to right.
-    func rowText(_ cell: TableFrame.Cell, line: Int, isEditing: Bool, columns: Int) -> String {
+    func rowText(_ cell: TableFrame.Cell, line: Int, lines: Int = 1, isEditing: Bool, columns: Int) -> String {
         var left = cell.isSelected ? marks.selected : " "
         var right = ""
         if line == 0 {
@@ -291,15 +310,51 @@ public final class TextRenderer: TableRenderer {
             room = columns - TerminalText.width(of: left)
         }
         guard room > 0 else { return TerminalText.fitting(left, into: columns, ellipsis: "") }
-        let content: String
+        return left + content(of: cell, line: line, lines: lines, room: room) + right
+    }
+
+    /// A row's content on one of its lines, exactly `room` columns: the
+    /// indentation, the image, and the text and detail text laid out as the
+    /// cell's style lays them out — or the cell's own lines.
+    func content(of cell: TableFrame.Cell, line: Int, lines: Int, room: Int) -> String {
+        let ellipsis = marks.ellipsis
+        // A column per 5 points of indentation: two per level at UIKit's 10 points.
+        let points = Double(Swift.max(0, cell.indentationLevel)) * (cell.indentationWidth.isFinite ? Swift.max(0, cell.indentationWidth) : 0)
+        let indent = Int(Swift.min(Double(room - 1), (points / 5).rounded()))
+        var prefix = String(repeating: " ", count: Swift.max(0, indent))
+        var rest = room - prefix.count
         if let lines = cell.lines {
-            content = line < lines.count ? lines[line].rendered(width: room, ellipsis: marks.ellipsis) : String(repeating: " ", count: room)
-        } else if line == 0 {
-            content = Self.defaultLayout.render(["text": cell.text ?? "", "detail": cell.detailText ?? ""], width: room, ellipsis: marks.ellipsis)
-        } else {
-            content = String(repeating: " ", count: room)
+            return prefix + (line < lines.count ? lines[line].rendered(width: rest, ellipsis: ellipsis) : String(repeating: " ", count: rest))
         }
-        return left + content + right
+        if let image = cell.image, cell.style != .value2 {
+            let glyph = TerminalText.sanitized(image.glyph ?? marks.image)
+            let columns = Swift.min(2, Swift.max(1, TerminalText.width(of: glyph)))
+            if rest >= columns + 2 {
+                prefix += (line == 0 ? TerminalText.fitting(glyph, into: columns, ellipsis: "") : String(repeating: " ", count: columns)) + " "
+                rest -= columns + 1
+            }
+        }
+        let text = TerminalText.sanitized(cell.text ?? ""), detail = TerminalText.sanitized(cell.detailText ?? "")
+        let alignment: TerminalText.Alignment = cell.textAlignment == .center ? .center : .left
+        switch cell.style {
+        case .subtitle where lines >= 2 && !detail.isEmpty:
+            // The detail text on the second line, under the text.
+            switch line {
+            case 0: return prefix + TerminalText.fitting(text, into: rest, alignment: alignment, ellipsis: ellipsis)
+            case 1: return prefix + TerminalText.fitting(detail, into: rest, alignment: alignment, ellipsis: ellipsis)
+            default: return prefix + String(repeating: " ", count: rest)
+            }
+        case .value2 where rest >= 3:
+            // The text narrow on the left, right-aligned; the detail text after it.
+            guard line == 0 else { return prefix + String(repeating: " ", count: rest) }
+            let label = Swift.max(1, rest * 3 / 10)
+            return prefix + TerminalText.fitting(text, into: label, alignment: .right, ellipsis: ellipsis) + " "
+                + TerminalText.fitting(detail, into: rest - label - 1, ellipsis: ellipsis)
+        default:
+            guard line == 0 else { return prefix + String(repeating: " ", count: rest) }
+            if detail.isEmpty && alignment != .left { return prefix + TerminalText.fitting(text, into: rest, alignment: alignment, ellipsis: ellipsis) }
+            return prefix + Self.defaultLayout.render(["text": text, "detail": detail], width: rest, ellipsis: ellipsis)
+        }
     }
 
     /// Text at the left, detail text at the right.
@@ -309,7 +364,7 @@ public final class TextRenderer: TableRenderer {
 
     /// The characters of a style.
     struct Marks {
-        var ellipsis, rule, selected, delete, insert, reorder, track, thumb, indexDot: String
+        var ellipsis, rule, selected, delete, insert, reorder, track, thumb, indexDot, image: String
         var disclosure, checkmark, detail, detailDisclosure: String
 
         func accessory(_ accessory: CellAccessory) -> String? {
@@ -323,10 +378,10 @@ public final class TextRenderer: TableRenderer {
         }
 
         static let box = Marks(
-            ellipsis: "…", rule: "─", selected: "▌", delete: "⊖", insert: "⊕", reorder: "≡", track: "│", thumb: "█", indexDot: "•",
+            ellipsis: "…", rule: "─", selected: "▌", delete: "⊖", insert: "⊕", reorder: "≡", track: "│", thumb: "█", indexDot: "•", image: "▪",
             disclosure: "›", checkmark: "✓", detail: "ⓘ", detailDisclosure: "ⓘ›")
         static let ascii = Marks(
-            ellipsis: "...", rule: "-", selected: ">", delete: "-", insert: "+", reorder: "=", track: "|", thumb: "#", indexDot: ".",
+            ellipsis: "...", rule: "-", selected: ">", delete: "-", insert: "+", reorder: "=", track: "|", thumb: "#", indexDot: ".", image: "*",
             disclosure: ">", checkmark: "v", detail: "i", detailDisclosure: "i>")
     }
 }

@@ -131,28 +131,77 @@ public enum CellAccessory: String, Codable, Hashable, Sendable, CaseIterable {
     case none, disclosureIndicator, detailDisclosureButton, checkmark, detailButton
 }
 
-/// A table's cell: a text, a detail text and an accessory, plus whatever a
+/// A table's cell: a text, a detail text, an image and an accessory in one of
+/// UIKit's four cell styles — or a content configuration — plus whatever a
 /// subclass adds; the table sets its selection and editing state.
 ///
 /// ```swift
+/// let cell = TableViewCell(style: .subtitle, reuseIdentifier: "entry")
+/// cell.text = "Fog on the river"
+/// cell.detailText = "08:10"
+/// cell.image = CellImage(named: "photo", glyph: "▣")
+///
+/// var content = cell.defaultContentConfiguration()   // or .subtitleCell(), .valueCell()
+/// content.text = "Night train"
+/// content.secondaryText = "23:02"
+/// cell.contentConfiguration = content
+/// ```
+///
+/// A registered class is made with ``init(reuseIdentifier:)``, in the
+/// `.default` style; a subclass picks another as a UIKit subclass does:
+///
+/// ```swift
 /// final class EntryCell: TableViewCell {
-///     var date = ""
-///     override func prepareForReuse() { super.prepareForReuse(); date = "" }
+///     required init(reuseIdentifier: String?) { super.init(style: .subtitle, reuseIdentifier: reuseIdentifier) }
+///     required init(from decoder: any Decoder) throws { try super.init(from: decoder) }
 /// }
 /// ```
 open class TableViewCell: TableReusableView {
+    /// How a cell lays out its text, detail text and image — UIKit's
+    /// `UITableViewCell.CellStyle`.
+    public enum CellStyle: String, Codable, Hashable, Sendable, CaseIterable {
+        /// The text on the left, after the image. (UIKit's has no detail
+        /// label; a detail text set anyway shows at the right, as before
+        /// cell styles existed here.)
+        case `default`
+        /// The text on the left, the detail text on the right, right-aligned
+        /// (Settings).
+        case value1
+        /// The text in a narrow column on the left, right-aligned, and the
+        /// detail text after it (Contacts); no image.
+        case value2
+        /// The text, and the detail text below it.
+        case subtitle
+    }
+
+    /// The cell's style, given when it is made.
+    public let cellStyle: CellStyle
     open var text: String?
     open var detailText: String?
+    /// The image before the text (UIKit's `imageView.image`); nil for none.
+    open var image: CellImage?
     open var accessory: CellAccessory = .none
+    /// How deep the content is indented, in levels of ``indentationWidth``
+    /// (UIKit's `indentationLevel`). The delegate's
+    /// ``TableViewDelegate/tableView(_:indentationLevelForRowAt:)``, when it
+    /// gives one, sets it before the cell shows. A negative level is drawn as 0.
+    open var indentationLevel = 0
+    /// The points of one level of indentation (default 10, as UIKit).
+    open var indentationWidth: Double = 10
+    /// What the cell shows, as a value — UIKit's `contentConfiguration`: when
+    /// set, the frame shows its text, secondary text, image and layout in
+    /// place of ``text``, ``detailText``, ``image`` and the cell's style.
+    /// Nil (the default) for those.
+    open var contentConfiguration: ListContentConfiguration?
     /// The height the cell wants when the table's row height is
     /// ``TableView/automaticDimension``; nil for its template's, else the
     /// table's estimate. A finite number ≥ 0: the table refuses anything else
     /// (``TableViewError/invalidGeometry(_:)``) when it measures the cell.
     open var preferredHeight: Double?
 
-    /// The cell's own line layout for a text renderer, in place of the default
-    /// (text, then detail text at the right): one ``TextLine`` per line,
-    /// top down. Nil, the default, for the default layout.
+    /// The cell's own line layout for a text renderer, in place of the
+    /// style's layout: one ``TextLine`` per line, top down. Nil, the default,
+    /// for the style's layout.
     ///
     /// ```swift
     /// static let layout: TextLineTemplate = "{title} {date:>12}"
@@ -160,12 +209,32 @@ open class TableViewCell: TableReusableView {
     /// ```
     open func textLines() -> [TextLine]? { nil }
 
+    /// A configuration for the cell's style, empty, to fill and set as
+    /// ``contentConfiguration``: ``ListContentConfiguration/subtitleCell()``
+    /// for `.subtitle`, ``ListContentConfiguration/valueCell()`` for `.value1`
+    /// and `.value2`, else ``ListContentConfiguration/cell()``.
+    open func defaultContentConfiguration() -> ListContentConfiguration {
+        switch cellStyle {
+        case .default: .cell()
+        case .subtitle: .subtitleCell()
+        case .value1, .value2: .valueCell()
+        }
+    }
+
     /// Whether the row the cell shows is selected (set by the table).
     public internal(set) var isSelected = false
     /// Whether the table is in editing mode (set by the table).
     public internal(set) var isEditing = false
 
+    /// A cell of the `.default` style — how a table makes cells of a registered class.
     public required init(reuseIdentifier: String?) {
+        cellStyle = .default
+        super.init(reuseIdentifier: reuseIdentifier)
+    }
+
+    /// A cell of a style — UIKit's `init(style:reuseIdentifier:)`.
+    public init(style: CellStyle, reuseIdentifier: String?) {
+        cellStyle = style
         super.init(reuseIdentifier: reuseIdentifier)
     }
 
@@ -177,15 +246,22 @@ open class TableViewCell: TableReusableView {
         isEditing = false
     }
 
-    enum CellKeys: String, CodingKey { case text, detailText, accessory, preferredHeight }
+    enum CellKeys: String, CodingKey {
+        case text, detailText, accessory, preferredHeight, style, image, indentationLevel, indentationWidth, contentConfiguration
+    }
 
     public required init(from decoder: any Decoder) throws {
-        try super.init(from: decoder)
         let container = try decoder.container(keyedBy: CellKeys.self)
+        cellStyle = try container.decodeIfPresent(CellStyle.self, forKey: .style) ?? .default
+        try super.init(from: decoder)
         text = try container.decodeIfPresent(String.self, forKey: .text)
         detailText = try container.decodeIfPresent(String.self, forKey: .detailText)
         accessory = try container.decodeIfPresent(CellAccessory.self, forKey: .accessory) ?? .none
         preferredHeight = try container.decodeIfPresent(Double.self, forKey: .preferredHeight)
+        image = try container.decodeIfPresent(CellImage.self, forKey: .image)
+        indentationLevel = try container.decodeIfPresent(Int.self, forKey: .indentationLevel) ?? 0
+        indentationWidth = try container.decodeIfPresent(Double.self, forKey: .indentationWidth) ?? 10
+        contentConfiguration = try container.decodeIfPresent(ListContentConfiguration.self, forKey: .contentConfiguration)
     }
 
     open override func encode(to encoder: any Encoder) throws {
@@ -195,6 +271,41 @@ open class TableViewCell: TableReusableView {
         try container.encodeIfPresent(detailText, forKey: .detailText)
         if accessory != .none { try container.encode(accessory, forKey: .accessory) }
         try container.encodeIfPresent(preferredHeight, forKey: .preferredHeight)
+        if cellStyle != .default { try container.encode(cellStyle, forKey: .style) }
+        try container.encodeIfPresent(image, forKey: .image)
+        if indentationLevel != 0 { try container.encode(indentationLevel, forKey: .indentationLevel) }
+        if indentationWidth != 10 { try container.encode(indentationWidth, forKey: .indentationWidth) }
+        try container.encodeIfPresent(contentConfiguration, forKey: .contentConfiguration)
+    }
+}
+
+/// An image a cell shows before its text: a name (an asset's or a symbol's,
+/// for a UI layer to look up) and the glyph a text renderer draws for it.
+///
+/// ```swift
+/// cell.image = CellImage(named: "star.fill", glyph: "★")
+/// cell.image = CellImage(glyph: "♪")
+/// ```
+///
+/// ``TextRenderer`` draws the glyph in one column (two for a wide
+/// character), then a space; an image without a glyph is drawn as `▪` (`*`
+/// in ASCII).
+public struct CellImage: Codable, Hashable, Sendable {
+    /// The image's name; nil for a glyph alone.
+    public var name: String?
+    /// What a text renderer draws; nil for its placeholder.
+    public var glyph: String?
+
+    /// An image by name, and the glyph a text renderer draws for it.
+    public init(named name: String, glyph: String? = nil) {
+        self.name = name
+        self.glyph = glyph
+    }
+
+    /// An image that is a glyph.
+    public init(glyph: String) {
+        self.name = nil
+        self.glyph = glyph
     }
 }
 

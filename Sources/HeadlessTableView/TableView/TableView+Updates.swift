@@ -223,6 +223,11 @@ extension TableView {
         }
         let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
         let saved = shown
+        // The reader's place (``anchoring``): the anchor row followed through the batch.
+        var anchor = anchorBeforeChange()
+        if case .row(let path, let y) = anchor {
+            anchor = Self.survivingRow(from: path, mapping, countsBefore: rowCounts, countsAfter: counts).map { _Anchor.row($0, y) } ?? .offset
+        }
         layout = try updatedLayout(mapping, counts: counts)
         rowCounts = counts
         indexTitles = dataSource.sectionIndexTitles(for: self)
@@ -263,9 +268,9 @@ extension TableView {
             throw error
         }
         for row in refreshed { layout.setHeight(row.height, ofRow: row.path) }
-        contentOffset = clampedOffset(contentOffset)
+        contentOffset = anchoredOffset(anchor)
         do {
-            try fillWindow(leaving: leaving)
+            try fillWindow(leaving: leaving, anchor: anchor)
         } catch {
             // Putting the window back may have given a row another cell (the
             // data source's, when it did not hand back the row's own): the
@@ -311,6 +316,7 @@ extension TableView {
         guard !isBusy else { throw TableViewError.busy }
         try checkGeometrySettings()
         let refreshed = try refreshedCells(at: paths)
+        let anchor = anchorBeforeChange()
         // New heights first: the window is filled again for them.
         var oldHeights: [(TablePath, Double)] = []
         for row in refreshed {
@@ -322,9 +328,9 @@ extension TableView {
         }
         if !oldHeights.isEmpty {
             let oldOffset = contentOffset
-            contentOffset = clampedOffset(contentOffset)
+            contentOffset = anchoredOffset(anchor)
             do {
-                try fillWindow(leaving: [])
+                try fillWindow(leaving: [], anchor: anchor)
             } catch {
                 for (path, old) in oldHeights.reversed() { layout.setHeight(old, ofRow: path) }
                 contentOffset = oldOffset

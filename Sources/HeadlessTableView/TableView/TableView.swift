@@ -39,6 +39,42 @@ public final class TableView {
     /// A row height: measured from each cell as it is shown.
     public static let automaticDimension: Double = -1
 
+    /// How a table sets its sections apart — UIKit's `UITableView.Style`,
+    /// given when the table is made (``init(viewportHeight:style:reusePool:)``)
+    /// and fixed afterwards.
+    public enum Style: String, Hashable, Sendable, CaseIterable {
+        /// Rows one after another; a section's header and footer float: the
+        /// header of the section at the window's top is pinned there (the
+        /// next section's header pushes it up), the footer of the section at
+        /// its bottom pinned there. Sections without a title have no header.
+        case plain
+        /// Each section a group: every section has a header and a footer
+        /// (``TableView/sectionHeaderHeight`` and
+        /// ``TableView/sectionFooterHeight``, titled or not), which scroll
+        /// with the content.
+        case grouped
+        /// As ``grouped``, each group inset from the table's edges (UIKit
+        /// rounds its corners).
+        case insetGrouped
+    }
+
+    /// Whether the table keeps what the reader sees in place when rows
+    /// change above it (see ``anchoring``).
+    public enum Anchoring: String, Hashable, Sendable, CaseIterable {
+        /// UIKit's behaviour: the content offset stays, and the content moves
+        /// under it.
+        case none
+        /// The first visible row stays where it is in the window — through
+        /// inserts, deletes, moves and height changes above it, and row
+        /// heights measured as rows enter the window; if it is deleted, the
+        /// next row that stays takes its place.
+        case firstVisibleRow
+        /// A chat: at the bottom of the content, the window stays at the
+        /// bottom as rows arrive or change; scrolled up, the first visible row
+        /// stays, as with ``firstVisibleRow``.
+        case bottom
+    }
+
     public enum EditingStyle: Hashable, Sendable { case none, delete, insert }
     /// Where ``scrollToRow(at:at:)`` puts the row: at the window's top, middle
     /// or bottom, or just into view.
@@ -53,9 +89,21 @@ public final class TableView {
     public var rowHeight: Double = 44
     /// Rows' height until they are measured, with ``automaticDimension``.
     public var estimatedRowHeight: Double = 44
-    /// Header and footer heights for sections with a title.
-    public var sectionHeaderHeight: Double = 28
-    public var sectionFooterHeight: Double = 28
+    /// The table's style, given when it was made.
+    public let style: Style
+    /// Whether the table keeps the reader's place when rows change above the
+    /// window (default ``Anchoring/none``, as UIKit).
+    public var anchoring: Anchoring = .none
+    /// The height of a section's header: in a ``Style/plain`` table, of
+    /// sections with a title (28 by default); in the grouped styles, of
+    /// every section (18 by default, UIKit's spacing between groups). The
+    /// delegate's ``TableViewDelegate/tableView(_:heightForHeaderInSection:)``
+    /// overrides it.
+    public var sectionHeaderHeight: Double
+    /// The height of a section's footer, as ``sectionHeaderHeight`` is of its
+    /// header (28 in a plain table, for sections with a footer title; 18 for
+    /// every section in the grouped styles).
+    public var sectionFooterHeight: Double
     public var allowsSelection = true
     public var allowsMultipleSelection = false
 
@@ -109,7 +157,8 @@ public final class TableView {
     /// that dequeuing reads.
     var cellMaking = _CellMaking()
 
-    /// A table with a window `viewportHeight` high, and its own reuse pool or a shared one.
+    /// A ``Style/plain`` table with a window `viewportHeight` high, and its
+    /// own reuse pool or a shared one.
     ///
     /// A `viewportHeight` that is NaN, infinite or negative is kept as given
     /// — as a bad ``rowHeight`` is — and refused by the first operation that
@@ -117,9 +166,24 @@ public final class TableView {
     /// ``reconfigureRows(at:)``) with ``TableViewError/invalidGeometry(_:)``
     /// naming the viewport height, the table left empty;
     /// ``setViewportHeight(_:)`` replaces it.
-    public init(viewportHeight: Double = 480, reusePool: ReusePool = ReusePool()) {
+    public convenience init(viewportHeight: Double = 480, reusePool: ReusePool = ReusePool()) {
+        self.init(viewportHeight: viewportHeight, style: .plain, reusePool: reusePool)
+    }
+
+    /// A table of a style — UIKit's `init(frame:style:)`: a window
+    /// `viewportHeight` high, and its own reuse pool or a shared one.
+    ///
+    /// The style sets the defaults of ``sectionHeaderHeight`` and
+    /// ``sectionFooterHeight`` (28 in a plain table, 18 in the grouped
+    /// styles) and cannot change afterwards. A bad `viewportHeight` is kept
+    /// and refused later, as with ``init(viewportHeight:reusePool:)``.
+    public init(viewportHeight: Double = 480, style: Style, reusePool: ReusePool = ReusePool()) {
         self.viewportHeight = viewportHeight
         self.reusePool = reusePool
+        self.style = style
+        let sectionHeight: Double = style == .plain ? 28 : 18
+        sectionHeaderHeight = sectionHeight
+        sectionFooterHeight = sectionHeight
     }
 
     /// A height setting as the layout takes it: ``automaticDimension`` (and,
@@ -236,6 +300,7 @@ public final class TableView {
             _TableLayout.Section(header: try headerHeight(s), rows: try initialHeights(section: s, count: counts[s]), footer: try footerHeight(s))
         })
         defer { displayIfNeeded() }
+        let wasAtBottom = isAtBottom
         batch.discardChanges()
         rowCounts = counts
         layout = newLayout
@@ -252,8 +317,10 @@ public final class TableView {
         windowRows = []
         for (s, view) in headerViews { reusePool.enqueue(view); headerViews[s] = nil }
         for (s, view) in footerViews { reusePool.enqueue(view); footerViews[s] = nil }
-        contentOffset = clampedOffset(contentOffset)
-        try fillWindow(leaving: [])
+        // A chat at the bottom stays there; otherwise the offset stays (UIKit).
+        let anchor: _Anchor = anchoring == .bottom && wasAtBottom ? .bottom : .offset
+        contentOffset = anchoredOffset(anchor)
+        try fillWindow(leaving: [], anchor: anchor)
     }
 
     /// The most rows a section may have: enough for any table, and a bound on
@@ -299,14 +366,20 @@ public final class TableView {
         if let h = delegate?.tableView(self, heightForHeaderInSection: s) {
             return try Self.checkedGeometry(h, "the delegate's header height for section \(s)")
         }
-        return dataSource?.tableView(self, titleForHeaderInSection: s) != nil ? Self.sanitized(sectionHeaderHeight) : 0
+        switch style {
+        case .plain: return dataSource?.tableView(self, titleForHeaderInSection: s) != nil ? Self.sanitized(sectionHeaderHeight) : 0
+        case .grouped, .insetGrouped: return Self.sanitized(sectionHeaderHeight)
+        }
     }
 
     func footerHeight(_ s: Int) throws(TableViewError) -> Double {
         if let h = delegate?.tableView(self, heightForFooterInSection: s) {
             return try Self.checkedGeometry(h, "the delegate's footer height for section \(s)")
         }
-        return dataSource?.tableView(self, titleForFooterInSection: s) != nil ? Self.sanitized(sectionFooterHeight) : 0
+        switch style {
+        case .plain: return dataSource?.tableView(self, titleForFooterInSection: s) != nil ? Self.sanitized(sectionFooterHeight) : 0
+        case .grouped, .insetGrouped: return Self.sanitized(sectionFooterHeight)
+        }
     }
 
     /// A row's height before it is shown: the delegate's, else the fixed
@@ -363,10 +436,11 @@ public final class TableView {
         try checkGeometrySettings(includingViewport: false)
         defer { displayIfNeeded() }
         let (oldHeight, oldOffset) = (viewportHeight, contentOffset)
+        let anchor: _Anchor = anchoring == .bottom && isAtBottom ? .bottom : .offset
         viewportHeight = height
         do {
-            contentOffset = clampedOffset(contentOffset)
-            try fillWindow(leaving: [])
+            contentOffset = anchoredOffset(anchor)
+            try fillWindow(leaving: [], anchor: anchor)
         } catch {
             (viewportHeight, contentOffset) = (oldHeight, oldOffset)
             throw error
@@ -390,7 +464,8 @@ public final class TableView {
         let old = contentOffset
         contentOffset = clampedOffset(offset)
         do {
-            try fillWindow(leaving: [])
+            // Anchored, rows measured as they enter move what was shown no more.
+            try fillWindow(leaving: [], anchor: anchoring == .none ? .offset : .keptRow)
         } catch {
             contentOffset = old
             throw error
@@ -399,6 +474,74 @@ public final class TableView {
 
     func clampedOffset(_ offset: Double) -> Double {
         Swift.max(0, Swift.min(offset, layout.contentHeight - viewportHeight))
+    }
+
+    // MARK: Keeping the reader's place
+
+    /// How the window is held while the layout changes under it.
+    enum _Anchor: Equatable {
+        /// The offset stays (within the content).
+        case offset
+        /// A row's top stays this far below the window's top.
+        case row(TablePath, Double)
+        /// The window stays at the content's bottom.
+        case bottom
+        /// While scrolling: the first row of the new window that was in the
+        /// old one (else the new window's first row) stays where it is.
+        case keptRow
+    }
+
+    /// Whether the window is at the content's bottom (or the content is no
+    /// taller than the window).
+    var isAtBottom: Bool {
+        let end = layout.contentHeight - viewportHeight
+        return contentOffset >= end - 1e-9 * Swift.max(1, Swift.abs(end))
+    }
+
+    /// The offset that holds `anchor`, within the content.
+    func anchoredOffset(_ anchor: _Anchor) -> Double {
+        switch anchor {
+        case .offset, .keptRow: clampedOffset(contentOffset)
+        case .row(let path, let y): clampedOffset(layout.span(ofRow: path).y - y)
+        case .bottom: clampedOffset(layout.contentHeight - viewportHeight)
+        }
+    }
+
+    /// Where to hold the window through a change, by ``anchoring``, before
+    /// the change (the row in the coordinates before it).
+    func anchorBeforeChange() -> _Anchor {
+        switch anchoring {
+        case .none: return .offset
+        case .bottom where isAtBottom: return .bottom
+        case .bottom, .firstVisibleRow:
+            guard let first = windowRows.first else { return .offset }
+            return .row(first, layout.span(ofRow: first).y - contentOffset)
+        }
+    }
+
+    /// The anchor row after a batch: the row itself where it went, else the
+    /// next row (in the order before the batch) that stays; in a reloaded
+    /// section, its row at the same index (or the last).
+    ///
+    /// - Complexity: O(*k* + *s*) lookups at most for a batch of *k* changes
+    ///   over *s* sections (deleted sections are skipped whole).
+    static func survivingRow(from path: TablePath, _ mapping: BatchMapping, countsBefore: [Int], countsAfter: [Int]) -> TablePath? {
+        var s = path.section, r = path.row
+        while s < countsBefore.count {
+            if let t = mapping.newSection(forOld: s) {
+                if mapping.isSectionReloaded(old: s) {
+                    if r < countsBefore[s] && countsAfter[t] > 0 { return TablePath(row: Swift.min(r, countsAfter[t] - 1), section: t) }
+                } else {
+                    while r < countsBefore[s] {
+                        if let p = mapping.newIndexPath(forOld: TablePath(row: r, section: s)) { return p }
+                        r += 1
+                    }
+                }
+            }
+            s += 1
+            r = 0
+        }
+        return nil
     }
 
     /// Scrolls so that a row shows where asked.
@@ -430,8 +573,14 @@ public final class TableView {
     /// is as it was. Otherwise the cells of rows that left the window — and
     /// `leaving`, cells of rows an update removed — go back to the pool, and
     /// the delegate hears of both.
-    func fillWindow(leaving updateLeaving: [(TablePath, TableViewCell)]) throws {
+    func fillWindow(leaving updateLeaving: [(TablePath, TableViewCell)], anchor: _Anchor = .offset) throws {
         guard !isBusy else { throw TableViewError.busy }
+        var anchor = anchor
+        if anchor == .keptRow {
+            let rows = layout.rows(from: contentOffset, to: contentOffset + viewportHeight)
+            let kept = rows.first { cells[$0] != nil } ?? rows.first
+            anchor = kept.map { .row($0, layout.span(ofRow: $0).y - contentOffset) } ?? .offset
+        }
         isBusy = true
         var window = cells
         var made: [TablePath: TableViewCell] = [:]
@@ -474,7 +623,10 @@ public final class TableView {
                     }
                 }
                 if !moved { break }
-                offset = clampedOffset(offset)
+                switch anchor {
+                case .offset, .keptRow: offset = clampedOffset(offset)
+                case .row, .bottom: offset = anchoredOffset(anchor)
+                }
             }
         } catch {
             for (path, old) in measured.reversed() { layout.setHeight(old, ofRow: path) }
@@ -556,6 +708,7 @@ public final class TableView {
         }
         for dequeued in cellMaking.dequeuedMeanwhile where dequeued !== cell { reusePool.enqueue(dequeued) }
         guard let cell else { throw TableViewError.noCell(path) }
+        if let level = delegate?.tableView(self, indentationLevelForRowAt: path) { cell.indentationLevel = level }
         return cell
     }
 

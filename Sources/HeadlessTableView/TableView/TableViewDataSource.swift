@@ -88,6 +88,12 @@ public protocol TableViewDelegate: AnyObject {
     /// rows the data source cannot edit show none).
     func tableView(_ tableView: TableView, editingStyleForRowAt indexPath: TablePath) -> TableView.EditingStyle
 
+    /// A row's indentation level (UIKit's `indentationLevelForRowAt`, the
+    /// "depth of row for hierarchies"): set as the cell's
+    /// ``TableViewCell/indentationLevel`` each time the data source makes or
+    /// configures the row's cell. Nil (the default) leaves the cell's own.
+    func tableView(_ tableView: TableView, indentationLevelForRowAt indexPath: TablePath) -> Int?
+
     /// A cell is about to enter the window, or has left it.
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: TablePath)
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: TablePath)
@@ -105,6 +111,7 @@ extension TableViewDelegate {
     public func tableView(_ tableView: TableView, willDeselectRowAt indexPath: TablePath) -> TablePath? { indexPath }
     public func tableView(_ tableView: TableView, didDeselectRowAt indexPath: TablePath) {}
     public func tableView(_ tableView: TableView, editingStyleForRowAt indexPath: TablePath) -> TableView.EditingStyle { .delete }
+    public func tableView(_ tableView: TableView, indentationLevelForRowAt indexPath: TablePath) -> Int? { nil }
     public func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: TablePath) {}
     public func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: TablePath) {}
 }
