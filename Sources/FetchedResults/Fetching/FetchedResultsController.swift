@@ -157,6 +157,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     var batchCache = _BatchCache<R>(capacity: 4)
     /// The folded text searches asked for (see `startIndexing(_:)`).
     var searchIndexes: [_SearchIndexSlot<R>] = []
+    /// How many batches were read, on demand and ahead (`FetchedResultsController+Prefetching.swift`).
+    package internal(set) var batchReads = _BatchReads()
 
     /// A controller of a request's results in a context, in sections by a key
     /// path's value (one section without), its results kept under a cache
@@ -399,6 +401,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         let size = max(fetchRequest.fetchBatchSize, 1)
         let batch = position / size
         let records = batchCache.batch(batch) {
+            batchReads.onDemand += 1
             let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
             return range.map { context.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
         }

@@ -46,6 +46,8 @@ public final class TableView {
 
     public weak var dataSource: (any TableViewDataSource)?
     public weak var delegate: (any TableViewDelegate)?
+    /// Told of the rows about to enter the window (see ``TableViewDataSourcePrefetching``).
+    public weak var prefetchDataSource: (any TableViewDataSourcePrefetching)?
     /// The registrations and reuse queues (shared with a search results table).
     public let reusePool: ReusePool
 
@@ -108,6 +110,10 @@ public final class TableView {
     /// The cell being made and the window being filled: the state machine
     /// that dequeuing reads.
     var cellMaking = _CellMaking()
+    /// The rows announced to the prefetch data source (`TableView+Prefetching.swift`).
+    var prefetching = _Prefetching()
+    /// The batches the renderer is still showing, and what waits for them (`TableView+Completions.swift`).
+    var animation = _BatchAnimation()
 
     /// A table with a window `viewportHeight` high, and its own reuse pool or a shared one.
     ///
@@ -253,7 +259,9 @@ public final class TableView {
         for (s, view) in headerViews { reusePool.enqueue(view); headerViews[s] = nil }
         for (s, view) in footerViews { reusePool.enqueue(view); footerViews[s] = nil }
         contentOffset = clampedOffset(contentOffset)
+        cancelAllPrefetching()
         try fillWindow(leaving: [])
+        updatePrefetching(scrolledBy: 0)
     }
 
     /// The most rows a section may have: enough for any table, and a bound on
@@ -395,6 +403,7 @@ public final class TableView {
             contentOffset = old
             throw error
         }
+        updatePrefetching(scrolledBy: contentOffset - old)
     }
 
     func clampedOffset(_ offset: Double) -> Double {
