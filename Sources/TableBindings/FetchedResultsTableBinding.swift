@@ -36,7 +36,7 @@ import TableDiff
 /// observers can follow one controller.
 ///
 /// **Prefetching.** The binding is the table's prefetch data source too: the
-/// rows the table announces (``TableView/prefetchDistance`` beyond the window,
+/// rows the table announces (`TableView.prefetchDistance` beyond the window,
 /// in the direction of the scroll) have their batch read ahead
 /// (`FetchedResultsController.prefetchObjects(at:)`), so that with a
 /// `fetchBatchSize` a scroll of up to the prefetch distance a step never reads
