@@ -66,6 +66,17 @@ private final class SlowRenderer: AcknowledgingTableRenderer {
         }
         #expect(calls == [true, false])
         #expect(table.numberOfRows(inSection: 0) == 4)
+        // A completion nested in a batch whose block throws gets false, once.
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try table.performBatchUpdates {
+                try table.performBatchUpdates({}, completion: { calls.append($0) })
+                throw Refused()
+            }
+        }
+        #expect(calls == [true, false, false])
+        try table.performBatchUpdates({}, completion: { calls.append($0) })
+        #expect(calls == [true, false, false, true])
     }
 
     @Test func updatesWhileABatchShowsAreQueuedAndTheTableAnswersForWhatIsShown() throws {

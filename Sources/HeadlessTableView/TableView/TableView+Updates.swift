@@ -62,6 +62,8 @@ extension TableView {
         } catch {
             // The block's changes are dropped — and only them, in a nested batch.
             batch = saved
+            // An outermost batch dropped: the completions of batches nested in it get false.
+            if updateDepth == 0 { settleNestedCompletions(applied: false) }
             throw error
         }
         try endUpdates()
