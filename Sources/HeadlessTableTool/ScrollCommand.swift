@@ -8,14 +8,19 @@ import ToolArguments
 ///
 /// Builds a table — of DATA's objects (a JSON array), or of N generated rows —
 /// scrolls it top to bottom, and prints what reuse did: frames, cells created
-/// and reused, the most cells alive and the most rows visible at once, and the
-/// time per frame.
+/// and reused, the most cells alive and the most rows visible at once, what
+/// prefetching announced, and the time per frame.
 enum ScrollCommand {
     /// A table of rows whose cells show a text each; heights fixed or from a seeded generator.
-    final class Rows: TableViewDataSource, TableViewDelegate {
+    final class Rows: TableViewDataSource, TableViewDelegate, TableViewDataSourcePrefetching {
         let texts: (Int) -> String
         let count: Int
         let heights: [Double]?
+        /// Rows announced and neither shown nor cancelled since.
+        var announced: Set<TablePath> = []
+        /// Whether cells are being made for a scroll (not the first window).
+        var isScrolling = false
+        var prefetched = 0, cancelled = 0, shownUnannounced = 0
 
         init(count: Int, heights: [Double]?, texts: @escaping (Int) -> String) {
             self.count = count
@@ -28,7 +33,18 @@ enum ScrollCommand {
         func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
             let cell = try tableView.dequeueReusableCell(withIdentifier: "row", for: indexPath)
             cell.text = texts(indexPath.row)
+            if announced.remove(indexPath) == nil, isScrolling { shownUnannounced += 1 }
             return cell
+        }
+
+        func tableView(_ tableView: TableView, prefetchRowsAt indexPaths: [TablePath]) {
+            prefetched += indexPaths.count
+            announced.formUnion(indexPaths)
+        }
+
+        func tableView(_ tableView: TableView, cancelPrefetchingForRowsAt indexPaths: [TablePath]) {
+            cancelled += indexPaths.count
+            announced.subtract(indexPaths)
         }
 
         func tableView(_ tableView: TableView, heightForRowAt indexPath: TablePath) -> Double? { heights?[indexPath.row] }
@@ -36,10 +52,14 @@ enum ScrollCommand {
 
     struct Statistics: Equatable {
         var rows = 0, frames = 0, cellsCreated = 0, cellsReused = 0, maxLiveCells = 0, maxVisibleRows = 0
+        /// Rows announced to the prefetch data source, announcements cancelled,
+        /// and rows shown while scrolling that were not announced.
+        var prefetched = 0, prefetchCancelled = 0, shownUnannounced = 0
         var frameTimes: [Double] = []
 
         var json: String {
-            "{\"rows\":\(rows),\"frames\":\(frames),\"cellsCreated\":\(cellsCreated),\"cellsReused\":\(cellsReused),\"maxLiveCells\":\(maxLiveCells),\"maxVisibleRows\":\(maxVisibleRows)}"
+            "{\"rows\":\(rows),\"frames\":\(frames),\"cellsCreated\":\(cellsCreated),\"cellsReused\":\(cellsReused),\"maxLiveCells\":\(maxLiveCells),\"maxVisibleRows\":\(maxVisibleRows),"
+                + "\"prefetched\":\(prefetched),\"prefetchCancelled\":\(prefetchCancelled),\"shownUnannounced\":\(shownUnannounced)}"
         }
     }
 
@@ -109,6 +129,7 @@ enum ScrollCommand {
                 scrolled \(statistics.rows) rows top to bottom in \(statistics.frames) frames (viewport \(points(height)), step \(points(stepSize)))
                 cells created: \(statistics.cellsCreated), reused: \(statistics.cellsReused)
                 most cells alive: \(statistics.maxLiveCells); most rows visible: \(statistics.maxVisibleRows)
+                prefetched: \(statistics.prefetched) rows, \(statistics.prefetchCancelled) cancelled; shown unannounced: \(statistics.shownUnannounced)
                 time per frame: \(duration(median)) median, \(duration(sorted.last ?? 0)) at most
 
                 """)
@@ -124,7 +145,9 @@ enum ScrollCommand {
         try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
         table.dataSource = rows
         table.delegate = rows
+        table.prefetchDataSource = rows
         try table.reloadData()
+        rows.isScrolling = true
         var statistics = Statistics(rows: rows.count, frames: 1, maxVisibleRows: table.indexPathsForVisibleRows.count)
         let end = max(0, table.contentHeight - viewport)
         let frames = (end / step).rounded(.up) + 1
@@ -151,6 +174,7 @@ enum ScrollCommand {
         statistics.cellsCreated = pool.created
         statistics.cellsReused = pool.reused
         statistics.maxLiveCells = pool.maxLive
+        (statistics.prefetched, statistics.prefetchCancelled, statistics.shownUnannounced) = (rows.prefetched, rows.cancelled, rows.shownUnannounced)
         return statistics
     }
 }

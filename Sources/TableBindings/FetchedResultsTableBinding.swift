@@ -35,6 +35,13 @@ import TableDiff
 /// the controller's `delegate` stays the app's, and several bindings and
 /// observers can follow one controller.
 ///
+/// **Prefetching.** The binding is the table's prefetch data source too: the
+/// rows the table announces (`TableView.prefetchDistance` beyond the window,
+/// in the direction of the scroll) have their batch read ahead
+/// (`FetchedResultsController.prefetchObjects(at:)`), so that with a
+/// `fetchBatchSize` a scroll of up to the prefetch distance a step never reads
+/// a batch on the step that shows its rows.
+///
 /// **Errors.** A change the table refuses, or one whose cells the cell
 /// provider fails to make, leaves the table reloaded from the controller (so
 /// that it shows the results); the error goes to ``onError`` and is kept in
@@ -88,6 +95,7 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
         if controller.sections == nil { try controller.performFetch() }
         controller.addObserver(self)
         tableView.dataSource = self
+        tableView.prefetchDataSource = self
         try tableView.reloadData()
     }
 

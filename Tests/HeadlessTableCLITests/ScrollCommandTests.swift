@@ -6,6 +6,7 @@ import Testing
 @Suite struct ScrollCommandTests {
     struct Stats: Decodable, Equatable {
         var rows: Int, frames: Int, cellsCreated: Int, cellsReused: Int, maxLiveCells: Int, maxVisibleRows: Int
+        var prefetched: Int, prefetchCancelled: Int, shownUnannounced: Int
     }
 
     func stats(_ arguments: [String]) throws -> Stats {
@@ -28,6 +29,11 @@ import Testing
             #expect(s.maxVisibleRows == min(rows, 15))
             #expect(s.cellsCreated <= s.maxVisibleRows + 1 && s.maxLiveCells == s.cellsCreated)
         }
+        // Steps of under a row: every row after the first window was announced
+        // before it showed, once, and none was cancelled (the scroll never turns).
+        let steady = try stats(["--rows", "2000", "--step", "10"])
+        #expect(steady.shownUnannounced == 0 && steady.prefetchCancelled == 0)
+        #expect(steady.prefetched == 2000 - 14)   // all but the first window (600 / 44 → rows 0 … 13)
         let random = try stats(["--rows", "5000", "--random-heights"])
         #expect(random.cellsCreated <= random.maxVisibleRows + 1 && random.cellsCreated + random.cellsReused == 5000)
         // Jumps of a whole window: two windows at most.
@@ -41,10 +47,12 @@ import Testing
         let result = runCLI(["scroll", path, "--height", "200", "--step", "7"])
         #expect(result.status == 0)
         let lines = result.out.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4)
+        #expect(lines.count == 5)
         #expect(lines.first?.hasPrefix("scrolled 50 rows top to bottom in 287 frames (viewport 200, step 7)") == true)
         #expect(lines[1].hasPrefix("cells created: "))
-        #expect(lines[3].hasPrefix("time per frame: "))
+        // 200 / 44: rows 0 … 4 show first; the other 45 are announced before they show.
+        #expect(lines[3] == "prefetched: 45 rows, 0 cancelled; shown unannounced: 0")
+        #expect(lines[4].hasPrefix("time per frame: "))
     }
 
     @Test func badArgumentsAreUsageErrors() {

@@ -151,6 +151,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     private var observation: _ObservationToken?
     /// The folded text searches asked for (see `startIndexing(_:)`).
     var searchIndexes: [_SearchIndexSlot<R>] = []
+    /// How many batches were read, on demand and ahead (`FetchedResultsController+Prefetching.swift`).
+    package internal(set) var batchReads = _BatchReads()
 
     /// A controller of a request's results in a context, in sections by a key
     /// path's value (one section without), its results kept under a cache
@@ -380,6 +382,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         // `results` while the cache (part of it) is being changed.
         let ordered = results.ordered, context = context
         let records = results.batchCache.batch(batch) {
+            batchReads.onDemand += 1
             let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
             return range.map { context.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
         }

@@ -60,7 +60,14 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     public private(set) weak var tableView: TableView?
     let cellProvider: CellProvider
     /// The snapshot the table shows, without marks.
-    @usableFromInline var current = Snapshot()
+    @usableFromInline var current = Snapshot() {
+        didSet { currentGeneration &+= 1 }
+    }
+    /// Counts the changes of ``current`` and the background applies started
+    /// (`TableViewDiffableDataSource+Background.swift`): a diff made off the
+    /// caller's thread applies only if neither moved meanwhile.
+    var currentGeneration = 0
+    var backgroundApplies = 0
     /// What the data source reports: the current snapshot, or during a change
     /// made of several batches, the table after the batch being performed.
     var reported: (sections: [SectionIdentifierType], items: [[ItemIdentifierType]]) = ([], [])
@@ -83,6 +90,11 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// The error of the last followed change, when it failed and there is no
     /// ``followErrorHandler``; cleared when a later change applies.
     public private(set) var lastFollowError: (any Error)?
+    /// The newest snapshot applied while the table was showing a batch, with
+    /// the completions of every apply it supersedes (`TableViewDiffableDataSource+Completions.swift`).
+    var pendingApply: (snapshot: Snapshot, animatingDifferences: Bool, completions: [() -> Void])?
+    /// What the last queued apply threw when it ran; nil when none failed.
+    public internal(set) var lastDeferredApplyError: (any Error)?
     /// What the data source follows, when it does: the rows come from it.
     package var live: _LiveSource<SectionIdentifierType, ItemIdentifierType>?
 
@@ -185,6 +197,13 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     func performApply(_ snapshot: Snapshot, stages: [Snapshot.Stage], animatingDifferences: Bool) throws {
         guard let tableView else { return }
         guard live == nil else { throw TableViewDiffableDataSourceError.following }
+        // An apply queued before (`apply(_:animatingDifferences:completion:)`)
+        // is superseded: its completions wait for this one.
+        let superseded = pendingApply?.completions ?? []
+        pendingApply = nil
+        defer {
+            if !superseded.isEmpty { tableView.whenPresented({ _ in for completion in superseded { completion() } }) {} }
+        }
         let previous = current
         let target = snapshot.withoutMarks
         let reconfigure = snapshot.reconfiguredItemIdentifiers.compactMap { snapshot.indexPath(ofItem: $0) }

@@ -169,6 +169,6 @@ extension TableView {
         guard !update.changes.isEmpty else { return displayIfNeeded() }
         let frame = currentFrame
         lastDisplayedFrame = frame
-        renderer.display(update, from: old ?? frame, to: frame)
+        present(update, from: old ?? frame, to: frame, on: renderer)
     }
 }

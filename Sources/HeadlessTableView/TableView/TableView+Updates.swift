@@ -14,7 +14,15 @@ extension TableView {
     public func endUpdates() throws {
         guard updateDepth > 0 else { return }
         updateDepth -= 1
-        if updateDepth == 0 { try commitPendingUpdate() }
+        if updateDepth == 0 {
+            do {
+                try commitPendingUpdate()
+            } catch {
+                settleNestedCompletions(applied: false)
+                throw error
+            }
+            settleNestedCompletions(applied: true)
+        }
     }
 
     /// Runs `updates`, collecting the row and section changes it makes, then
@@ -54,6 +62,8 @@ extension TableView {
         } catch {
             // The block's changes are dropped — and only them, in a nested batch.
             batch = saved
+            // An outermost batch dropped: the completions of batches nested in it get false.
+            if updateDepth == 0 { settleNestedCompletions(applied: false) }
             throw error
         }
         try endUpdates()
@@ -198,7 +208,15 @@ extension TableView {
         if animation != .automatic {
             for c in changes() { pendingAnimations[c] = animation }
         }
-        if updateDepth == 0 { try commitPendingUpdate() }
+        if updateDepth == 0 {
+            do {
+                try commitPendingUpdate()
+            } catch {
+                settleNestedCompletions(applied: false)
+                throw error
+            }
+            settleNestedCompletions(applied: true)
+        }
     }
 
     /// Checks the collected batch and applies it — all or nothing: if the data
@@ -287,6 +305,7 @@ extension TableView {
             throw error
         }
         show(refreshed)
+        followPrefetchedRows(mapping)
         display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
     }
 

@@ -82,6 +82,8 @@ public final class TableView {
 
     public weak var dataSource: (any TableViewDataSource)?
     public weak var delegate: (any TableViewDelegate)?
+    /// Told of the rows about to enter the window (see ``TableViewDataSourcePrefetching``).
+    public weak var prefetchDataSource: (any TableViewDataSourcePrefetching)?
     /// The registrations and reuse queues (shared with a search results table).
     public let reusePool: ReusePool
 
@@ -156,6 +158,10 @@ public final class TableView {
     /// The cell being made and the window being filled: the state machine
     /// that dequeuing reads.
     var cellMaking = _CellMaking()
+    /// The rows announced to the prefetch data source (`TableView+Prefetching.swift`).
+    var prefetching = _Prefetching()
+    /// The batches the renderer is still showing, and what waits for them (`TableView+Completions.swift`).
+    var animation = _BatchAnimation()
 
     /// A ``Style/plain`` table with a window `viewportHeight` high, and its
     /// own reuse pool or a shared one.
@@ -320,7 +326,9 @@ public final class TableView {
         // A chat at the bottom stays there; otherwise the offset stays (UIKit).
         let anchor: _Anchor = anchoring == .bottom && wasAtBottom ? .bottom : .offset
         contentOffset = anchoredOffset(anchor)
+        cancelAllPrefetching()
         try fillWindow(leaving: [], anchor: anchor)
+        updatePrefetching(scrolledBy: 0)
     }
 
     /// The most rows a section may have: enough for any table, and a bound on
@@ -470,6 +478,7 @@ public final class TableView {
             contentOffset = old
             throw error
         }
+        updatePrefetching(scrolledBy: contentOffset - old)
     }
 
     func clampedOffset(_ offset: Double) -> Double {
