@@ -89,13 +89,11 @@ enum BrowseCommand {
         }
         let size = terminal.size()
         model.resize(columns: size.columns, lines: size.lines)
-        model.select(0)
         draw()
         while true {
             if Terminal.resized() {
                 let size = terminal.size()
                 model.resize(columns: size.columns, lines: size.lines)
-                model.select(model.selectedPosition)
                 draw()
             }
             guard let keys = terminal.read() else { continue }
@@ -105,19 +103,17 @@ enum BrowseCommand {
     }
 }
 
-/// A browse's data: the store (in memory, or a file), the fetch, the model;
-/// and what happens to the deletes on the way out.
+/// A browse's data: the store (in memory, or a file), the fetched results
+/// controller over it, the model; and what happens to the deletes on the way out.
 ///
-/// In memory, the store is built on a thread of its own while DATA is
-/// ordered (by the fetch's own sort, as a fetch from the store would order
-/// it), sectioned (as a fetched results controller would section it, by the
-/// library's own rules: `FetchRequest.sectioned`) and the first screen is
-/// drawn; a delete waits for it.
+/// In memory, the store starts with DATA's objects (no inserts to save); the
+/// controller fetches from it, ordered and sectioned by the library's own
+/// rules, and the model's table is bound to it.
 package final class BrowseSession {
     /// The browser.
     package let model: BrowserModel
-    /// The context deletes go through: made now, or on another thread.
-    let context: Handover<Result<ObjectContext<DynamicObject>, any Error>>
+    /// The context deletes go through.
+    let context: ObjectContext<DynamicObject>
     /// `--write`: DATA's path and its objects in its order.
     private(set) var writeBack: (path: String, objects: [DynamicObject])?
 
@@ -129,12 +125,13 @@ package final class BrowseSession {
         try self.init(try BrowseCommand.Options.parse(parsed), read: objects)
     }
 
-    /// Seconds each step of opening took (`store`, `fetch`, `sections`,
-    /// `model`), for the benchmark; a store built meanwhile takes none.
+    /// Seconds each step of opening took (`store`, `fetch`, `model`), for
+    /// the benchmark.
     package private(set) var timings: [String: Double] = [:]
 
-    /// Waits until the store is built (for the benchmark and tests).
-    package func waitForStore() { _ = context.wait() }
+    /// Waits until the store is built (for the benchmark and tests): it is
+    /// built before the fetch.
+    package func waitForStore() {}
 
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
         var clock = Date()
@@ -146,9 +143,7 @@ package final class BrowseSession {
         let query = options.query
         let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
-        // DATA in order, and its sections (nil: one section, no headers),
-        // when made without the store.
-        var ordered: (objects: [DynamicObject], sections: [(name: String, indexTitle: String?, count: Int)]?)?
+        let context: ObjectContext<DynamicObject>
         if let path = options.store {
             let store: ObjectStore<DynamicObject>
             do {
@@ -156,7 +151,7 @@ package final class BrowseSession {
             } catch {
                 throw CommandError("--store \(path): \(error)")
             }
-            let context = ObjectContext(store: store)
+            context = ObjectContext(store: store)
             let count = store.count
             if count > 0, let file = options.file {
                 throw CommandError.usage("--store \(path) already holds \(count) objects: leave out \(file) to browse them, or remove \(path) to load \(file) anew")
@@ -173,71 +168,31 @@ package final class BrowseSession {
                     throw CommandError("\(file): \(error)")
                 }
             }
-            self.context = Handover(.success(context))
         } else {
-            // In memory: the store starts with DATA's objects (no inserts to
-            // save), built on a thread of its own meanwhile; DATA is ordered
-            // here as the store's fetch would order it — and sectioned as a
-            // controller would section it, by the library's own rules.
+            // In memory: the store starts with DATA's objects.
             let file = options.file ?? ""
             let objects = try read ?? Self.read(file, quiet: query.quiet)
             writeBack = options.write ? (file, objects) : nil
-            context = Handover(makingOnAThreadOfItsOwn: {
-                Result {
-                    do {
-                        return ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
-                    } catch {
-                        throw CommandError("\(file): \(error)")
-                    }
-                }
-            })
-            lap("store")
             do {
-                if let sectionKey = query.sectionKey {
-                    let (records, runs) = try request.sectioned(objects, sectionKeyPath: sectionKey, sectionCollation: query.index?.collation)
-                    let collation = query.index?.collation
-                    ordered = (records, runs.map { ($0.name, _sectionIndexTitle(forSectionName: $0.name, collation: collation), $0.count) })
-                } else {
-                    ordered = (try request.ordered(objects), nil)
-                }
+                context = ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
             } catch {
-                throw CommandError("\(error)")
-            }
-            lap("fetch")
-        }
-
-        if ordered == nil {
-            lap("store")
-            if query.sectionKey == nil {
-                // One section: the context's fetch (the controller's order,
-                // without its sections and change tracking).
-                do {
-                    ordered = (try context.wait().get().fetch(request), nil)
-                } catch {
-                    throw CommandError("\(error)")
-                }
-                lap("fetch")
-            } else {
-                let controller = query.controller(request, in: try context.wait().get())
-                do {
-                    try controller.performFetch()
-                } catch {
-                    throw CommandError("\(error)")
-                }
-                lap("fetch")
-                let sections = controller.sections ?? []
-                ordered = (controller.fetchedObjects ?? [], sections.map { ($0.name, $0.indexTitle, $0.numberOfObjects) })
+                throw CommandError("\(file): \(error)")
             }
         }
-        lap("sections")
-        let context = context
+        self.context = context
+        lap("store")
+        let controller = query.controller(request, in: context)
+        do {
+            try controller.performFetch()
+        } catch {
+            throw CommandError("\(error)")
+        }
+        lap("fetch")
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
-        model = BrowserModel(
-            name: name, objects: ordered?.objects ?? [], sections: ordered?.sections,
-            textKey: options.textKey, detailKey: options.detailKey,
+        model = try BrowserModel(
+            name: name, controller: controller, textKey: options.textKey, detailKey: options.detailKey,
             unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
         ) { object in
-            let context = try context.wait().get()
             try context.delete(object.id)
             _ = try context.save()
         }
@@ -267,7 +222,7 @@ package final class BrowseSession {
 }
 
 /// A key the browser knows.
-package enum Key: Equatable, Sendable {
+package enum Key: Hashable, Sendable {
     case up, down, pageUp, pageDown, home, end, enter, escape, backspace, quit
     case character(Character)
 

@@ -223,6 +223,7 @@ extension TableView {
         }
         let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
         let saved = shown
+        let countsBefore = rowCounts
         layout = try updatedLayout(mapping, counts: counts)
         rowCounts = counts
         indexTitles = dataSource.sectionIndexTitles(for: self)
@@ -251,7 +252,13 @@ extension TableView {
         staleViews = Array(headerViews.values) + Array(footerViews.values)
         headerViews = [:]
         footerViews = [:]
+        let selectedBefore = selected
         selected = Set(selected.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
+        if selectionFollowsDeletes, selected.isEmpty, selectedBefore.count == 1, let old = selectedBefore.first, !mapping.isRowReloaded(old: old),
+            let place = Self.rowTakingThePlace(of: old, countsBefore: countsBefore, countsAfter: counts)
+        {
+            selected = [place]
+        }
         // The rows to reconfigure get their cells and heights before the
         // window is filled (for those heights too), so that a failure of
         // either leaves the table as it was.
@@ -282,6 +289,7 @@ extension TableView {
             throw error
         }
         show(refreshed)
+        for path in selected { cells[path]?.isSelected = true }
         display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
     }
 

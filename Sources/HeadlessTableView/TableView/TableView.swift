@@ -58,6 +58,17 @@ public final class TableView {
     public var sectionFooterHeight: Double = 28
     public var allowsSelection = true
     public var allowsMultipleSelection = false
+    /// Whether deleting the selected row selects the row that takes its
+    /// place — the one at its position in the table's order of rows after the
+    /// batch (the row below moving up, across sections), or the last row
+    /// when the deleted row was last — as a mail list selects the next
+    /// message. Off (the default), a deleted row's selection is gone, as in
+    /// UIKit. It applies to a single selected row; a reloaded row is
+    /// deselected either way.
+    ///
+    /// - Complexity: O(*s*) for *s* sections, in a batch that deletes the
+    ///   selected row.
+    public var selectionFollowsDeletes = false
 
     /// The height of the window onto the content: the one given to
     /// ``init(viewportHeight:reusePool:)`` or ``setViewportHeight(_:)``.
