@@ -81,13 +81,13 @@ enum BrowseWorkloads {
     }
 
     /// From the records in memory to the first screen drawn, as `browse
-    /// people.json` does it (sorted by id, the default): the order, the
-    /// model, the screen (the store and the search's bytes are made on other
-    /// threads meanwhile). Counters: three openings sorted by id, three by name.
+    /// people.json` does it (sorted by id, the default): the store, the
+    /// controller's fetch, the bound table, the screen. Counters: three
+    /// openings sorted by id, three by name.
     static func firstScreen() -> Workload {
         firstScreen(
             name: "browse/first-screen-1M",
-            summary: "headless-table browse over 1,000,000 people in memory (sorted by id, the default; 80 × 24): the order, the model and the first screen (the store and the search's bytes made meanwhile on other threads), against copying the records (an array of 1,000,000 objects, each retained) and sorting 1,000,000 Ints; the goal is 1 s, absolute",
+            summary: "headless-table browse over 1,000,000 people in memory (sorted by id, the default; 80 × 24): the store, the controller's fetch, the bound table and the first screen, against copying the records (an array of 1,000,000 objects, each retained) and sorting 1,000,000 Ints; the goal is 1 s, absolute",
             cities: false, arguments: ["people.json"],
             counted: [("id", ["people.json"]), ("name", ["--sort", "name", "people.json"])])
     }
@@ -109,7 +109,7 @@ enum BrowseWorkloads {
 
     /// A first-screen workload: `browse` with `arguments` over 1M people
     /// (with cities of their own when `cities`). Each sample's browser is
-    /// released on another thread once its store and search bytes are made
+    /// released on another thread once its search index is made
     /// (its teardown is not the first screen's); for each of `counted`, three
     /// openings give the median's steps, sections, and time on the clock and
     /// on the thread's CPU (which a busy machine disturbs less), each waited
@@ -156,7 +156,6 @@ enum BrowseWorkloads {
                 counters["\(prefix)FirstScreenThreadCPUMicros"] = Int(runs.map(\.cpu).sorted()[1] / 1000)
                 counters["\(prefix)StoreMicros"] = Int(median.timings.store * 1e6)
                 counters["\(prefix)FetchMicros"] = Int(median.timings.fetch * 1e6)
-                counters["\(prefix)SectionsMicros"] = Int(median.timings.sections * 1e6)
                 counters["\(prefix)ModelMicros"] = Int(median.timings.model * 1e6)
             }
             return Prepared(
@@ -179,7 +178,8 @@ enum BrowseWorkloads {
             let rows = 1_000_000
             let objects = people(rows)
             // From the data read to the first screen, as `browse` does it:
-            // the store, the fetch (sorted by name), the model, the screen.
+            // the store, the controller's fetch (sorted by name), the bound
+            // table, the screen.
             let start = Date()
             guard let session = try? BrowseSession(arguments: ["--sort", "name", "--detail", "age", "people.json"], objects: objects) else {
                 fatalError("the benchmark's browser could not be made")
@@ -188,9 +188,7 @@ enum BrowseWorkloads {
             model.resize(columns: 80, lines: 24)
             blackHole(model.screen())
             let firstScreen = Date().timeIntervalSince(start)
-            // The store and the search's bytes are made on other threads
-            // meanwhile: the keys are timed once they are there (a search or
-            // a delete made sooner waits for them).
+            // The keys are timed once the search's index is made.
             model.waitForSearchIndex()
             session.waitForStore()
             let searchIndex = Date().timeIntervalSince(start) - firstScreen
@@ -249,7 +247,6 @@ enum BrowseWorkloads {
                     "firstScreenMicros": Int(firstScreen * 1e6),
                     "firstScreenStoreMicros": Int(session.timings.store * 1e6),
                     "firstScreenFetchMicros": Int(session.timings.fetch * 1e6),
-                    "firstScreenSectionsMicros": Int(session.timings.sections * 1e6),
                     "firstScreenModelMicros": Int(session.timings.model * 1e6),
                     "storeAndSearchReadyAfterFirstScreenMicros": Int(searchIndex * 1e6),
                     "perKeyMedianMicros": percentile(times, 0.5), "perKeyP99Micros": percentile(times, 0.99),

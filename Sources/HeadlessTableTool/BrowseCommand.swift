@@ -93,13 +93,11 @@ enum BrowseCommand {
         }
         let size = terminal.size()
         model.resize(columns: size.columns, lines: size.lines)
-        model.select(0)
         draw()
         while true {
             if Terminal.resized() {
                 let size = terminal.size()
                 model.resize(columns: size.columns, lines: size.lines)
-                model.select(model.selectedPosition)
                 draw()
             }
             guard let keys = terminal.read() else { continue }
@@ -109,19 +107,17 @@ enum BrowseCommand {
     }
 }
 
-/// A browse's data: the store (in memory, or a file), the fetch, the model;
-/// and what happens to the deletes on the way out.
+/// A browse's data: the store (in memory, or a file), the fetched results
+/// controller over it, the model; and what happens to the deletes on the way out.
 ///
-/// In memory, the store is built on a thread of its own while DATA is
-/// ordered (by the fetch's own sort, as a fetch from the store would order
-/// it), sectioned (as a fetched results controller would section it, by the
-/// library's own rules: `FetchRequest.sectioned`) and the first screen is
-/// drawn; a delete waits for it.
+/// In memory, the store starts with DATA's objects (no inserts to save); the
+/// controller fetches from it, ordered and sectioned by the library's own
+/// rules, and the model's table is bound to it.
 package final class BrowseSession {
     /// The browser.
     package let model: BrowserModel
-    /// The context deletes go through: made now, or on another thread.
-    let context: Handover<Result<ObjectContext<DynamicObject>, any Error>>
+    /// The context deletes go through.
+    let context: ObjectContext<DynamicObject>
     /// `--write`: DATA's path and its objects in its order.
     private(set) var writeBack: (path: String, objects: [DynamicObject])?
 
@@ -133,124 +129,56 @@ package final class BrowseSession {
         try self.init(try BrowseCommand.Options.parse(parsed), read: objects)
     }
 
-    /// How long each phase of opening took, for the benchmark.
+    /// How long each step of opening took, for the benchmark.
     package private(set) var timings = BrowseTimings()
 
-    /// Waits until the store is built (for the benchmark and tests).
-    package func waitForStore() { _ = context.wait() }
+    /// Waits until the store is built (for the benchmark and tests): it is
+    /// built before the fetch.
+    package func waitForStore() {}
 
-    /// DATA's objects in order, and their sections (nil: one section, no
-    /// headers), as the browser shows them.
-    typealias Ordered = (objects: [DynamicObject], sections: [(name: String, indexTitle: String?, count: Int)]?)
-
-    /// Opens a browse in phases, each timed: the store (a file's, or one in
-    /// memory built on a thread of its own), the objects in order (without
-    /// the store, in memory; else its fetch), their sections, the browser.
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
         var laps = _Laps(), timings = BrowseTimings()
-        let request = Self.request(options.query)
-        let ordered: Ordered
-        if let path = options.store {
-            context = Handover(.success(try Self.openStore(path, options, read: read)))
-            timings.store = laps.lap()
-            ordered = try Self.fetch(request, from: try context.wait().get(), options.query, laps: &laps, timings: &timings)
-        } else {
-            let file = options.file ?? ""
-            let objects = try read ?? Self.read(file, quiet: options.query.quiet)
-            writeBack = options.write ? (file, objects) : nil
-            context = Self.buildStoreMeanwhile(objects, file: file)
-            timings.store = laps.lap()
-            ordered = try Self.order(objects, request, options.query)
-            timings.fetch = laps.lap()
-        }
-        timings.sections = laps.lap()
-        model = Self.makeModel(ordered, options, context: context)
-        timings.model = laps.lap()
-        self.timings = timings
-    }
-
-    // MARK: Phases of opening
-
-    /// The fetch the browser shows: the query's, by id when it has no sort keys.
-    static func request(_ query: Query) -> FetchRequest<DynamicObject> {
-        FetchRequest<DynamicObject>(
+        let query = options.query
+        let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
-    }
-
-    /// `--store PATH`: the store file opened — a new (or empty) one gets
-    /// DATA, saved; an existing one is browsed as it is (DATA must be left out).
-    static func openStore(_ path: String, _ options: BrowseCommand.Options, read: [DynamicObject]?) throws -> ObjectContext<DynamicObject> {
-        let store: ObjectStore<DynamicObject>
-        do {
-            store = try ObjectStore<DynamicObject>(fileURL: URL(fileURLWithPath: path))
-        } catch {
-            throw CommandError("--store \(path): \(error)")
-        }
-        let context = ObjectContext(store: store)
-        let count = store.count
-        if count > 0, let file = options.file {
-            throw CommandError.usage("--store \(path) already holds \(count) objects: leave out \(file) to browse them, or remove \(path) to load \(file) anew")
-        }
-        if count == 0 {
-            guard let file = options.file else {
-                throw CommandError.usage("--store \(path) is new (or empty): give DATA to load into it")
-            }
-            let loaded = try read ?? Self.read(file, quiet: options.query.quiet)
+        let context: ObjectContext<DynamicObject>
+        if let path = options.store {
+            let store: ObjectStore<DynamicObject>
             do {
-                for object in loaded { try context.insert(object) }
-                _ = try context.save()
+                store = try ObjectStore<DynamicObject>(fileURL: URL(fileURLWithPath: path))
             } catch {
-                throw CommandError("\(file): \(error)")
+                throw CommandError("--store \(path): \(error)")
             }
-        }
-        return context
-    }
-
-    /// In memory: a store that starts with DATA's objects (no inserts to
-    /// save), built on a thread of its own while the browser opens.
-    static func buildStoreMeanwhile(_ objects: [DynamicObject], file: String) -> Handover<Result<ObjectContext<DynamicObject>, any Error>> {
-        Handover(makingOnAThreadOfItsOwn: {
-            Result {
+            context = ObjectContext(store: store)
+            let count = store.count
+            if count > 0, let file = options.file {
+                throw CommandError.usage("--store \(path) already holds \(count) objects: leave out \(file) to browse them, or remove \(path) to load \(file) anew")
+            }
+            if count == 0 {
+                guard let file = options.file else {
+                    throw CommandError.usage("--store \(path) is new (or empty): give DATA to load into it")
+                }
+                let loaded = try read ?? Self.read(file, quiet: query.quiet)
                 do {
-                    return ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
+                    for object in loaded { try context.insert(object) }
+                    _ = try context.save()
                 } catch {
                     throw CommandError("\(file): \(error)")
                 }
             }
-        })
-    }
-
-    /// In memory: DATA ordered as the store's fetch would order it, and
-    /// sectioned as a controller would section it, by the library's own
-    /// rules (`FetchRequest.sectioned`) — without the store.
-    static func order(_ objects: [DynamicObject], _ request: FetchRequest<DynamicObject>, _ query: Query) throws -> Ordered {
-        do {
-            guard let sectionKey = query.sectionKey else { return (try request.ordered(objects), nil) }
-            let collation = query.index?.collation
-            let (records, runs) = try request.sectioned(objects, sectionKeyPath: sectionKey, sectionCollation: collation)
-            return (records, runs.map { ($0.name, _sectionIndexTitle(forSectionName: $0.name, collation: collation), $0.count) })
-        } catch {
-            throw CommandError("\(error)")
-        }
-    }
-
-    /// From the store: one section, the context's fetch (the controller's
-    /// order, without its sections and change tracking); with a section key,
-    /// a controller's fetch and its sections (timed apart).
-    static func fetch(
-        _ request: FetchRequest<DynamicObject>, from context: ObjectContext<DynamicObject>, _ query: Query,
-        laps: inout _Laps, timings: inout BrowseTimings
-    ) throws -> Ordered {
-        guard query.sectionKey != nil else {
-            let objects: [DynamicObject]
+        } else {
+            // In memory: the store starts with DATA's objects.
+            let file = options.file ?? ""
+            let objects = try read ?? Self.read(file, quiet: query.quiet)
+            writeBack = options.write ? (file, objects) : nil
             do {
-                objects = try context.fetch(request)
+                context = ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
             } catch {
-                throw CommandError("\(error)")
+                throw CommandError("\(file): \(error)")
             }
-            timings.fetch = laps.lap()
-            return (objects, nil)
         }
+        self.context = context
+        timings.store = laps.lap()
         let controller = query.controller(request, in: context)
         do {
             try controller.performFetch()
@@ -258,27 +186,16 @@ package final class BrowseSession {
             throw CommandError("\(error)")
         }
         timings.fetch = laps.lap()
-        let sections = controller.sections ?? []
-        return (controller.fetchedObjects ?? [], sections.map { ($0.name, $0.indexTitle, $0.numberOfObjects) })
-    }
-
-    /// The browser over the objects; its deletes go through the context
-    /// (waiting for a store built meanwhile).
-    static func makeModel(
-        _ ordered: Ordered, _ options: BrowseCommand.Options, context: Handover<Result<ObjectContext<DynamicObject>, any Error>>
-    ) -> BrowserModel {
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
-        let model = BrowserModel(
-            name: name, objects: ordered.objects, sections: ordered.sections,
-            textKey: options.textKey, detailKey: options.detailKey,
+        model = try BrowserModel(
+            name: name, controller: controller, style: options.style, textKey: options.textKey, detailKey: options.detailKey,
             unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
         ) { object in
-            let context = try context.wait().get()
             try context.delete(object.id)
             _ = try context.save()
         }
-        model.style = options.style
-        return model
+        timings.model = laps.lap()
+        self.timings = timings
     }
 
     /// DATA's objects in order, read by the input rules (each with a unique
@@ -302,18 +219,14 @@ package final class BrowseSession {
     }
 }
 
-/// How long each phase of opening a browse took, in seconds (a store built
-/// on a thread of its own meanwhile takes none of them): what the benchmark
-/// reports of the first screen.
+/// How long each step of opening a browse took, in seconds: what the
+/// benchmark reports of the first screen.
 package struct BrowseTimings: Equatable, Sendable {
-    /// Opening the store: a file's (loading DATA into a new one); in memory,
-    /// reading DATA and starting the store's thread.
+    /// Opening the store: a file's (loading DATA into a new one), or one in
+    /// memory that starts with DATA's objects.
     package var store: Double = 0
-    /// The objects in order: the store's fetch; in memory, ordering and
-    /// sectioning DATA without the store.
+    /// The controller's fetch.
     package var fetch: Double = 0
-    /// Reading a fetched results controller's sections (nothing otherwise).
-    package var sections: Double = 0
     /// Making the browser and its first screen.
     package var model: Double = 0
 }
@@ -331,7 +244,7 @@ struct _Laps {
 }
 
 /// A key the browser knows.
-package enum Key: Equatable, Sendable {
+package enum Key: Hashable, Sendable {
     case up, down, pageUp, pageDown, home, end, enter, escape, backspace, quit
     case character(Character)
 

@@ -50,6 +50,7 @@ import ToolArguments
                 let value: String
                 switch option.kind {
                 case .integer(_, let range): value = String(g.int(range.lowerBound...min(range.upperBound, 500)))
+                case .choice(let words): value = words[g.int(0..<words.count)]
                 default: value = "v\(g.int(0...9))"
                 }
                 expected[option.name] = value

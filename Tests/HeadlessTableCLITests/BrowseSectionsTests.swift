@@ -4,10 +4,11 @@ import HeadlessTable
 import TableTestSupport
 import Testing
 
-/// browse's sections in memory (`--section-key KEY`, `--index KEY`), made
-/// from DATA without a store or a controller, against a fetched results
-/// controller's `performFetch()` over a store of the same objects: the same
-/// section names, index titles and objects in order — or the same error.
+/// browse's sections (`--section-key KEY`, `--index KEY`): its arguments
+/// become the request, section key and collation of the controller its table
+/// is bound to. Against a fetched results controller's `performFetch()` over
+/// a store of the same objects, made by hand: the same section names, index
+/// titles and objects in order — or the same error.
 @Suite struct BrowseSectionsTests {
     /// Section-key values of every kind: missing (nil here), null, numbers
     /// (an Int and a Double that print as a string does), a Bool, a date, an
@@ -65,11 +66,9 @@ import Testing
                 session.waitForStore()
                 session.model.waitForSearchIndex()
             }
-            let model = session.model
-            let starts = model.sectionStarts + [model.objects.count]
-            return Sections(
-                names: model.sectionNames ?? [], titles: model.sectionIndexTitles ?? [],
-                ids: (0..<(starts.count - 1)).map { k in model.objects[starts[k]..<starts[k + 1]].map(\.id) })
+            // The sections of the controller the browser's table is bound to.
+            let sections = session.model.controller.sections ?? []
+            return Sections(names: sections.map(\.name), titles: sections.map(\.indexTitle), ids: sections.map { $0.objects.map(\.id) })
         } catch {
             return Sections(names: [], titles: [], ids: [], error: "\(error)")
         }

@@ -8,7 +8,10 @@ import ToolArguments
 /// The browser's model driven headless by random key sequences, against an
 /// oracle: the fetch's order (a plain context fetch), searches by the
 /// predicate itself over every live object, the selection and the window
-/// kept by hand.
+/// kept by hand — as a table keeps them: the selection stays on its row when
+/// other rows go (the row below takes a deleted selection's place), the
+/// window keeps its offset within the content, and the selection is
+/// scrolled into view after every key.
 @Suite struct BrowserModelTests {
     static let syllables = ["an", "be", "jo", "sé", "ma", "RI", "el", "Ö", "x", "ka", "각", "e\u{301}s", "ß"]
 
@@ -97,7 +100,22 @@ import ToolArguments
             }
         }
 
+        /// After every key: each table's window within its content, and its
+        /// selection in view.
+        mutating func settle() {
+            let shownResults = results
+            for table in [false, true] where !table || shownResults != nil {
+                results = table ? shownResults : nil
+                let count = list.count
+                place.selected = min(max(0, count - 1), place.selected)
+                place.top = max(0, min(place.top, count - height))
+                select(place.selected)
+            }
+            results = shownResults
+        }
+
         mutating func handle(_ key: Key) {
+            defer { settle() }
             if typing {
                 switch key {
                 case .character(let c): search(text + String(c))
@@ -117,8 +135,15 @@ import ToolArguments
                 let list = self.list
                 guard list.indices.contains(place.selected) else { return }
                 let object = list[place.selected]
+                // The whole table's selection stays on its row, unless that
+                // row goes: then the row below takes its place.
+                let before = live
+                let mainSelected: RecordValue? = before.indices.contains(main.selected) ? before[main.selected].id : nil
                 deleted.insert(object.id)
                 if results != nil { results?.removeAll { $0.id == object.id } }
+                if results != nil, let mainSelected, mainSelected != object.id {
+                    main.selected = live.firstIndex { $0.id == mainSelected } ?? main.selected
+                }
                 select(place.selected)
             case .character("j"): move(.down)
             case .character("k"): move(.up)
@@ -153,14 +178,10 @@ import ToolArguments
             history.append(key)
             model.handle(key)
             oracle.handle(key)
+            let status = model.status
             let screen = model.screen()
-            // The screen after every key is drawn with the selection in view
-            // (the table keeps its place: the window may be a line shorter for now).
-            oracle.place.selected = min(max(0, oracle.list.count - 1), oracle.place.selected)
-            var top = oracle.place.top
-            if oracle.place.selected < top { top = oracle.place.selected } else if oracle.place.selected >= top + oracle.height { top = oracle.place.selected - oracle.height + 1 }
-            top = max(0, min(top, oracle.list.count - oracle.height))
-            let context = "seed \(seed), step \(step), keys \(history.suffix(12))"
+            let top = oracle.place.top
+            let context = "seed \(seed), step \(step), keys \(history.suffix(12)), status \(status)"
             #expect(model.typing == oracle.typing && model.searchText == oracle.text, "\(context)")
             #expect(model.listedObjects.map(\.id) == oracle.list.map(\.id), "\(context)")
             let selected: DynamicObject? = oracle.list.indices.contains(oracle.place.selected) ? oracle.list[oracle.place.selected] : nil
@@ -184,27 +205,41 @@ import ToolArguments
         #expect(model.deletedIDs.count == oracle.deleted.count)
     }
 
-    @Test func typingNarrowsFromRememberedResultsAndBackspaceFindsThemAgain() throws {
-        let objects = Self.people(500, seed: 9)
+    @Test(arguments: [true, false])
+    func typingNarrowsFromRememberedResultsAndBackspaceFindsThemAgain(numbers: Bool) throws {
+        // With names that are numbers, the search's predicate fails on them:
+        // the browser goes on with a search where they do not match.
+        let objects = Self.people(500, seed: 9).filter { numbers || $0.fields["name"].map { if case .int = $0 { false } else { true } } ?? true }
         let model = try BrowseSession(arguments: ["--sort", "name,id", "people.json"], objects: objects).model
+        model.waitForSearchIndex()
         func found(_ text: String) -> [RecordValue] {
             let predicate = try? RecordTable.matching(text, textKey: nil)
             return objects.filter { (try? predicate?.evaluate(with: $0)) == true }.map(\.id)
         }
+        /// Where the last search started: "remembered", an earlier text, or every row ("").
+        func base() -> String? {
+            switch model.lastSearchMethod {
+            case .remembered?: "remembered"
+            case .index(let from)?, .predicate(let from)?: from ?? ""
+            case nil: nil
+            }
+        }
+        func check(_ text: String, from: String, _ comment: Comment) {
+            #expect(model.searchText == text && model.status == "", "\(model.status)")
+            #expect(base() == from, comment)
+            #expect(Set(model.listedObjects.map(\.id)) == Set(found(text)), comment)
+        }
         model.handle(.character("/"))
         model.handle(.character("a"))
-        #expect(model.lastSearchBase == .some(nil), "the first letter scans every row")
+        check("a", from: "", "the first letter scans every row")
         model.handle(.character("n"))
-        #expect(model.lastSearchBase == .some("a"), "an filters a's results")
-        #expect(Set(model.listedObjects.map(\.id)) == Set(found("an")))
+        check("an", from: "a", "an filters a's results")
         model.handle(.backspace)
-        #expect(model.lastSearchBase == .some("a"), "backspace finds a's results again")
+        check("a", from: "remembered", "backspace finds a's results again")
         model.handle(.character("x"))
-        #expect(model.lastSearchBase == .some("a"))
-        #expect(Set(model.listedObjects.map(\.id)) == Set(found("ax")))
+        check("ax", from: "a", "ax filters a's results")
         model.handle(.character("é"))
-        #expect(model.lastSearchBase == .some("ax"), "a non-ASCII text narrows too: axé folds to axe")
-        #expect(Set(model.listedObjects.map(\.id)) == Set(found("axé")))
+        check("axé", from: "ax", "a non-ASCII text narrows too: axé folds to axe")
     }
 
     @Test func sectionsHeadersAndDeletesThatEmptyASection() throws {
@@ -220,7 +255,8 @@ import ToolArguments
         #expect(model.indexTitles == ["O", "R"], "the section index at the side")
         model.handle(.character("d"))
         screen = model.screen()
-        #expect(screen.last?.hasPrefix(" deleted Ada: - delete section 0 · not saved") == true, "\(screen)")
+        // The batch the table was given: the section goes (with its row, as the binding reports it).
+        #expect(screen.last.map { $0.hasPrefix(" deleted Ada: ") && $0.contains("- delete section 0") && $0.contains("· not saved") } == true, "\(screen)")
         #expect(screen[1].hasPrefix("── Rome ─") && screen[2].hasPrefix("▌Bo"))
         model.handle(.end)
         model.handle(.character("d"))

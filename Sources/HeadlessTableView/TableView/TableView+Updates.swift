@@ -241,10 +241,11 @@ extension TableView {
         }
         let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
         let saved = shown
+        let countsBefore = rowCounts
         // The reader's place (``anchoring``): the anchor row followed through the batch.
         var anchor = anchorBeforeChange()
         if case .row(let path, let y) = anchor {
-            anchor = Self.survivingRow(from: path, mapping, countsBefore: rowCounts, countsAfter: counts).map { _Anchor.row($0, y) } ?? .offset
+            anchor = Self.survivingRow(from: path, mapping, countsBefore: countsBefore, countsAfter: counts).map { _Anchor.row($0, y) } ?? .offset
         }
         layout = try updatedLayout(mapping, counts: counts)
         rowCounts = counts
@@ -274,7 +275,13 @@ extension TableView {
         staleViews = Array(headerViews.values) + Array(footerViews.values)
         headerViews = [:]
         footerViews = [:]
+        let selectedBefore = selected
         selected = Set(selected.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
+        if selectionFollowsDeletes, selected.isEmpty, selectedBefore.count == 1, let old = selectedBefore.first, !mapping.isRowReloaded(old: old),
+            let place = Self.rowTakingThePlace(of: old, countsBefore: countsBefore, countsAfter: counts)
+        {
+            selected = [place]
+        }
         // The rows to reconfigure get their cells and heights before the
         // window is filled (for those heights too), so that a failure of
         // either leaves the table as it was.
@@ -305,6 +312,7 @@ extension TableView {
             throw error
         }
         show(refreshed)
+        for path in selected { cells[path]?.isSelected = true }
         followPrefetchedRows(mapping)
         display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
     }

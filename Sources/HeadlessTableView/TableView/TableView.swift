@@ -108,6 +108,17 @@ public final class TableView {
     public var sectionFooterHeight: Double
     public var allowsSelection = true
     public var allowsMultipleSelection = false
+    /// Whether deleting the selected row selects the row that takes its
+    /// place — the one at its position in the table's order of rows after the
+    /// batch (the row below moving up, across sections), or the last row
+    /// when the deleted row was last — as a mail list selects the next
+    /// message. Off (the default), a deleted row's selection is gone, as in
+    /// UIKit. It applies to a single selected row; a reloaded row is
+    /// deselected either way.
+    ///
+    /// - Complexity: O(*s*) for *s* sections, in a batch that deletes the
+    ///   selected row.
+    public var selectionFollowsDeletes = false
 
     /// The height of the window onto the content: the one given to
     /// ``init(viewportHeight:reusePool:)`` or ``setViewportHeight(_:)``.
@@ -555,18 +566,27 @@ public final class TableView {
 
     /// Scrolls so that a row shows where asked.
     ///
+    /// In a ``Style/plain`` table the top of the window is below the header
+    /// of the row's section, which floats there (as UIKit scrolls a row to
+    /// the top below its pinned header): a row scrolled to the top, or into
+    /// view from above, is not covered by it (when the window is tall enough for
+    /// both).
+    ///
     /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``
     ///   for a row that does not exist.
     public func scrollToRow(at path: TablePath, at position: ScrollPosition) throws {
         try check(path)
         let row = layout.span(ofRow: path)
+        // The floating header covers the window's top, when the window holds it and the row.
+        let header = style == .plain ? layout.span(ofHeader: path.section).height : 0
+        let covered = header + row.height <= viewportHeight ? header : 0
         let target: Double
         switch position {
-        case .top: target = row.y
+        case .top: target = row.y - covered
         case .middle: target = row.y + row.height / 2 - viewportHeight / 2
         case .bottom: target = row.y + row.height - viewportHeight
         case .none:
-            if row.y < contentOffset { target = row.y }
+            if row.y < contentOffset + covered { target = row.y - covered }
             else if row.y + row.height > contentOffset + viewportHeight { target = row.y + row.height - viewportHeight }
             else { return }
         }
