@@ -98,7 +98,11 @@ public enum EmbedderWorkloads {
     static func search(_ count: Int, _ kind: (kind: String, keys: [Int], summary: String)) -> EmbedderWorkload {
         workload(kind.kind, count, kind.summary + ", drawn", samples: 30) {
             let screen = screen(context(count))
-            for _ in 0..<10_000 where !screen.search.isSearchIndexReady { usleep(1_000) }
+            var waited = 0
+            while !screen.search.isSearchIndexReady && waited < 10_000 {
+                usleep(1_000)
+                waited += 1
+            }
             var sample = 0
             var key = 0
             var results: [String: Int] = [:]

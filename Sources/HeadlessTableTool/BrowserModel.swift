@@ -96,7 +96,11 @@ package final class BrowserModel {
 
     /// Waits (up to a minute) until the search's folded index is made (for the benchmark and tests).
     package func waitForSearchIndex() {
-        for _ in 0..<60_000 where !search.isSearchIndexReady && !tolerant { Thread.sleep(forTimeInterval: 0.001) }
+        var waited = 0
+        while !tolerant && !search.isSearchIndexReady && waited < 60_000 {
+            Thread.sleep(forTimeInterval: 0.001)
+            waited += 1
+        }
     }
     // MARK: Keys
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A value being made on a thread of its own: ``poll()`` returns it once it
+/// A value being made on a thread of its own: ``valueIfMade()`` returns it once it
 /// is made (never waiting), ``wait()`` waits for it — a lock and a condition,
 /// which the thread sanitizer follows. What a fetch builds in the background
 /// (a controller's identity index, a search's folded text) is handed over so.
@@ -25,7 +25,7 @@ package final class _Handover<Value>: @unchecked Sendable {
     }
 
     /// The value if it is made; nil (at once) while it is being made.
-    package func poll() -> Value? {
+    package func valueIfMade() -> Value? {
         condition.lock()
         defer { condition.unlock() }
         return made

@@ -179,6 +179,7 @@ import Testing
 
     /// A Foundation predicate's error is kept as it was thrown, whether by a
     /// fetch or by a change.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aFoundationPredicatesErrorIsKeptTyped() throws {
         let context = try makeContext([Note(id: 1, group: "a", rank: 1)])
         let request = FetchRequest<Note>(predicate: RecordPredicate(#Predicate<Note> { $0.group! == "a" }), sortKeys: [SortKey("rank")])

@@ -57,7 +57,11 @@ import TableTestSupport
     /// Waits (a bounded while) until the main controller's index is made.
     static func waitForIndex(_ search: TableSearch<DynamicObject>) {
         // Up to a minute: a loaded machine (CI, sanitizers) makes it slowly.
-        for _ in 0..<60_000 where !search.isSearchIndexReady { usleep(1_000) }
+        var waited = 0
+        while !search.isSearchIndexReady && waited < 60_000 {
+            usleep(1_000)
+            waited += 1
+        }
     }
 
     @Test(arguments: 0..<formats.count)

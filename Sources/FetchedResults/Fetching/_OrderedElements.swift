@@ -224,7 +224,7 @@ struct _OrderedElements<R: Record> {
 
     /// Takes the identity index if it is made (never waits).
     mutating func takeMembersIfMade() {
-        if members == nil, pendingMembers?.poll() != nil { buildMembers() }
+        if members == nil, pendingMembers?.valueIfMade() != nil { buildMembers() }
     }
 
     private mutating func buildMembers() {

@@ -369,7 +369,7 @@ final class _SearchIndexSlot<R: Record>: @unchecked Sendable {
     /// when it had to be started again.
     func take() -> _FoldedRows? {
         if let rows { return rows }
-        guard let pending, let made = pending.poll() else { return nil }
+        guard let pending, let made = pending.valueIfMade() else { return nil }
         self.pending = nil
         guard !made.stale else { return nil }
         var rows = made.rows
