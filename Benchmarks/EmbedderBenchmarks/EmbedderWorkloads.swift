@@ -99,7 +99,7 @@ public enum EmbedderWorkloads {
         workload(kind.kind, count, kind.summary + ", drawn", samples: 30) {
             let screen = screen(context(count))
             var waited = 0
-            while !screen.search.isSearchIndexReady && waited < 10_000 {
+            while screen.search.usesSearchIndex && !screen.search.isSearchIndexReady && waited < 10_000 {
                 usleep(1_000)
                 waited += 1
             }

@@ -295,3 +295,15 @@ package enum Key: Hashable, Sendable {
         return keys
     }
 }
+
+extension BrowserModel {
+    /// Waits (up to a minute) until the search's folded index is made, when
+    /// the index answers the search (for the benchmark and tests).
+    package func waitForSearchIndex() {
+        var waited = 0
+        while !tolerant && search.usesSearchIndex && !search.isSearchIndexReady && waited < 60_000 {
+            Thread.sleep(forTimeInterval: 0.001)
+            waited += 1
+        }
+    }
+}

@@ -94,14 +94,6 @@ package final class BrowserModel {
         return search
     }
 
-    /// Waits (up to a minute) until the search's folded index is made (for the benchmark and tests).
-    package func waitForSearchIndex() {
-        var waited = 0
-        while !tolerant && !search.isSearchIndexReady && waited < 60_000 {
-            Thread.sleep(forTimeInterval: 0.001)
-            waited += 1
-        }
-    }
     // MARK: Keys
 
     /// Sets the terminal's size (at least 1 column and 4 lines).

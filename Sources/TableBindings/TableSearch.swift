@@ -114,9 +114,16 @@ public final class TableSearch<R: Record & Codable> {
         case nil: false
         }
     }
+    /// Whether the main controller's folded index answers this search: true
+    /// for the formats it folds (`KEY CONTAINS[cd] %@`, `BEGINSWITH[cd]`,
+    /// `==[cd]` and their `OR`), false for any other format or a closure
+    /// search (those take the predicate).
+    public var usesSearchIndex: Bool { indexedKeys != nil }
+
     /// Whether the main controller's folded index for this search is made:
-    /// false for a search the index cannot answer, and until it is made
-    /// after a fetch (updates meanwhile take the predicate, without waiting).
+    /// false for a search the index cannot answer (see ``usesSearchIndex``:
+    /// it never becomes true then), and until it is made after a fetch
+    /// (updates meanwhile take the predicate, without waiting).
     public var isSearchIndexReady: Bool {
         guard let indexedKeys else { return false }
         return base.controller.searchIndex(indexedKeys) != nil

@@ -43,7 +43,7 @@ import Testing
         var g = SeededGenerator(seed: seed)
         var (parsed, failedToParse, evaluated, failedToEvaluate, comparedPaths) = (0, 0, 0, 0, 0)
         let alphabet = Array("abz_AZ09 .,()[]{}'\"\\$%@#!=<>+-*/?:;&|~^éß😀\u{301}\t\n")
-        for k in 0..<100_000 {
+        for k in 0..<40_000 {
             let format: String
             switch k % 3 {
             case 0:
@@ -92,7 +92,7 @@ import Testing
             }
         }
         // The mix reaches every outcome.
-        #expect(comparedPaths > 5_000, "\(comparedPaths) evaluations compared across paths")
+        #expect(comparedPaths > 2_000, "\(comparedPaths) evaluations compared across paths")
         #expect(parsed > 1_000 && failedToParse > 1_000 && evaluated > 1_000 && failedToEvaluate > 1_000,
                 "\(parsed) parsed, \(failedToParse) refused, \(evaluated) evaluated, \(failedToEvaluate) failed to evaluate")
     }

@@ -157,7 +157,7 @@ import ToolArguments
 
     @Test(arguments: [1 as UInt64, 2, 3, 4, 5, 6])
     func randomKeysAgainstTheOracle(seed: UInt64) throws {
-        let objects = Self.people(600, seed: seed)
+        let objects = Self.people(300, seed: seed)
         let session = try BrowseSession(arguments: ["--sort", "name,id", "--detail", "age", "people.json"], objects: objects)
         let model = session.model
         model.resize(columns: 40, lines: 12)
