@@ -301,7 +301,7 @@ extension TableSectionSnapshot {
 
     /// Inserts items after an item, as its siblings.
     ///
-    /// - Throws: as ``insert(_:before:)``.
+    /// - Throws: as `insert(_:before:)`.
     public mutating func insert(_ items: [ItemIdentifierType], after afterItem: ItemIdentifierType) throws(Failure) {
         try _insert(items, next: afterItem, after: true)
     }
@@ -309,7 +309,7 @@ extension TableSectionSnapshot {
     /// Adds the items of another section snapshot, with their children and
     /// expansion, after the last child of `parent` (or the last root item).
     ///
-    /// - Throws: as ``append(_:to:)``.
+    /// - Throws: as `append(_:to:)`.
     /// - Complexity: O(*m*) for the *m* items of `snapshot`.
     public mutating func append(_ snapshot: TableSectionSnapshot, to parent: ItemIdentifierType? = nil) throws(Failure) {
         var parentNode: Int32 = -1
@@ -325,14 +325,14 @@ extension TableSectionSnapshot {
     /// Inserts the items of another section snapshot before an item, as its
     /// siblings, with their children and expansion.
     ///
-    /// - Throws: as ``insert(_:before:)``.
+    /// - Throws: as `insert(_:before:)`.
     public mutating func insert(_ snapshot: TableSectionSnapshot, before beforeItem: ItemIdentifierType) throws(Failure) {
         try _insert(snapshot, next: beforeItem, after: false)
     }
 
     /// Inserts the items of another section snapshot after an item.
     ///
-    /// - Throws: as ``insert(_:before:)``.
+    /// - Throws: as `insert(_:before:)`.
     public mutating func insert(_ snapshot: TableSectionSnapshot, after afterItem: ItemIdentifierType) throws(Failure) {
         try _insert(snapshot, next: afterItem, after: true)
     }
