@@ -61,3 +61,5 @@ package struct _Fenwick<Value: Numeric & Comparable> {
         return (k, remaining)
     }
 }
+
+extension _Fenwick: Sendable where Value: Sendable {}

@@ -52,6 +52,8 @@ import Foundation
 /// move the data source's own snapshot follows the table, as UIKit's does.
 open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendable, ItemIdentifierType: Hashable & Sendable>: TableViewDataSource {
     public typealias Snapshot = TableSnapshot<SectionIdentifierType, ItemIdentifierType>
+    /// The outline of one section (see `apply(_:to:animatingDifferences:completion:)`).
+    public typealias SectionSnapshot = TableSectionSnapshot<ItemIdentifierType>
     /// Makes the cell of a row for its item: dequeue a cell and configure it.
     /// Returning nil is an error (``TableViewError/noCell(_:)``).
     public typealias CellProvider = (TableView, TablePath, ItemIdentifierType) throws -> TableViewCell?
@@ -59,10 +61,31 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// The table this data source feeds.
     public private(set) weak var tableView: TableView?
     let cellProvider: CellProvider
-    /// The snapshot the table shows, without marks.
-    @usableFromInline var current = Snapshot() {
-        didSet { currentGeneration &+= 1 }
+    /// The snapshot the table shows, without marks. Reading it first writes
+    /// back the rows of sections expanded or collapsed since
+    /// (`TableViewDiffableDataSource+Outlines.swift`).
+    @usableFromInline var current: Snapshot {
+        get {
+            if !outlineRows.isEmpty { settleOutlines() }
+            return _current
+        }
+        set {
+            outlineRows = [:]
+            _current = newValue
+            currentGeneration &+= 1
+        }
     }
+    var _current = Snapshot()
+    /// The outline of each section given one (`apply(_:to:animatingDifferences:completion:)`).
+    var outlines: [SectionIdentifierType: SectionSnapshot] = [:]
+    /// The sections, by index, whose rows are their outline's visible items
+    /// while `_current` and `reported` lag behind: those expanded or
+    /// collapsed since the last full change. Their rows are answered from the
+    /// outline, so that an expand costs the rows it shows, not the section.
+    var outlineRows: [Int: SectionIdentifierType] = [:]
+    /// What expanding and collapsing rows by a tap asks and tells — UIKit's
+    /// `sectionSnapshotHandlers`.
+    public var sectionSnapshotHandlers = SectionSnapshotHandlers()
     /// Counts the changes of ``current`` and the background applies started
     /// (`TableViewDiffableDataSource+Background.swift`): a diff made off the
     /// caller's thread applies only if neither moved meanwhile.
@@ -170,13 +193,19 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// The item of a row, or nil when there is no such row.
     public final func itemIdentifier(for indexPath: TablePath) -> ItemIdentifierType? {
         if let live { return live.item(indexPath) }
+        if let section = outlineRows[indexPath.section] { return outlines[section]?.visibleItem(at: indexPath.row) }
         guard reported.items.indices.contains(indexPath.section), reported.items[indexPath.section].indices.contains(indexPath.row) else { return nil }
         return reported.items[indexPath.section][indexPath.row]
     }
 
     /// The row of an item, or nil when the table does not show it.
     public final func indexPath(for itemIdentifier: ItemIdentifierType) -> TablePath? {
-        live.map { $0.indexPath(itemIdentifier) } ?? current.indexPath(ofItem: itemIdentifier)
+        if let live { return live.indexPath(itemIdentifier) }
+        for (index, section) in outlineRows {
+            guard let outline = outlines[section], outline.contains(itemIdentifier) else { continue }
+            return outline.visibleIndex(of: itemIdentifier).map { TablePath(row: $0, section: index) }
+        }
+        return _current.indexPath(ofItem: itemIdentifier)
     }
 
     /// The section at an index, or nil when there is none.
@@ -187,7 +216,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
 
     /// The index of a section, or nil when the table does not show it.
     public final func index(for sectionIdentifier: SectionIdentifierType) -> Int? {
-        live.map { $0.index(sectionIdentifier) } ?? current.indexOfSection(sectionIdentifier)
+        live.map { $0.index(sectionIdentifier) } ?? _current.indexOfSection(sectionIdentifier)
     }
 
     // MARK: Applying
@@ -234,6 +263,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
         }
         current = target
         reported = (target.sectionIdentifiers, target.itemIdentifiersBySection)
+        keepMatchingOutlines()
     }
 
     /// A followed change applied, or failed.
@@ -249,6 +279,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     package func show(_ snapshot: Snapshot) {
         current = snapshot
         reported = (snapshot.sectionIdentifiers, snapshot.itemIdentifiersBySection)
+        keepMatchingOutlines()
     }
 
     /// Puts the previous snapshot back after `error` and reloads the table with
@@ -269,17 +300,22 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
 
     open func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int {
         if let live { return live.numberOfRows(section) }
+        if let identifier = outlineRows[section] { return outlines[identifier]?.visibleCount ?? 0 }
         return reported.items.indices.contains(section) ? reported.items[section].count : 0
     }
 
     open func numberOfRowsInSections(in tableView: TableView) -> [Int]? {
         if let live { return live.numberOfRowsInSections() }
-        return reported.items.map { $0.count }
+        var counts = reported.items.map { $0.count }
+        for (index, section) in outlineRows where counts.indices.contains(index) { counts[index] = outlines[section]?.visibleCount ?? 0 }
+        return counts
     }
 
     open func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
         guard let item = itemIdentifier(for: indexPath) else { return nil }
-        return try cellProvider(tableView, indexPath, item)
+        let cell = try cellProvider(tableView, indexPath, item)
+        if let cell { showOutline(of: item, inSection: indexPath.section, on: cell) }
+        return cell
     }
 
     open func tableView(_ tableView: TableView, titleForHeaderInSection section: Int) -> String? {

@@ -130,12 +130,16 @@ public struct TableFrame: Hashable, Sendable {
         public var editingStyle: TableView.EditingStyle
         /// Whether the row shows a reorder control (editing mode, a movable row).
         public var showsReorderControl: Bool
+        /// The row's place in an outline — its level and disclosure state —
+        /// for a row of a section shown as one (``TableViewCell/outline``);
+        /// nil for any other row.
+        public var outline: Outline?
 
         public init(
             text: String? = nil, detailText: String? = nil, accessory: CellAccessory = .none, lines: [TextLine]? = nil,
             isSelected: Bool = false, editingStyle: TableView.EditingStyle = .none, showsReorderControl: Bool = false,
             style: TableViewCell.CellStyle = .default, image: CellImage? = nil, indentationLevel: Int = 0, indentationWidth: Double = 10,
-            textAlignment: ListContentConfiguration.TextAlignment = .natural
+            textAlignment: ListContentConfiguration.TextAlignment = .natural, outline: Outline? = nil
         ) {
             self.style = style
             self.image = image
@@ -149,6 +153,32 @@ public struct TableFrame: Hashable, Sendable {
             self.isSelected = isSelected
             self.editingStyle = editingStyle
             self.showsReorderControl = showsReorderControl
+            self.outline = outline
+        }
+    }
+
+    /// A row's place in an outline (a section of a diffable data source shown
+    /// from a `TableSectionSnapshot`): how deep it is, and whether it is a
+    /// parent, expanded or collapsed — what UIKit's list cells show with
+    /// their indentation and outline disclosure accessory.
+    public struct Outline: Hashable, Sendable, Codable {
+        /// Whether a row has children, and shows them.
+        public enum Disclosure: String, Hashable, Sendable, Codable {
+            /// A row without children: no disclosure control.
+            case none
+            /// A parent whose children do not show (`▸`).
+            case collapsed
+            /// A parent whose children show (`▾`).
+            case expanded
+        }
+
+        /// 0 for a root item, 1 for its children, and so on.
+        public var level: Int
+        public var disclosure: Disclosure
+
+        public init(level: Int, disclosure: Disclosure) {
+            self.level = level
+            self.disclosure = disclosure
         }
     }
 }

@@ -323,6 +323,17 @@ public final class TextRenderer: TableRenderer {
         let indent = Int(Swift.min(Double(room - 1), (points / 5).rounded()))
         var prefix = String(repeating: " ", count: Swift.max(0, indent))
         var rest = room - prefix.count
+        if let outline = cell.outline, rest >= 3 {
+            // An outline's row: its disclosure state after the indentation,
+            // a blank for a row without children, so that siblings line up.
+            let mark = switch outline.disclosure {
+            case .collapsed: marks.collapsed
+            case .expanded: marks.expanded
+            case .none: " "
+            }
+            prefix += (line == 0 ? mark : " ") + " "
+            rest -= 2
+        }
         if let lines = cell.lines {
             return prefix + (line < lines.count ? lines[line].rendered(width: rest, ellipsis: ellipsis) : String(repeating: " ", count: rest))
         }
@@ -366,6 +377,8 @@ public final class TextRenderer: TableRenderer {
     struct Marks {
         var ellipsis, rule, selected, delete, insert, reorder, track, thumb, indexDot, image: String
         var disclosure, checkmark, detail, detailDisclosure: String
+        /// An outline's collapsed and expanded parents.
+        var collapsed, expanded: String
 
         func accessory(_ accessory: CellAccessory) -> String? {
             switch accessory {
@@ -379,10 +392,10 @@ public final class TextRenderer: TableRenderer {
 
         static let box = Marks(
             ellipsis: "…", rule: "─", selected: "▌", delete: "⊖", insert: "⊕", reorder: "≡", track: "│", thumb: "█", indexDot: "•", image: "▪",
-            disclosure: "›", checkmark: "✓", detail: "ⓘ", detailDisclosure: "ⓘ›")
+            disclosure: "›", checkmark: "✓", detail: "ⓘ", detailDisclosure: "ⓘ›", collapsed: "▸", expanded: "▾")
         static let ascii = Marks(
             ellipsis: "...", rule: "-", selected: ">", delete: "-", insert: "+", reorder: "=", track: "|", thumb: "#", indexDot: ".", image: "*",
-            disclosure: ">", checkmark: "v", detail: "i", detailDisclosure: "i>")
+            disclosure: ">", checkmark: "v", detail: "i", detailDisclosure: "i>", collapsed: "+", expanded: "-")
     }
 }
 

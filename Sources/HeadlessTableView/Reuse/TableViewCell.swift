@@ -188,6 +188,12 @@ open class TableViewCell: TableReusableView {
     open var indentationLevel = 0
     /// The points of one level of indentation (default 10, as UIKit).
     open var indentationWidth: Double = 10
+    /// The row's place in an outline: its level and disclosure state (nil,
+    /// the default, for a row that is not in one). A diffable data source
+    /// sets it, with ``indentationLevel``, on the cells of a section shown
+    /// from a `TableSectionSnapshot`; the frame carries it
+    /// (``TableFrame/Cell/outline``) and ``TextRenderer`` draws `▸`/`▾`.
+    open var outline: TableFrame.Outline?
     /// What the cell shows, as a value — UIKit's `contentConfiguration`: when
     /// set, the frame shows its text, secondary text, image and layout in
     /// place of ``text``, ``detailText``, ``image`` and the cell's style.

@@ -44,10 +44,18 @@ extension TableView {
     /// delegate hears of it), the row is selected, and `didSelectRowAt` follows.
     /// With multiple selection, a tap on a selected row deselects it.
     ///
-    /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``.
+    /// A tap on a parent row of an outline (a section a
+    /// ``TableViewDiffableDataSource`` shows from a `TableSectionSnapshot`)
+    /// expands or collapses it instead, as the data source's
+    /// ``TableViewDiffableDataSource/sectionSnapshotHandlers`` allow — UIKit's
+    /// outline disclosure of the header style — and does not select it.
+    ///
+    /// - Throws: ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)``;
+    ///   for a parent row, what expanding or collapsing it throws.
     public func tapRow(at path: TablePath) throws {
         defer { displayIfNeeded() }
         try check(path)
+        if !isEditing, let outlines = dataSource as? any _OutlineTapHandling, try outlines.tableView(self, toggleOutlineAt: path) { return }
         guard allowsSelection, !isEditing else { return }
         if allowsMultipleSelection, selected.contains(path) {
             try userDeselect(path)
