@@ -84,33 +84,34 @@ extension ObjectGraphContext {
         for key in request.sortKeys { try reader.check(key.keyPath, from: request.entityName) }
         let sortReaders = request.sortKeys.map { reader.reader($0.keyPath) }
 
-        var matches: [(object: _Resolved, sequence: Int64, values: [_SortValue])] = []
-        var failure: GraphFetchError?
+        // The candidates first, under the store's lock; then each is tested,
+        // outside it (reading through relationships looks objects up).
+        var candidates: [(stored: _GraphObject, sequence: Int64)] = []
         do throws(FetchError) {
-            try base.forEachRecord { stored, sequence throws(FetchError) in
-                guard failure == nil, names.contains(stored.entity) else { return }
-                let object: _Resolved
-                do throws(ObjectGraphError) {
-                    object = _Resolved(stored: stored, record: try stored.record(in: model))
-                } catch {
-                    failure = .graph(error)
-                    return
-                }
-                if let test {
-                    do throws(PredicateEvaluationError) {
-                        guard try test(object) else { return }
-                    } catch {
-                        failure = .evaluation(error.description)
-                        return
-                    }
-                }
-                let values = zip(sortReaders, request.sortKeys).map { read, key in _SortValue(read(object), comparison: key.comparison) }
-                matches.append((object, sequence, values))
+            try base.forEachRecord { borrowed, sequence throws(FetchError) in
+                if names.contains(borrowed.entity) { candidates.append((copy borrowed, sequence)) }
             }
         } catch {
             throw .evaluation(error.description)
         }
-        if let failure { throw failure }
+        var matches: [(object: _Resolved, sequence: Int64, values: [_SortValue])] = []
+        for (stored, sequence) in candidates {
+            let object: _Resolved
+            do throws(ObjectGraphError) {
+                object = _Resolved(stored: stored, record: try stored.record(in: model))
+            } catch {
+                throw .graph(error)
+            }
+            if let test {
+                do throws(PredicateEvaluationError) {
+                    guard try test(object) else { continue }
+                } catch {
+                    throw .evaluation(error.description)
+                }
+            }
+            let values = zip(sortReaders, request.sortKeys).map { read, key in _SortValue(read(object), comparison: key.comparison) }
+            matches.append((object, sequence, values))
+        }
         if let dangling = reader.failure.value { throw .graph(dangling) }
         let keys = request.sortKeys
         matches.sort { a, b in

@@ -119,6 +119,13 @@ public struct ValidationFailure: Hashable, Sendable, CustomStringConvertible {
     /// Its relationship (`NSValidationKeyErrorKey`).
     public var key: String
 
+    /// A failure from its parts.
+    public init(code: Code, object: ObjectID, key: String) {
+        self.code = code
+        self.object = object
+        self.key = key
+    }
+
     public var description: String {
         switch code {
         case .missingMandatoryProperty: return "\(key) is a required value (\(object); \(code.name), \(code.rawValue))"

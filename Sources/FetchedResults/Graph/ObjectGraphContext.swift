@@ -288,7 +288,8 @@ public final class ObjectGraphContext {
             if !oneWay.isEmpty {
                 var found: ObjectGraphError?
                 do throws(FetchError) {
-                    try base.forEachRecord { object, _ throws(FetchError) in
+                    try base.forEachRecord { borrowed, _ throws(FetchError) in
+                        let object = copy borrowed
                         guard found == nil, !changedIDs.contains(object.id), case .typed(let record) = object.payload else { return }
                         for (entityName, r) in oneWay where entityName == object.entity {
                             for key in r.keys(record) ?? [] {

@@ -91,8 +91,9 @@ public final class ObjectGraphStore: Sendable {
     public func didSaveNotifications() -> AsyncStream<GraphDidSave> {
         let model = model
         let (stream, continuation) = AsyncStream<GraphDidSave>.makeStream(bufferingPolicy: .unbounded)
+        let saves = base.didSaveNotifications()   // subscribed now: no save between this call and the task is missed
         let task = Task {
-            for await saved in base.didSaveNotifications() {
+            for await saved in saves {
                 continuation.yield(GraphDidSave(saved, model: model))
             }
             continuation.finish()
