@@ -204,6 +204,49 @@ struct GraphOracle: Equatable {
         #expect(saved.changedIDsByEntity["Photo"]?.inserted.map(\.key) == [.int(11)])
     }
 
+    @Test func twoContextsMergeAndSavesNameEntities() async throws {
+        let store = ObjectGraphStore(model: graphModel)
+        let saves = store.didSaveNotifications()
+        let a = ObjectGraphContext(store: store, name: "a"), b = ObjectGraphContext(store: store, name: "b")
+        try a.insert(GEntry(id: 1, text: "Fog", month: 1))
+        try a.insert(GPhoto(id: 10, type: "image", kb: 1, width: 2, entry: 1))
+        let first = try a.save()
+        b.mergeChanges(fromContextDidSave: first)
+        #expect(try b.object(GEntry.self, id: 1)?.media == [10])
+        // b deletes the entry (cascading to the photo) and saves; a merges.
+        try b.delete(GEntry.self, id: 1)
+        let second = try b.save()
+        #expect(Set(second.deletedObjects.map(\.description)) == ["Entry 1", "Photo 10"])
+        #expect(second.contextName == "b")
+        a.mergeChanges(fromContextDidSave: second)
+        #expect(try a.fetch(GraphFetchRequest(entityName: "Medium")).isEmpty)
+        #expect(try a.object(GEntry.self, id: 1) == nil)
+        // The store's notifications name each object's entity.
+        var iterator = saves.makeAsyncIterator()
+        let delivered = try #require(await iterator.next())
+        #expect(delivered.insertedObjects.map(\.entityName).sorted() == ["Entry", "Photo"])
+        #expect(delivered.changedIDsByEntity["Photo"]?.inserted == [ObjectID(rootEntityName: "Medium", key: 10)])
+        let deleted = try #require(await iterator.next())
+        #expect(deleted.deletedObjects.map(\.entityName).sorted() == ["Entry", "Photo"])
+        // A save of an object another context changed since this one read it
+        // conflicts (the store's merge policy), and changes nothing.
+        let stale = ObjectGraphContext(store: store)
+        try a.insert(GEntry(id: 2, text: "Rain", month: 2))
+        try a.save()
+        var entry = try #require(try stale.object(GEntry.self, id: 2))
+        try a.update(GEntry(id: 2, text: "Hail", month: 2))
+        try a.save()
+        entry.text = "Snow"
+        try stale.update(entry)
+        let error = try #require(throws: ObjectGraphError.self) { try stale.save() }
+        guard case .store(.mergeConflicts(let conflicts)) = error else {
+            Issue.record("\(error)")
+            return
+        }
+        #expect(conflicts.count == 1)
+        #expect(try store.object(withID: ObjectID(rootEntityName: "Entry", key: 2))?.as(GEntry.self)?.text == "Hail")
+    }
+
     @Test func aReferenceToAMissingObjectIsATypedError() throws {
         let context = ObjectGraphContext(store: ObjectGraphStore(model: graphModel))
         try context.insert(GEntry(id: 1, text: "Fog", month: 1))

@@ -93,7 +93,8 @@ public final class ObjectGraphStore: Sendable {
         let (stream, continuation) = AsyncStream<GraphDidSave>.makeStream(bufferingPolicy: .unbounded)
         let saves = base.didSaveNotifications()   // subscribed now: no save between this call and the task is missed
         let task = Task {
-            for await saved in saves {
+            var iterator = saves.makeAsyncIterator()
+            while let saved = await iterator.next() {   // next(): next(isolation:) needs macOS 15
                 continuation.yield(GraphDidSave(saved, model: model))
             }
             continuation.finish()
