@@ -189,6 +189,9 @@ struct GraphOracle: Equatable {
         // A sub-entity's object in a relationship to its parent.
         try context.insert(GPhoto(id: 11, type: "image", kb: 7, width: 640, entry: 1))
         #expect(try context.object(GEntry.self, id: 1)?.media == [10, 11])
+        // A to-many relationship holds each destination once.
+        try context.update(GEntry(id: 1, text: "Fog", month: 1, media: [10, 11, 10]))
+        #expect(try context.object(GEntry.self, id: 1)?.media == [10, 11])
         #expect(try context.destinations(of: context.objectID(GEntry.self, id: 1), relationship: "media").map(\.entityName) == ["Medium", "Photo"])
         // One-to-one: a new cover takes it from the entry that had it.
         var rain = try #require(try context.object(GEntry.self, id: 2))

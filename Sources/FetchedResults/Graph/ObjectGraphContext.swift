@@ -350,9 +350,16 @@ struct _GraphEdit {
 
     /// Sets an object to a new version and keeps the inverses of its
     /// relationships that changed.
-    mutating func set(_ new: _GraphObject, old: _GraphObject?) throws(ObjectGraphError) {
-        guard let entity = model.entity(named: new.entity) else { throw .unknownEntity(new.entity) }
-        let newRecord = try new.record(in: model)
+    mutating func set(_ given: _GraphObject, old: _GraphObject?) throws(ObjectGraphError) {
+        guard let entity = model.entity(named: given.entity) else { throw .unknownEntity(given.entity) }
+        // Each destination once in a to-many relationship.
+        var new = given
+        var newRecord = try given.record(in: model)
+        for r in entity.relationships where r.isToMany {
+            let keys = r.keys(newRecord) ?? []
+            if Set(keys).count != keys.count, let deduplicated = r.deduplicating(newRecord) { newRecord = deduplicated }
+        }
+        new.payload = .typed(newRecord)
         let oldRecord = try old?.record(in: model)
         guard let selfID = entity.key(newRecord)?.id else { throw .unknownEntity(new.entity) }
         put(new.id, new)

@@ -49,6 +49,9 @@ public struct RelationshipDescription: Sendable, CustomStringConvertible {
     let keys: @Sendable (any Record & Codable) -> [RecordValue]?
     let removing: @Sendable (any Record & Codable, RecordValue) -> (any Record & Codable)?
     let adding: @Sendable (any Record & Codable, any Sendable) -> (any Record & Codable)?
+    /// The record with repeats taken out of the relationship (a to-many
+    /// relationship holds each destination once, as Core Data's sets do).
+    let deduplicating: @Sendable (any Record & Codable) -> (any Record & Codable)?
 
     public var description: String {
         "\(name) → \(isToMany ? "to-many " : "")\(destinationEntityName)"
@@ -107,7 +110,8 @@ public struct Relationship<Source: Record & Codable>: Sendable {
                 guard var source = record as? Source, let id = id as? Destination.ID else { return nil }
                 source[keyPath: keyPath] = id
                 return source
-            }))
+            },
+            deduplicating: { $0 }))
     }
 
     /// A relationship to any number of objects of `destination`'s entity,
@@ -136,6 +140,12 @@ public struct Relationship<Source: Record & Codable>: Sendable {
                 guard var source = record as? Source, let id = id as? Destination.ID else { return nil }
                 let key = _objectKey(id)
                 if !source[keyPath: keyPath].contains(where: { _objectKey($0) == key }) { source[keyPath: keyPath].append(id) }
+                return source
+            },
+            deduplicating: { record in
+                guard var source = record as? Source else { return nil }
+                var seen = Set<RecordValue>()
+                source[keyPath: keyPath].removeAll { !seen.insert(_objectKey($0)).inserted }
                 return source
             }))
     }
