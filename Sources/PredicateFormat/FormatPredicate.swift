@@ -94,6 +94,18 @@ public struct FormatPredicate: Hashable, Sendable, CustomStringConvertible {
             rootValue: _recordValue)
         return CompiledPredicate(test: try compiler.condition(condition))
     }
+
+    /// The predicate compiled with the caller's own reader of key paths (the
+    /// object graph's, which goes through relationships) and value of `SELF`.
+    ///
+    /// - Throws: what `reader` throws for a key path it cannot read.
+    package func compiled<Root>(
+        reader: @escaping (String) throws(RecordKeyError) -> (Root) -> RecordValue,
+        rootValue: @escaping (Root) -> RecordValue
+    ) throws(RecordKeyError) -> CompiledPredicate<Root> {
+        let compiler = _PredicateCompiler<Root>(reader: reader, rootValue: rootValue)
+        return CompiledPredicate(test: try compiler.condition(condition))
+    }
 }
 
 /// A ``FormatPredicate`` compiled for a record type: call it with a record,

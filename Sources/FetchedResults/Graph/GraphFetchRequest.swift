@@ -1,0 +1,265 @@
+import Foundation
+import PredicateFormat
+import Records
+
+/// What to fetch from an ``ObjectGraphContext``: the objects of an entity
+/// (and of its sub-entities) that match a predicate, in the order of sort
+/// keys — Core Data's `NSFetchRequest` over a model.
+///
+/// Key paths in the predicate and the sort keys go through relationships:
+/// `diaryEntry.creationTime < %@` (to-one), `ANY media.type == 'image'`,
+/// `ALL media.size < 100`, `NONE media.type == 'audio'`, `media.@count > 2`,
+/// `SUBQUERY(media, $m, $m.type == 'audio').@count > 0` (to-many); a sort
+/// key `diaryEntry.text`. A relationship at the end of a path is its
+/// destination's record (to-one, nil when empty) or an array of them
+/// (to-many); compare identities with `diaryEntry.id == 1`.
+public struct GraphFetchRequest: Sendable {
+    /// The entity fetched.
+    public var entityName: String
+    /// Which objects; nil for all.
+    public var predicate: FormatPredicate?
+    /// Their order; the first insertion order breaks ties.
+    public var sortKeys: [SortKey]
+    /// Whether the sub-entities' objects are fetched too (true by default, as
+    /// in Core Data).
+    public var includesSubentities: Bool
+    /// The most objects returned (nil: no limit).
+    public var fetchLimit: Int?
+
+    /// A request for the objects of `entityName`.
+    public init(entityName: String, predicate: FormatPredicate? = nil, sortKeys: [SortKey] = [], includesSubentities: Bool = true, fetchLimit: Int? = nil) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortKeys = sortKeys
+        self.includesSubentities = includesSubentities
+        self.fetchLimit = fetchLimit
+    }
+}
+
+/// Why a fetch of a graph failed.
+public enum GraphFetchError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The model has no such entity.
+    case unknownEntity(String)
+    /// A key path names neither a key of the entity's record type nor one of
+    /// its relationships.
+    case unknownKey(entity: String, keyPath: String, key: String)
+    /// The predicate could not be evaluated on an object.
+    case evaluation(String)
+    /// A key path went through a reference to an object that does not
+    /// exist (a `noAction` delete not yet repaired), or a record could not
+    /// be read.
+    case graph(ObjectGraphError)
+
+    public var description: String {
+        switch self {
+        case .unknownEntity(let name): return "the model has no entity \(name)"
+        case let .unknownKey(entity, keyPath, key): return "the key path \(keyPath) cannot be read from \(entity): it has no key or relationship '\(key)'"
+        case .evaluation(let message): return message
+        case .graph(let error): return error.description
+        }
+    }
+}
+
+extension ObjectGraphContext {
+    /// The objects matching a request, in its order, as this context sees them.
+    ///
+    /// - Throws: ``GraphFetchError``; nothing is returned then.
+    /// - Complexity: O(*n* log *n*) for *n* objects of the entities fetched,
+    ///   each key path through a to-one relationship costing one lookup per
+    ///   object, through a to-many one a lookup per destination.
+    public func fetch(_ request: GraphFetchRequest) throws(GraphFetchError) -> [GraphObject] {
+        guard model.entity(named: request.entityName) != nil else { throw .unknownEntity(request.entityName) }
+        let names = Set(request.includesSubentities ? model.entityNames(including: request.entityName) : [request.entityName])
+        let reader = _GraphKeyReader(context: self)
+        let test = try request.predicate.map { predicate throws(GraphFetchError) in
+            for path in predicate.keyPaths { try reader.check(path, from: request.entityName) }
+            do throws(RecordKeyError) {
+                return try predicate.compiled(
+                    reader: { path throws(RecordKeyError) in reader.reader(path) },
+                    rootValue: { object in _graphRecordValue(object.record) })
+            } catch {
+                throw GraphFetchError.evaluation(error.description)
+            }
+        }
+        for key in request.sortKeys { try reader.check(key.keyPath, from: request.entityName) }
+        let sortReaders = request.sortKeys.map { reader.reader($0.keyPath) }
+
+        // The candidates first, under the store's lock; then each is tested,
+        // outside it (reading through relationships looks objects up).
+        var candidates: [(stored: _GraphObject, sequence: Int64)] = []
+        do throws(FetchError) {
+            try base.forEachRecord { borrowed, sequence throws(FetchError) in
+                if names.contains(borrowed.entity) { candidates.append((copy borrowed, sequence)) }
+            }
+        } catch {
+            throw .evaluation(error.description)
+        }
+        var matches: [(object: _Resolved, sequence: Int64, values: [_SortValue])] = []
+        for (stored, sequence) in candidates {
+            let object: _Resolved
+            do throws(ObjectGraphError) {
+                object = _Resolved(stored: stored, record: try stored.record(in: model))
+            } catch {
+                throw .graph(error)
+            }
+            if let test {
+                do throws(PredicateEvaluationError) {
+                    guard try test(object) else { continue }
+                } catch {
+                    throw .evaluation(error.description)
+                }
+            }
+            let values = zip(sortReaders, request.sortKeys).map { read, key in _SortValue(read(object), comparison: key.comparison) }
+            matches.append((object, sequence, values))
+        }
+        if let dangling = reader.failure.value { throw .graph(dangling) }
+        let keys = request.sortKeys
+        matches.sort { a, b in
+            for (k, key) in keys.enumerated() {
+                let order = _SortValue.compare(a.values[k], b.values[k])
+                if order != 0 { return key.ascending ? order < 0 : order > 0 }
+            }
+            return a.sequence < b.sequence
+        }
+        let limited = request.fetchLimit.map { matches.prefix(max(0, $0)) } ?? matches[...]
+        return limited.map { GraphObject(entityName: $0.object.stored.entity, id: $0.object.stored.id, record: $0.object.record) }
+    }
+
+    /// The records of `R`'s entity (and of its sub-entities of the same
+    /// record type) matching a predicate, in the order of sort keys.
+    ///
+    /// - Throws: ``GraphFetchError``.
+    public func fetch<R: Record & Codable>(_ type: R.Type, where predicate: FormatPredicate? = nil, sortedBy sortKeys: [SortKey] = []) throws(GraphFetchError) -> [R] where R.ID: Codable {
+        guard let entity = model.entity(for: R.self) else { throw .unknownEntity("\(R.self)") }
+        return try fetch(GraphFetchRequest(entityName: entity.name, predicate: predicate, sortKeys: sortKeys)).compactMap { $0.as(R.self) }
+    }
+}
+
+/// An object being fetched, its record read once.
+struct _Resolved {
+    let stored: _GraphObject
+    let record: any Record & Codable
+}
+
+/// A record as a value (`SELF`, a relationship at the end of a path): every
+/// field it encodes.
+func _graphRecordValue(_ record: any Record & Codable) -> RecordValue {
+    (try? RecordValueEncoder().encode(record)) ?? .null
+}
+
+/// Reads key paths through relationships, as the context sees the objects.
+struct _GraphKeyReader {
+    let context: ObjectGraphContext
+    /// The first reference to a missing object met, reported after the fetch.
+    let failure = _FailureBox()
+    var model: ObjectModel { context.model }
+
+    final class _FailureBox: @unchecked Sendable {
+        var value: ObjectGraphError?
+    }
+
+    /// Checks a key path against the model from an entity: each key is a
+    /// relationship (the path goes on from its destination) or a key of the
+    /// record type (the rest of the path goes into its value).
+    func check(_ path: String, from entityName: String) throws(GraphFetchError) {
+        var entity = entityName
+        for key in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            if key.hasPrefix("@") || key == "SELF" { return }
+            guard let description = model.entity(named: entity) else { return }
+            if let r = description.relationship(named: key) {
+                entity = r.destinationEntityName
+                continue
+            }
+            if let declared = description.declaredKeys, !declared.contains(key), key != "id" {
+                throw .unknownKey(entity: entity, keyPath: path, key: key)
+            }
+            return
+        }
+    }
+
+    /// A reader of a key path.
+    func reader(_ path: String) -> (_Resolved) -> RecordValue {
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        return { object in self.value(of: object.stored, object.record, keys[...]) }
+    }
+
+    func value(of object: _GraphObject, _ record: any Record & Codable, _ path: ArraySlice<String>) -> RecordValue {
+        guard let key = path.first, let entity = model.entity(named: object.entity) else { return _graphRecordValue(record) }
+        guard let r = entity.relationship(named: key) else {
+            return (entity.value(record, key) ?? .null).value(atKeyPath: path.dropFirst())
+        }
+        let rest = path.dropFirst()
+        var values: [RecordValue] = []
+        for destinationKey in r.keys(record) ?? [] {
+            let id = ObjectID(rootEntityName: model.root(of: r.destinationEntityName), key: destinationKey)
+            guard let destination = context.base.peek(id), let destinationRecord = try? destination.record(in: model) else {
+                if failure.value == nil { failure.value = .danglingReference(object: object.id, relationship: r.name, destination: id) }
+                continue
+            }
+            let value = self.value(of: destination, destinationRecord, rest)
+            // A to-many step inside a to-many path adds its elements, as Core Data's key paths do.
+            if r.isToMany, !rest.isEmpty, case .array(let elements) = value, self.isToMany(destination.entity, rest) {
+                values.append(contentsOf: elements)
+            } else {
+                values.append(value)
+            }
+        }
+        if r.isToMany { return .array(values) }
+        return values.first ?? .null
+    }
+
+    /// Whether a path from an entity goes through a to-many relationship.
+    func isToMany(_ entityName: String, _ path: ArraySlice<String>) -> Bool {
+        var entity = entityName
+        for key in path {
+            guard let r = model.entity(named: entity)?.relationship(named: key) else { return false }
+            if r.isToMany { return true }
+            entity = r.destinationEntityName
+        }
+        return false
+    }
+}
+
+extension FormatPredicate {
+    /// The plain key paths the predicate reads (not those under a `SUBQUERY`
+    /// variable).
+    var keyPaths: [String] {
+        var paths: [String] = []
+        func visit(_ e: Expression) {
+            switch e {
+            case .key(let key): paths.append(key)
+            case .member(.evaluatedObject, let key): paths.append(key)
+            case .member(let base, let key):
+                if let path = plainPath(base) { paths.append((path + [key]).joined(separator: ".")) } else { visit(base) }
+            case .collectionOperator(let base, _, _), .negation(let base), .cast(let base, _): visit(base)
+            case .index(let base, _): visit(base)
+            case .aggregate(let es), .function(_, let es): es.forEach(visit)
+            case .arithmetic(let a, _, let b):
+                visit(a)
+                visit(b)
+            case .subquery(let collection, _, _): visit(collection)
+            case .constant, .evaluatedObject, .variable: break
+            }
+        }
+        func plainPath(_ e: Expression) -> [String]? {
+            switch e {
+            case .key(let key): return [key]
+            case .member(.evaluatedObject, let key): return [key]
+            case .member(let base, let key): return plainPath(base).map { $0 + [key] }
+            default: return nil
+            }
+        }
+        func visit(_ c: Condition) {
+            switch c {
+            case .constant: break
+            case .not(let inner): visit(inner)
+            case .and(let cs), .or(let cs): cs.forEach(visit)
+            case .comparison(let comparison):
+                visit(comparison.left)
+                visit(comparison.right)
+            }
+        }
+        visit(condition)
+        return paths
+    }
+}
