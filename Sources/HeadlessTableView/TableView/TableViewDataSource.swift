@@ -94,6 +94,13 @@ public protocol TableViewDelegate: AnyObject {
     /// configures the row's cell. Nil (the default) leaves the cell's own.
     func tableView(_ tableView: TableView, indentationLevelForRowAt indexPath: TablePath) -> Int?
 
+    /// Where a row the user moves lands — UIKit's
+    /// `targetIndexPathForMoveFromRowAt:toProposedIndexPath:`: the proposed
+    /// index path (where the row is after the move, in any section), or
+    /// another. The table asks before the move lands (``TableView/moveRowByUser(from:to:)``);
+    /// the default is the proposed path.
+    func tableView(_ tableView: TableView, targetIndexPathForMoveFromRowAt sourceIndexPath: TablePath, toProposedIndexPath proposedDestinationIndexPath: TablePath) -> TablePath
+
     /// A cell is about to enter the window, or has left it.
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: TablePath)
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: TablePath)
@@ -112,6 +119,9 @@ extension TableViewDelegate {
     public func tableView(_ tableView: TableView, didDeselectRowAt indexPath: TablePath) {}
     public func tableView(_ tableView: TableView, editingStyleForRowAt indexPath: TablePath) -> TableView.EditingStyle { .delete }
     public func tableView(_ tableView: TableView, indentationLevelForRowAt indexPath: TablePath) -> Int? { nil }
+    public func tableView(_ tableView: TableView, targetIndexPathForMoveFromRowAt sourceIndexPath: TablePath, toProposedIndexPath proposedDestinationIndexPath: TablePath) -> TablePath {
+        proposedDestinationIndexPath
+    }
     public func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: TablePath) {}
     public func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: TablePath) {}
 }
