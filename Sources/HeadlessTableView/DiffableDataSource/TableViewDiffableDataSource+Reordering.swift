@@ -8,8 +8,7 @@ extension TableViewDiffableDataSource {
     /// ```swift
     /// dataSource.reorderingHandlers.canReorderItem = { _ in true }
     /// dataSource.reorderingHandlers.didReorder = { transaction in
-    ///     todos = transaction.difference.inferringMoves().reduce(into: todos) { ... }
-    ///     // or: todos.order = transaction.finalSnapshot.itemIdentifiers
+    ///     todoOrder = transaction.finalSnapshot.itemIdentifiers
     /// }
     /// table.setEditing(true)
     /// try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 2, section: 0))

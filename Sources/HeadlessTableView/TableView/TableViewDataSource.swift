@@ -39,7 +39,10 @@ public protocol TableViewDataSource: AnyObject {
     func tableView(_ tableView: TableView, commit editingStyle: TableView.EditingStyle, forRowAt indexPath: TablePath) throws
     /// Whether the user may move a row (default no).
     func tableView(_ tableView: TableView, canMoveRowAt indexPath: TablePath) -> Bool
-    /// The user moved a row: update the model (the table already shows the move).
+    /// The user moved a row (``TableView/moveRowByUser(from:to:)``): update
+    /// the model; the table then shows the move. A data source that changes
+    /// the table itself meanwhile (its model reports the move back) has shown
+    /// it: the table does not move the row again.
     func tableView(_ tableView: TableView, moveRowAt sourceIndexPath: TablePath, to destinationIndexPath: TablePath) throws
 }
 
