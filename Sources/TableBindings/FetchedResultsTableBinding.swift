@@ -86,6 +86,11 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     public var rowAnimations = TableView.RowAnimations.fade
 
     var change = _ReportedChange()
+    /// How a user's move is written into the model; nil (the default): rows
+    /// cannot be moved (`FetchedResultsTableBinding+Reordering.swift`).
+    public var ordering: Ordering?
+    /// The user's move being saved, while the controller reports it.
+    var userMove: (from: TablePath, to: TablePath)?
 
     /// Connects `controller` to `tableView`, fetches if it has not, and loads the table.
     public init(controller: FetchedResultsController<R>, tableView: TableView, cell: @escaping CellProvider) throws {
@@ -148,7 +153,7 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
 
     public func controllerDidChangeContent(_ controller: FetchedResultsController<R>) {
         guard let tableView else { return }
-        let (update, reconfigure) = change.batch(reloadingEdits: true)
+        let (update, reconfigure) = userMove.flatMap { change.batch(forUserMove: $0) } ?? change.batch(reloadingEdits: true)
         change = _ReportedChange()
         perform(update, reconfiguring: reconfigure, on: tableView)
     }

@@ -21,6 +21,8 @@ struct _ReportedChange {
     var reconfigured: [TablePath] = []
     /// Whether some changed object moved.
     var hasMoves = false
+    /// The index paths before and after of the objects that stay (updated or moved).
+    var kept: [(old: TablePath, new: TablePath)] = []
 
     mutating func section(at index: Int, _ type: FetchedResultsChangeType) {
         switch type {
@@ -38,8 +40,10 @@ struct _ReportedChange {
             update.deleteRows(at: [old])
         case (.update, let old?, let new):
             reconfigured.append(new ?? old)   // after the change
+            kept.append((old, new ?? old))
         case (.move, let old?, let new?):
             hasMoves = true
+            kept.append((old, new))
             if update.deletedSections.contains(old.section) || update.insertedSections.contains(new.section) {
                 update.deleteRows(at: [old])   // sections come first in the report, so they are known here
                 update.insertRows(at: [new])
@@ -60,5 +64,34 @@ struct _ReportedChange {
         var reloads = BatchUpdate()
         reloads.reloadRows(at: reconfigured)
         return (reloads, [])
+    }
+
+    /// The batch of a change that is exactly a user's move, as the table
+    /// shows it: one move of the row, and every object the change reports
+    /// (the moved one, and the neighbours renumbered for it) reconfigured in
+    /// place. Nil when the change is something else too (rows inserted or
+    /// deleted, a row that lands elsewhere): it is then shown as reported.
+    ///
+    /// The change is the move when the moved object is among the reported
+    /// ones and every reported object lands where the move puts it: the
+    /// unreported rows then keep their order around them, as in the move.
+    func batch(forUserMove move: (from: TablePath, to: TablePath)) -> (update: BatchUpdate, reconfiguring: [TablePath])? {
+        guard update.deletedSections.isEmpty, update.insertedSections.isEmpty, update.movedSections.isEmpty, update.reloadedSections.isEmpty,
+            update.deletedRows.isEmpty, update.insertedRows.isEmpty, update.reloadedRows.isEmpty,
+            kept.contains(where: { $0.old == move.from })
+        else { return nil }
+        for object in kept where object.new != Self.path(object.old, after: move) { return nil }
+        var batch = BatchUpdate()
+        batch.moveRow(at: move.from, to: move.to)
+        return (batch, kept.map(\.new))
+    }
+
+    /// Where a row is after a move of one row (`to`: where the moved row is after it).
+    static func path(_ old: TablePath, after move: (from: TablePath, to: TablePath)) -> TablePath {
+        guard old != move.from else { return move.to }
+        var path = old
+        if path.section == move.from.section, path.row > move.from.row { path.row -= 1 }
+        if path.section == move.to.section, path.row >= move.to.row { path.row += 1 }
+        return path
     }
 }

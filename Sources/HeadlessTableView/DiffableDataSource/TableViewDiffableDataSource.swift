@@ -118,6 +118,9 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     var pendingApply: (snapshot: Snapshot, animatingDifferences: Bool, completions: [() -> Void])?
     /// What the last queued apply threw when it ran; nil when none failed.
     public internal(set) var lastDeferredApplyError: (any Error)?
+    /// What the user may move, and what the data source tells before and after
+    /// a move (`TableViewDiffableDataSource+Reordering.swift`).
+    public var reorderingHandlers = ReorderingHandlers()
     /// What the data source follows, when it does: the rows come from it.
     package var live: _LiveSource<SectionIdentifierType, ItemIdentifierType>?
 
@@ -342,11 +345,15 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     /// from your model and apply a snapshot without it.
     open func tableView(_ tableView: TableView, commit editingStyle: TableView.EditingStyle, forRowAt indexPath: TablePath) throws {}
 
-    /// Whether the user may move a row. Default: no; override to allow it.
-    open func tableView(_ tableView: TableView, canMoveRowAt indexPath: TablePath) -> Bool { false }
+    /// Whether the user may move a row. Default: what
+    /// ``ReorderingHandlers/canReorderItem`` says of its item (no without one);
+    /// override to decide otherwise.
+    open func tableView(_ tableView: TableView, canMoveRowAt indexPath: TablePath) -> Bool { canReorder(at: indexPath) }
 
-    /// The user moved a row: the data source's snapshot follows the table.
-    /// Overrides must call `super` to keep the snapshot right.
+    /// The user moved a row: the data source's snapshot follows, the table
+    /// shows the move, and the ``reorderingHandlers`` hear of it (see
+    /// ``ReorderingHandlers``). Overrides must call `super` to keep the
+    /// snapshot right.
     ///
     /// - Throws: ``TableViewDiffableDataSourceError/following`` while
     ///   following a fetched results controller (change its objects instead); `TableSnapshotError/itemNotFound(_:)` when no item is at
@@ -354,18 +361,7 @@ open class TableViewDiffableDataSource<SectionIdentifierType: Hashable & Sendabl
     ///   the destination's section does not exist; the snapshot is then unchanged.
     /// - Complexity: O(*r* + *s*) for the rows after the two places.
     open func tableView(_ tableView: TableView, moveRowAt sourceIndexPath: TablePath, to destinationIndexPath: TablePath) throws {
-        guard live == nil else { throw TableViewDiffableDataSourceError.following }
-        var moved = current
-        guard let item = moved.itemIdentifier(at: sourceIndexPath) else { throw Snapshot.Failure.itemNotFound([]) }
-        guard let section = sectionIdentifier(for: destinationIndexPath.section) else { throw Snapshot.Failure.sectionNotFound([]) }
-        try moved.deleteItems([item])
-        let rows = try moved.itemIdentifiers(inSection: section)
-        if rows.indices.contains(destinationIndexPath.row) {
-            try moved.insertItems([item], beforeItem: rows[destinationIndexPath.row])
-        } else {
-            try moved.appendItems([item], toSection: section)
-        }
-        show(moved)
+        try reorder(from: sourceIndexPath, to: destinationIndexPath, in: tableView)
     }
 }
 

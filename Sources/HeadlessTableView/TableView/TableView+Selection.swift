@@ -106,28 +106,17 @@ extension TableView {
         try checkCountsAgree()
     }
 
-    /// The user moved a row (drag in editing mode): the data source updates its
-    /// model; the table, which already shows the move, keeps the row's cell and
-    /// checks that the counts add up.
+    /// The user moved a row (a drag in editing mode, dropped at `destination`:
+    /// where the row is after the move). See `TableView+Reordering.swift`.
     ///
     /// - Throws: ``TableViewError/notEditing`` outside editing mode;
     ///   ``TableViewError/notMovable(_:)`` when `canMoveRowAt` says no;
     ///   ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)`` for a
-    ///   destination outside the table after the move;
+    ///   source, or a destination (proposed, or the delegate's), outside the table;
+    ///   ``TableViewError/userMoveInsideBatch`` inside a batch;
     ///   ``TableViewError/inconsistentUpdate(_:)`` when the model's counts do not follow.
     public func moveRowByUser(from source: TablePath, to destination: TablePath) throws {
-        try check(source)
-        guard isEditing else { throw TableViewError.notEditing }
-        guard let dataSource else { throw TableViewError.noDataSource }
-        guard dataSource.tableView(self, canMoveRowAt: source) else { throw TableViewError.notMovable(source) }
-        var counts = rowCounts
-        counts[source.section] -= 1
-        guard counts.indices.contains(destination.section), destination.row >= 0, destination.row <= counts[destination.section] else {
-            throw TableViewError.invalidIndexPath(destination, sectionCount: counts.count, rowCount: counts.indices.contains(destination.section) ? counts[destination.section] + 1 : nil)
-        }
-        guard source != destination else { return }
-        try dataSource.tableView(self, moveRowAt: source, to: destination)
-        try moveRow(at: source, to: destination)
+        try performUserMove(from: source, to: destination)
     }
 
     /// Throws when the data source's counts are not the table's.

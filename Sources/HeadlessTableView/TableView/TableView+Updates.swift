@@ -249,6 +249,7 @@ extension TableView {
         }
         layout = try updatedLayout(mapping, counts: counts)
         rowCounts = counts
+        dataGeneration &+= 1
         indexTitles = dataSource.sectionIndexTitles(for: self)
 
         // Cells follow their rows; deleted and reloaded rows give theirs back

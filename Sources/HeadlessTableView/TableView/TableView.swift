@@ -173,6 +173,9 @@ public final class TableView {
     var prefetching = _Prefetching()
     /// The batches the renderer is still showing, and what waits for them (`TableView+Completions.swift`).
     var animation = _BatchAnimation()
+    /// Counts the batches applied and the reloads: a user's move whose data
+    /// source changed the table meanwhile is not moved again (`TableView+Reordering.swift`).
+    var dataGeneration = 0
 
     /// A ``Style/plain`` table with a window `viewportHeight` high, and its
     /// own reuse pool or a shared one.
@@ -318,6 +321,7 @@ public final class TableView {
         })
         defer { displayIfNeeded() }
         let wasAtBottom = isAtBottom
+        dataGeneration &+= 1
         batch.discardChanges()
         rowCounts = counts
         layout = newLayout

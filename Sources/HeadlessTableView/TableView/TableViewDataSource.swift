@@ -39,7 +39,10 @@ public protocol TableViewDataSource: AnyObject {
     func tableView(_ tableView: TableView, commit editingStyle: TableView.EditingStyle, forRowAt indexPath: TablePath) throws
     /// Whether the user may move a row (default no).
     func tableView(_ tableView: TableView, canMoveRowAt indexPath: TablePath) -> Bool
-    /// The user moved a row: update the model (the table already shows the move).
+    /// The user moved a row (``TableView/moveRowByUser(from:to:)``): update
+    /// the model; the table then shows the move. A data source that changes
+    /// the table itself meanwhile (its model reports the move back) has shown
+    /// it: the table does not move the row again.
     func tableView(_ tableView: TableView, moveRowAt sourceIndexPath: TablePath, to destinationIndexPath: TablePath) throws
 }
 
@@ -94,6 +97,13 @@ public protocol TableViewDelegate: AnyObject {
     /// configures the row's cell. Nil (the default) leaves the cell's own.
     func tableView(_ tableView: TableView, indentationLevelForRowAt indexPath: TablePath) -> Int?
 
+    /// Where a row the user moves lands — UIKit's
+    /// `targetIndexPathForMoveFromRowAt:toProposedIndexPath:`: the proposed
+    /// index path (where the row is after the move, in any section), or
+    /// another. The table asks before the move lands (``TableView/moveRowByUser(from:to:)``);
+    /// the default is the proposed path.
+    func tableView(_ tableView: TableView, targetIndexPathForMoveFromRowAt sourceIndexPath: TablePath, toProposedIndexPath proposedDestinationIndexPath: TablePath) -> TablePath
+
     /// A cell is about to enter the window, or has left it.
     func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: TablePath)
     func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: TablePath)
@@ -112,6 +122,9 @@ extension TableViewDelegate {
     public func tableView(_ tableView: TableView, didDeselectRowAt indexPath: TablePath) {}
     public func tableView(_ tableView: TableView, editingStyleForRowAt indexPath: TablePath) -> TableView.EditingStyle { .delete }
     public func tableView(_ tableView: TableView, indentationLevelForRowAt indexPath: TablePath) -> Int? { nil }
+    public func tableView(_ tableView: TableView, targetIndexPathForMoveFromRowAt sourceIndexPath: TablePath, toProposedIndexPath proposedDestinationIndexPath: TablePath) -> TablePath {
+        proposedDestinationIndexPath
+    }
     public func tableView(_ tableView: TableView, willDisplay cell: TableViewCell, forRowAt indexPath: TablePath) {}
     public func tableView(_ tableView: TableView, didEndDisplaying cell: TableViewCell, forRowAt indexPath: TablePath) {}
 }

@@ -33,6 +33,9 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Editing a row the data source says cannot be edited (or moved).
     case notEditable(TablePath)
     case notMovable(TablePath)
+    /// ``TableView/moveRowByUser(from:to:)`` inside a batch update: a user's
+    /// move is a batch of its own.
+    case userMoveInsideBatch
     /// A geometry input that is NaN, infinite or negative: the viewport's
     /// height, an offset, a height setting, a height the delegate gives, or a
     /// cell's (or its template's) preferred height.
@@ -74,6 +77,8 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
             return "the row at \(path) cannot be edited (the data source's canEditRowAt says no)"
         case .notMovable(let path):
             return "the row at \(path) cannot be moved (the data source's canMoveRowAt says no)"
+        case .userMoveInsideBatch:
+            return "a row cannot be moved by the user inside a batch update (performBatchUpdates): the move is a batch of its own"
         case .invalidGeometry(let error):
             return error.description
         case .unreadableTemplate(let reason):
