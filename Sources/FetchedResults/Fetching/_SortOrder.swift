@@ -222,27 +222,6 @@ func _nextPrefixKey(_ s: String) -> UInt64? {
     return n <= 8 ? 0 : key << (8 * (16 - n))
 }
 
-/// UTF-8 bytes `skip` to `skip + 8` of a string, big-endian, zero-padded:
-/// among strings whose first `skip` bytes are equal, a key that orders them
-/// plainly, under `_prefixKey`'s rule for `skip + 8` bytes (the leading
-/// scalars — those in those bytes and the one after — below U+0300). Nil for
-/// the others. (`_nextPrefixKey` is this key with a `skip` of 8.)
-@inline(__always)
-func _prefixKey(_ s: String, skipping skip: Int) -> UInt64? {
-    var key: UInt64 = 0
-    var n = 0
-    for byte in s.utf8 {
-        if byte >= 0xCC { return nil }   // the lead byte of a scalar from U+0300 on
-        if n < skip + 8 {
-            if n >= skip { key = key << 8 | UInt64(byte) }
-            n += 1
-        } else if byte & 0xC0 != 0x80 {
-            return key   // the next scalar begins below U+0300: the key is final
-        }
-    }
-    return n <= skip ? 0 : key << (8 * (skip + 8 - n))
-}
-
 /// A match being sorted: the keys of its first two sort values, in the
 /// direction of their sort keys (0 for a column without keys), and its position.
 struct _SortEntry {
@@ -339,45 +318,13 @@ func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int
                     }
                     return sequences[a] < sequences[b]
                 }
-                /// Sorts a run of entries whose first column's strings share
-                /// their first `skip` bytes: by keys of their next eight bytes
-                /// (an integer sort, no string compared), then each run those
-                /// keys leave tied the same way, eight bytes further — until
-                /// the strings end there (then by comparing values).
-                func refine(_ run: Range<Int>, skip: Int) {
-                    guard case .strings(let strings) = columns[0], skip < 256 else { return entries[run].sort(by: isBefore) }
-                    var keyed: [(key: UInt64, entry: _SortEntry)] = []
-                    keyed.reserveCapacity(run.count)
-                    for i in run {
-                        guard let key = _prefixKey(strings[Int(entries[i].index)], skipping: skip) else { return entries[run].sort(by: isBefore) }
-                        keyed.append((signs[0] > 0 ? key : ~key, entries[i]))
-                    }
-                    keyed.sort { $0.key < $1.key }
-                    for (k, item) in keyed.enumerated() { entries[run.lowerBound + k] = item.entry }
-                    var start = 0
-                    while start < keyed.count {
-                        var end = start + 1
-                        var longer = strings[Int(keyed[start].entry.index)].utf8.count > skip + 8
-                        while end < keyed.count && keyed[end].key == keyed[start].key {
-                            longer = longer || strings[Int(keyed[end].entry.index)].utf8.count > skip + 8
-                            end += 1
-                        }
-                        let tied = (run.lowerBound + start)..<(run.lowerBound + end)
-                        if tied.count > 1 { longer ? refine(tied, skip: skip + 8) : entries[tied].sort(by: isBefore) }
-                        start = end
-                    }
-                }
                 _radixSort(&entries)
                 if tiesInOrder { return }
-                // Runs tied on sixteen bytes of strings are refined by their
-                // next bytes (names sharing a first and a last name: 1,000
-                // rows a run, ordered by their numbers' bytes, not compared).
-                let refinesStrings = compareFirst && secondContinuesFirst
                 var start = 0
                 while start < count {
                     var end = start + 1
                     while end < count && entries[end].first == entries[start].first && entries[end].second == entries[start].second { end += 1 }
-                    if end - start > 1 { refinesStrings ? refine(start..<end, skip: 16) : entries[start..<end].sort(by: isBefore) }
+                    if end - start > 1 { entries[start..<end].sort(by: isBefore) }
                     start = end
                 }
             }
