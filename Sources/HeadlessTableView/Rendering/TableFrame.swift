@@ -31,6 +31,9 @@ public struct TableFrame: Hashable, Sendable {
     public var selectedSearchScopeIndex: Int
     /// The table's style: how a renderer sets sections apart.
     public var style: TableView.Style
+    /// The row showing its swipe actions, if any (a row of the frame): a
+    /// renderer draws the actions at the row's edge.
+    public var swipedRow: TableView.SwipedRow? = nil
 
     public init(
         contentOffset: Double = 0, viewportHeight: Double, contentHeight: Double, numberOfSections: Int = 1,

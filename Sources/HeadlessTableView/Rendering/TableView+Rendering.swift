@@ -106,11 +106,13 @@ extension TableView {
                     kind: .footer(section: s), span: VerticalSpan(y: footer.y, height: footer.height), title: title, floatingSpan: pinnedFooter))
             }
         }
-        return TableFrame(
+        var frame = TableFrame(
             contentOffset: contentOffset, viewportHeight: viewportHeight, contentHeight: contentHeight,
             numberOfSections: numberOfSections, elements: elements, sectionIndexTitles: indexTitles,
             searchText: searchFieldText, isEditing: isEditing,
             searchScopeTitles: searchScopeTitles, selectedSearchScopeIndex: selectedSearchScopeIndex, style: style)
+        frame.swipedRow = swipedRow
+        return frame
     }
 
     /// Where a plain table's floating header and footer show: the header of

@@ -280,7 +280,10 @@ public final class TextRenderer: TableRenderer {
         case .footer:
             guard line == 0, let title = element.title else { return blank }
             return TerminalText.fitting("  " + title, into: columns, ellipsis: ellipsis)
-        case .row:
+        case .row(let path):
+            if let swiped = frame.swipedRow, swiped.indexPath == path {
+                return swipedRowText(swiped, line: line, columns: columns) { rowText(element.cell ?? TableFrame.Cell(), line: line, lines: lines, isEditing: frame.isEditing, columns: $0) }
+            }
             return rowText(element.cell ?? TableFrame.Cell(), line: line, lines: lines, isEditing: frame.isEditing, columns: columns)
         }
     }

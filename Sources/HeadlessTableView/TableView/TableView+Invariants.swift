@@ -18,6 +18,7 @@ extension TableView {
         precondition(batch.depth >= 0, "batch depth \(batch.depth)")
         precondition(batch.depth > 0 || batch.isEmpty, "changes collected outside a batch")
         precondition(cellMaking.isIdle, "a cell being made, or a window being filled, between operations")
+        _checkSwipeInvariants()
         #endif
     }
 }

@@ -55,6 +55,8 @@ extension TableView {
     public func tapRow(at path: TablePath) throws {
         defer { displayIfNeeded() }
         try check(path)
+        // A tap while a row shows its swipe actions closes it, and selects nothing (UIKit).
+        if swipe.open != nil { return endSwipe(at: swipe.open?.row) }
         if !isEditing, let outlines = dataSource as? any _OutlineTapHandling, try outlines.tableView(self, toggleOutlineAt: path) { return }
         guard allowsSelection, !isEditing else { return }
         if allowsMultipleSelection, selected.contains(path) {
@@ -86,6 +88,7 @@ extension TableView {
     /// Turns editing mode on or off (cells show it through ``TableViewCell/isEditing``).
     public func setEditing(_ editing: Bool) {
         defer { displayIfNeeded() }
+        endSwipe(at: swipe.open?.row)
         isEditing = editing
         for cell in cells.values { cell.isEditing = editing }
     }

@@ -315,6 +315,7 @@ extension TableView {
         show(refreshed)
         for path in selected { cells[path]?.isSelected = true }
         followPrefetchedRows(mapping)
+        followSwipedRow(mapping)
         display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
     }
 
@@ -365,6 +366,7 @@ extension TableView {
                 for row in refreshed where row.cell !== row.existing { reusePool.enqueue(row.cell) }
                 throw error
             }
+            closeSwipedRowIfOffScreen()
         }
         show(refreshed)
     }

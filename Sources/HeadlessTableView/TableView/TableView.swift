@@ -176,6 +176,8 @@ public final class TableView {
     /// Counts the batches applied and the reloads: a user's move whose data
     /// source changed the table meanwhile is not moved again (`TableView+Reordering.swift`).
     var dataGeneration = 0
+    /// The row showing its swipe actions (`TableView+SwipeActions.swift`).
+    var swipe = _SwipeActions()
 
     /// A ``Style/plain`` table with a window `viewportHeight` high, and its
     /// own reuse pool or a shared one.
@@ -320,6 +322,9 @@ public final class TableView {
             _TableLayout.Section(header: try headerHeight(s), rows: try initialHeights(section: s, count: counts[s]), footer: try footerHeight(s))
         })
         defer { displayIfNeeded() }
+        // A swiped row closes: its path no longer names it (the delegate hears at the end).
+        let swipeEnded = takeSwipe()
+        defer { if swipeEnded { delegate?.tableView(self, didEndEditingRowAt: nil) } }
         let wasAtBottom = isAtBottom
         dataGeneration &+= 1
         batch.discardChanges()
@@ -468,6 +473,7 @@ public final class TableView {
             (viewportHeight, contentOffset) = (oldHeight, oldOffset)
             throw error
         }
+        closeSwipedRowIfOffScreen()
     }
 
     /// Scrolls: the window's top moves to `offset` (kept within the content).
@@ -494,6 +500,7 @@ public final class TableView {
             throw error
         }
         updatePrefetching(scrolledBy: contentOffset - old)
+        if contentOffset != old { endSwipe(at: swipe.open?.row) }   // a scroll closes the swiped row, as in UIKit
     }
 
     func clampedOffset(_ offset: Double) -> Double {

@@ -91,6 +91,19 @@ public protocol TableViewDelegate: AnyObject {
     /// rows the data source cannot edit show none).
     func tableView(_ tableView: TableView, editingStyleForRowAt indexPath: TablePath) -> TableView.EditingStyle
 
+    /// The actions a row shows when the user swipes it from its leading or
+    /// trailing edge (``TableView/openSwipeActions(_:forRowAt:)``), asked when
+    /// the swipe begins. Nil (the default): none at the leading edge; at the
+    /// trailing edge, a Delete action that commits `.delete` through the data
+    /// source, when it can edit the row and its editing style is `.delete`
+    /// (UIKit's swipe to delete). A configuration without actions: none.
+    func tableView(_ tableView: TableView, leadingSwipeActionsConfigurationForRowAt indexPath: TablePath) -> SwipeActionsConfiguration?
+    func tableView(_ tableView: TableView, trailingSwipeActionsConfigurationForRowAt indexPath: TablePath) -> SwipeActionsConfiguration?
+    /// A row's swipe actions opened, and closed — its path then, or nil when
+    /// it no longer names the row (deleted, reloaded; a reload of the table).
+    func tableView(_ tableView: TableView, willBeginEditingRowAt indexPath: TablePath)
+    func tableView(_ tableView: TableView, didEndEditingRowAt indexPath: TablePath?)
+
     /// A row's indentation level (UIKit's `indentationLevelForRowAt`, the
     /// "depth of row for hierarchies"): set as the cell's
     /// ``TableViewCell/indentationLevel`` each time the data source makes or

@@ -42,6 +42,9 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidGeometry(TableGeometryError)
     /// A template that cannot be read, or is not an archive of its view type.
     case unreadableTemplate(String)
+    /// A swipe action call the table cannot follow: a row off screen, no
+    /// swiped row, no such action, or an action still being performed.
+    case invalidSwipeAction(SwipeActionError)
 
     public var description: String {
         switch self {
@@ -83,6 +86,8 @@ public enum TableViewError: Error, Hashable, Sendable, CustomStringConvertible {
             return error.description
         case .unreadableTemplate(let reason):
             return "unreadable template: \(reason)"
+        case .invalidSwipeAction(let error):
+            return error.description
         }
     }
 }
