@@ -18,7 +18,7 @@ extension FetchedResultsController {
     /// the results stay as they were, as after a failed fetch, and the error
     /// goes to ``lastError`` and to every receiver (`didFail(_:)`).
     func contextDidChange(_ contextChange: _ContextChange<R>) {
-        guard let compiled = results.compiled, !receivers.isEmpty else { return }
+        guard let compiled = results.compiled, !receivers.isEmpty || !changeStreams.isEmpty else { return }
         let changes: [_Change<R>]
         do throws(FetchError) {
             changes = try self.changes(of: contextChange, compiled: compiled)
@@ -188,6 +188,7 @@ extension FetchedResultsController {
     func didFail(_ error: FetchError) {
         results.lastError = error
         for receiver in receivers { receiver.controller(self, didFailWith: error) }
+        yieldFailureToStreams(error)
     }
 
     /// Tells the delegate and the observers, in Core Data's order.
@@ -203,6 +204,7 @@ extension FetchedResultsController {
                 delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: after))
             }
         }
+        yieldToStreams(change, before: before, after: after)
     }
 
     /// Tells one receiver a change, in Core Data's order: sections deleted,

@@ -82,6 +82,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// Receivers told about every change after the delegate, in the order they
     /// were added; held weakly.
     private var observers: [_WeakDelegate<R>] = []
+    /// The consumers of ``changes(includingSnapshots:)`` (`FetchedResultsController+AsyncChanges.swift`).
+    let changeStreams = _ChangeStreams<R>()
 
     /// Adds a receiver of changes beside the ``delegate``: it is told every
     /// change, with the same calls, after the delegate and the observers added
@@ -106,8 +108,8 @@ public final class FetchedResultsController<R: Record & Codable> {
         (delegate.map { [$0] } ?? []) + observers.compactMap(\.receiver)
     }
 
-    private func updateTracking() {
-        let tracking = delegate != nil || observers.contains { $0.receiver != nil }
+    func updateTracking() {
+        let tracking = delegate != nil || observers.contains { $0.receiver != nil } || !changeStreams.isEmpty
         if !tracking {
             observation = nil
         } else if observation == nil {

@@ -113,7 +113,7 @@ public struct FetchedResultsSectionInfo<R: Record>: CustomStringConvertible {
 }
 
 /// A controller's whole change: the sections before and after it.
-public struct FetchedResultsChange<R: Record> {
+public struct FetchedResultsChange<R: Record>: Sendable {
     public let sectionsBefore: [TableSection<R>]
     public let sectionsAfter: [TableSection<R>]
 }
