@@ -27,13 +27,15 @@ import Testing
         if onMainActor {
             return Task { @MainActor in
                 var events: [FetchedResultsEvent<Note>] = []
-                for await event in stream { events.append(event) }
+                var iterator = stream.makeAsyncIterator()   // next(): `for await` takes next(isolation:), newer than the floors
+                while let event = await iterator.next() { events.append(event) }
                 return events
             }
         }
         return Task {
             var events: [FetchedResultsEvent<Note>] = []
-            for await event in stream { events.append(event) }
+            var iterator = stream.makeAsyncIterator()
+            while let event = await iterator.next() { events.append(event) }
             return events
         }
     }
@@ -41,8 +43,8 @@ import Testing
     /// The number of objects of the first event, then stops.
     static func firstObjectCount(_ stream: AsyncStream<FetchedResultsEvent<Note>>) -> Task<Int?, Never> {
         Task {
-            for await event in stream { return event.changes?.objects.count }
-            return nil
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()?.changes?.objects.count
         }
     }
 

@@ -165,7 +165,7 @@ extension FetchedResultsController {
     /// actor); it makes each event there, when it reports the change — after
     /// its delegate and observers are told — and the sequence hands it to the
     /// consumer on the consumer's own isolation, later. Events are `Sendable`
-    /// values: records are (``Record`` requires it), and so are index paths,
+    /// values: records are (`Record` requires it), and so are index paths,
     /// snapshots and errors. By the time a consumer sees an event the
     /// controller may have moved on: read the event's own paths and
     /// snapshot, not the controller. Events wait in the sequence, unbounded,
