@@ -55,6 +55,16 @@ public enum EmbedderWorkloads {
         do { return try PeopleScreen(context: context) } catch { fatalError("the benchmark's screen: \(error)") }
     }
 
+    /// Waits (up to a minute) until the screen's search index is made, when
+    /// the index answers its search.
+    static func waitForSearchIndex(_ screen: PeopleScreen) {
+        var waited = 0
+        while screen.search.usesSearchIndex && !screen.search.isSearchIndexReady && waited < 60_000 {
+            usleep(1_000)
+            waited += 1
+        }
+    }
+
     static func run(_ body: () throws -> Void) {
         do { try body() } catch { fatalError("a benchmark action failed: \(error)") }
     }
@@ -66,10 +76,13 @@ public enum EmbedderWorkloads {
             var screens: [PeopleScreen] = []
             return EmbedderSamples(
                 setUp: {
-                    // The last screen let go, and its background work (the
-                    // indexes a fetch makes) done, as before a user's first.
+                    // The last screen's background work (the indexes its
+                    // fetch makes) done, then the screen let go: the next
+                    // first screen competes with no earlier one, as a user's
+                    // first does not.
+                    for screen in screens { waitForSearchIndex(screen) }
                     screens.removeAll()
-                    usleep(1_500_000)
+                    usleep(500_000)
                 },
                 action: { screens.append(Self.screen(context)) },
                 counters: ["people": count])
@@ -98,11 +111,7 @@ public enum EmbedderWorkloads {
     static func search(_ count: Int, _ kind: (kind: String, keys: [Int], summary: String)) -> EmbedderWorkload {
         workload(kind.kind, count, kind.summary + ", drawn", samples: 30) {
             let screen = screen(context(count))
-            var waited = 0
-            while screen.search.usesSearchIndex && !screen.search.isSearchIndexReady && waited < 10_000 {
-                usleep(1_000)
-                waited += 1
-            }
+            waitForSearchIndex(screen)
             var sample = 0
             var key = 0
             var results: [String: Int] = [:]

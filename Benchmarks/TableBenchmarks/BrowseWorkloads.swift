@@ -109,8 +109,8 @@ enum BrowseWorkloads {
 
     /// A first-screen workload: `browse` with `arguments` over 1M people
     /// (with cities of their own when `cities`). Each sample's browser is
-    /// released on another thread once its search index is made
-    /// (its teardown is not the first screen's); for each of `counted`, three
+    /// released by the next sample's untimed set-up once its store and search
+    /// index are made (its teardown is not the first screen's); for each of `counted`, three
     /// openings give the median's steps, sections, and time on the clock and
     /// on the thread's CPU (which a busy machine disturbs less), each waited
     /// for and released untimed.
@@ -127,19 +127,18 @@ enum BrowseWorkloads {
                 blackHole(session.model.screen())
                 return session
             }
-            /// A browser handed over whole to the thread that releases it.
-            final class Handover: @unchecked Sendable {
-                var session: BrowseSession?
-                init(_ session: BrowseSession) { self.session = session }
+            // Each sample's browser is kept until the next sample's set-up,
+            // which waits for the work its opening started on other threads
+            // (the store, the search index) and releases it, untimed: a
+            // sample competes with no earlier opening, as a user's first
+            // screen does not.
+            var last: BrowseSession?
+            func setUp() {
+                last?.waitForStore()
+                last?.model.waitForSearchIndex()
+                last = nil
             }
-            func subject() {
-                let handover = Handover(open(arguments))
-                Thread.detachNewThread {
-                    handover.session?.waitForStore()
-                    handover.session?.model.waitForSearchIndex()
-                    handover.session = nil
-                }
-            }
+            func subject() { last = open(arguments) }
             var counters: [String: Int] = ["rows": rows]
             for (prefix, arguments) in counted {
                 var runs: [(wall: UInt64, cpu: UInt64, timings: BrowseTimings, sections: Int)] = []
@@ -165,7 +164,8 @@ enum BrowseWorkloads {
                     Baseline(name: "sortInts", run: { blackHole(ints.sorted()) }, maxSamples: 5),
                 ],
                 counters: counters,
-                maxSamples: 5)
+                maxSamples: 5,
+                setUp: setUp)
         }
     }
 

@@ -400,6 +400,24 @@ struct GraphOracle: Equatable {
         #expect(throws: ObjectGraphError.unknownEntity("Photo")) { _ = try ObjectGraphStore(model: noPhoto, fileURL: url) }
     }
 
+    /// An object that another model's store on the same file saved, and
+    /// that this model cannot read, is reported by the save it came in —
+    /// never left out silently.
+    @Test func anExternalObjectThisModelCannotReadIsReported() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("graph-\(UUID().uuidString).store")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let noPhoto = try ObjectModel(.entity(GEntry.self, name: "Entry"), .entity(GMedium.self, name: "Medium"))
+        let full = ObjectGraphContext(store: try ObjectGraphStore(model: graphModel, fileURL: url))
+        let reader = try ObjectGraphStore(model: noPhoto, fileURL: url)
+        try full.insert(GEntry(id: 1, text: "Fog", month: 1))
+        try full.insert(GPhoto(id: 10, type: "image", kb: 1, width: 3, entry: 1))
+        let saved = try full.save()
+        #expect(saved.undecodableObjects.isEmpty)
+        let merged = try reader.mergeExternalChanges()
+        #expect(merged.flatMap(\.insertedObjects).map(\.id) == [ObjectID(rootEntityName: "Entry", key: 1)])
+        #expect(merged.flatMap(\.undecodableObjects) == [.unknownEntity("Photo")])
+    }
+
     // MARK: Queries through relationships
 
     @Test func predicatesAndSortKeysThroughRelationships() throws {

@@ -189,18 +189,31 @@ public struct GraphDidSave: Sendable {
     public var contextName: String?
     /// Whether another store on the same file made the save.
     public var isExternal: Bool
+    /// The objects of the save that this model cannot read — saved by a store
+    /// of the same file with another model (an entity this one does not
+    /// declare, a record of another shape) — each an error naming the object:
+    /// they are in none of the lists above. Always empty for a save made with
+    /// this model.
+    public var undecodableObjects: [ObjectGraphError]
     /// The save as the store made it.
     let base: ContextDidSave<_GraphObject>
 
     init(_ saved: ContextDidSave<_GraphObject>, model: ObjectModel) {
+        var undecodable: [ObjectGraphError] = []
         func objects(_ stored: [_GraphObject]) -> [GraphObject] {
             stored.compactMap { object in
-                (try? object.record(in: model)).map { GraphObject(entityName: object.entity, id: object.id, record: $0) }
+                do throws(ObjectGraphError) {
+                    return GraphObject(entityName: object.entity, id: object.id, record: try object.record(in: model))
+                } catch {
+                    undecodable.append(error)
+                    return nil
+                }
             }
         }
         insertedObjects = objects(saved.insertedObjects)
         updatedObjects = objects(saved.updatedObjects)
         deletedObjects = objects(saved.deletedObjects)
+        undecodableObjects = undecodable
         storeVersion = saved.storeVersion
         contextName = saved.contextName
         isExternal = saved.isExternal
