@@ -34,6 +34,12 @@ import TableDiff
 /// `init(from:)` checks that two of them agree, say): the winning side's
 /// record is saved whole, and the save says so
 /// (``ContextDidSave/propertyMergeFallbacks``).
+/// Which side changed a property is judged against the version the context
+/// read — also when other saves replaced that version before the context's
+/// change: the store remembers the last 4,096 versions its saves replaced.
+/// A change made on a version older than that is merged with every property
+/// that differs taken from the winning side, and the save says so
+/// (``PropertyMergeFallback/Reason/readVersionUnknown``).
 /// After such a save the context shows the records as saved (its controllers
 /// are told about every record the policy changed).
 public enum MergePolicy: Hashable, Sendable, CustomStringConvertible {
@@ -107,7 +113,10 @@ public struct MergeConflict: Hashable, Sendable, CustomStringConvertible {
 /// context's under ``MergePolicy/mergeByPropertyObjectTrump`` and when a
 /// context merges a save into its pending changes, the store's under
 /// ``MergePolicy/mergeByPropertyStoreTrump`` — so the other side's changes
-/// to its other properties are not in it.
+/// to its other properties are not in it. Or, with
+/// ``Reason/readVersionUnknown``, merged without knowing what the context
+/// read: every property the two sides hold differently is the winning
+/// side's.
 public struct PropertyMergeFallback: Hashable, Sendable, CustomStringConvertible {
     /// Why the record could not be merged property by property.
     public enum Reason: Hashable, Sendable {
@@ -117,6 +126,11 @@ public struct PropertyMergeFallback: Hashable, Sendable, CustomStringConvertible
         /// The merged properties do not decode as a record: its
         /// `init(from:)` refused the combination of the two sides' values.
         case mergedPropertiesDoNotDecode
+        /// The version the context's change was made on is no longer known
+        /// (more saves replaced records since than the store remembers), so
+        /// which side changed a property that differs cannot be told: each
+        /// such property was taken from the winning side.
+        case readVersionUnknown
     }
 
     /// The record's identity, as text.
@@ -135,8 +149,15 @@ public struct PropertyMergeFallback: Hashable, Sendable, CustomStringConvertible
 
     /// What happened, in a sentence a person can act on.
     public var description: String {
-        let why = reason == .notKeyed ? "it does not encode as keyed values" : "its merged properties do not decode as a record"
-        return "identity \(objectID) could not be merged property by property (\(why)): the \(keptContextRecord ? "context's" : "store's") whole record was kept"
+        let side = keptContextRecord ? "context's" : "store's"
+        switch reason {
+        case .notKeyed:
+            return "identity \(objectID) could not be merged property by property (it does not encode as keyed values): the \(side) whole record was kept"
+        case .mergedPropertiesDoNotDecode:
+            return "identity \(objectID) could not be merged property by property (its merged properties do not decode as a record): the \(side) whole record was kept"
+        case .readVersionUnknown:
+            return "identity \(objectID) was changed from a version the store no longer remembers: every property that differs was taken from the \(side) record; read the record again and repeat the change to merge it property by property"
+        }
     }
 }
 
@@ -147,7 +168,8 @@ enum _PropertyMerge {
     /// not be merged by property (nil when it was).
     ///
     /// `base` is what the context read (nil when unknown: then every property
-    /// that differs counts as changed on both sides).
+    /// that differs counts as changed on both sides, and the merge says so
+    /// with `.readVersionUnknown`).
     static func merge<R: Codable>(base: R?, context: R, store: R, contextWins: Bool) -> (record: R, fallback: PropertyMergeFallback.Reason?) {
         let winner = contextWins ? context : store
         guard let mine = try? _binaryEncoded(of: context, codingPath: []), let theirs = try? _binaryEncoded(of: store, codingPath: []),
@@ -161,6 +183,7 @@ enum _PropertyMerge {
         let merged = _BinaryKeyedStorage()
         var keys = theirFields.keys
         for key in mineFields.keys where theirValues[key] == nil { keys.append(key) }
+        var unknownBaseDecided = false
         for key in keys {
             let m = mineValues[key], t = theirValues[key]
             let chosen: [UInt8]?
@@ -172,6 +195,7 @@ enum _PropertyMerge {
                 if mineChanged && theirsChanged { chosen = contextWins ? m : t } else { chosen = mineChanged ? m : t }
             } else {
                 chosen = contextWins ? m : t
+                unknownBaseDecided = true
             }
             guard let chosen else { continue }   // absent on the winning side
             merged.keys.append(key)
@@ -181,7 +205,7 @@ enum _PropertyMerge {
         _BinaryEncoded.keyed(merged).write(to: &bytes)
         let decoded = bytes.withUnsafeBytes { raw in try? _BinaryRecordDecoder(bytes: raw).decode(R.self, at: 0) }
         guard let decoded else { return (winner, .mergedPropertiesDoNotDecode) }
-        return (decoded, nil)
+        return (decoded, unknownBaseDecided ? .readVersionUnknown : nil)
     }
 
     static func bytesByKey(_ storage: _BinaryKeyedStorage) -> [String: [UInt8]] {

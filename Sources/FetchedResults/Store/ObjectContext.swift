@@ -280,12 +280,16 @@ public final class ObjectContext<R: Record & Codable> {
     }
 
     /// What this context read of a saved record: what it read with
-    /// `object(withID:)`, else the store's version if the context has seen it.
+    /// `object(withID:)` of a version it had not seen, else the newest
+    /// version it has seen — the store's, or the one a save replaced since
+    /// (the context read that one, if any: it has not merged the save).
     private func base(of id: R.ID) -> _Base<R> {
-        guard let current = store.lookup(id) else { return _Base(version: nil, record: nil, sequence: sequence(of: id) ?? .max) }
+        let seen = self.seen
+        guard let current = store.lookup(id, newestOf: { seen.contains($0) }) else {
+            return _Base(version: nil, record: nil, sequence: sequence(of: id) ?? .max)
+        }
         if let snapshot = snapshots[id] { return snapshot }
-        if seen.contains(current.version) { return _Base(version: current.version, record: current.record, sequence: current.sequence) }
-        return _Base(version: nil, record: nil, sequence: current.sequence)
+        return _Base(version: current.accepted?.version, record: current.accepted?.record, sequence: current.sequence)
     }
 
     private func didChange(_ id: R.ID) {

@@ -175,6 +175,18 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
         state.withLock { state in state.position(of: id).map { (state.records[$0], state.versions[$0], state.sequences[$0]) } }
     }
 
+    /// A record's newest version that `accepts` takes — the current one, or
+    /// one a recent save replaced (see `_ReplacedVersions`) — with the
+    /// current version's first-insertion order; nil when the store has no
+    /// such record, and a nil version when it no longer knows one accepted.
+    func lookup(_ id: R.ID, newestOf accepts: (Int64) -> Bool) -> (accepted: (record: R, version: Int64)?, sequence: Int64)? {
+        state.withLock { state in
+            guard let k = state.position(of: id) else { return nil }
+            if accepts(state.versions[k]) { return ((state.records[k], state.versions[k]), state.sequences[k]) }
+            return (state.replaced.newest(of: id, where: accepts).map { ($0.record, $0.version) }, state.sequences[k])
+        }
+    }
+
     /// Commits a context's changes: picks up other stores' saves, resolves
     /// conflicts by the request's policy, writes, and applies. On any error
     /// nothing of the request changes, in memory or in the persistence (other

@@ -22,6 +22,9 @@ struct _StoreState<R: Record> {
     @usableFromInline var fetchCaches: [String: _FetchCache<R>] = [:]
     /// Damage the persistence repaired.
     var recoveries: [StoreRecovery] = []
+    /// The versions the most recent saves replaced: what a context's update
+    /// is based on when it read a record that another save then replaced.
+    var replaced = _ReplacedVersions<R>()
 
     init() {}
 
@@ -103,6 +106,7 @@ struct _StoreState<R: Record> {
         }
         for stored in changeSet.saved {
             if let k = position(of: stored.record.id) {
+                replaced.append(stored.record.id, version: versions[k], record: records[k])
                 records[k] = stored.record
                 versions[k] = stored.version
                 applied.updated.append(stored.record)
@@ -176,6 +180,7 @@ struct _StoreState<R: Record> {
     /// Removes a record; returns it.
     mutating func remove(_ id: R.ID) -> R? {
         guard let k = index.remove(id, in: records) else { return nil }
+        replaced.forget(id)
         let removed = records[k]
         let last = records.count - 1
         if k != last {
@@ -196,5 +201,53 @@ struct _StoreState<R: Record> {
         sequences.append(stored.sequence)
         versions.append(stored.version)
         nextSequence = max(nextSequence, stored.sequence + 1)
+    }
+}
+
+/// The versions of records that the most recent saves replaced, with the
+/// record each version held — the most recent ``capacity`` of them.
+///
+/// A context that read a record and did not merge the save that replaced it
+/// made its update on the version it read: this is where the store finds that
+/// version again, to merge property by property from it (see
+/// `ObjectContext.base(of:)`). Older replaced versions are forgotten; a merge
+/// that needs one says so (``PropertyMergeFallback/Reason/readVersionUnknown``).
+struct _ReplacedVersions<R: Record> {
+    /// How many replaced versions are kept, over all records.
+    static var capacity: Int { 4096 }
+
+    /// Each record's replaced versions, oldest first.
+    private var versions: [R.ID: [(version: Int64, record: R)]] = [:]
+    /// The identities in the order their versions were replaced: a ring of
+    /// `capacity` slots, `oldest` the next to be reused.
+    private var order: [R.ID] = []
+    private var oldest = 0
+
+    /// Remembers that a save replaced `record`, at `version`.
+    ///
+    /// - Complexity: amortized O(1); O(*k*) when it forgets the oldest of *k*
+    ///   kept versions of one record.
+    mutating func append(_ id: R.ID, version: Int64, record: R) {
+        if order.count < Self.capacity {
+            order.append(id)
+        } else {
+            let forgotten = order[oldest]
+            if var kept = versions[forgotten], !kept.isEmpty {
+                kept.removeFirst()
+                versions[forgotten] = kept.isEmpty ? nil : kept
+            }
+            order[oldest] = id
+            oldest = (oldest + 1) % Self.capacity
+        }
+        versions[id, default: []].append((version, record))
+    }
+
+    /// Forgets a deleted record's versions (an identity inserted again starts
+    /// a new history).
+    mutating func forget(_ id: R.ID) { versions[id] = nil }
+
+    /// The newest kept version of a record that `accepts` takes.
+    func newest(of id: R.ID, where accepts: (Int64) -> Bool) -> (version: Int64, record: R)? {
+        versions[id]?.last { accepts($0.version) }
     }
 }
