@@ -120,7 +120,9 @@ enum _Text {
     /// starts and ends between characters (grapheme clusters) of the folded
     /// haystack: `'각' CONTAINS '가'` and `'é' CONTAINS 'e'` are false.
     static func find(_ needle: [UInt8], in haystack: String, _ o: _TextOptions, _ where_: Place) -> Bool {
-        if needle.isEmpty { return true }
+        // Every string begins with, ends with and contains "", but only an
+        // empty one (after folding: `[d]` folds a lone accent away) is it.
+        if needle.isEmpty { return where_ != .whole || haystack.isEmpty || fold(haystack, o).isEmpty }
         // ASCII: fold while comparing, no copy.
         if let result = haystack.utf8.withContiguousStorageIfAvailable({ bytes -> Bool? in
             guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
@@ -133,7 +135,7 @@ enum _Text {
 
     /// Whether `needle` occurs in an already folded haystack.
     static func find(_ needle: [UInt8], inFolded haystack: [UInt8], _ o: _TextOptions, _ where_: Place) -> Bool {
-        if needle.isEmpty { return true }
+        if needle.isEmpty { return where_ != .whole || haystack.isEmpty }
         let boundaries = characterBoundaries(haystack)
         return haystack.withUnsafeBufferPointer { search(needle, in: $0, false, where_, boundaries: boundaries) }
     }

@@ -119,6 +119,10 @@ import Testing
             ("name BEGINSWITH 'Bj'", true), ("name BEGINSWITH[c] 'BJ'", true), ("name BEGINSWITH 'Bjo'", false),
             ("name BEGINSWITH[d] 'Bjo'", true), ("name ENDSWITH 'ler'", true), ("name ENDSWITH[c] 'LER'", true),
             ("'Anna Karenina' BEGINSWITH 'Anna'", true), ("'Björn Müller' BEGINSWITH name", true), ("name BEGINSWITH ''", true),
+            // Only an empty string (after folding) equals "" under options, as without.
+            ("name ==[cd] ''", false), ("name ==[c] ''", false), ("name == ''", false), ("'' ==[cd] ''", true),
+            ("'' ==[c] ''", true), ("'\\u0301' ==[d] ''", true), ("'\\u0301' ==[c] ''", false), ("name !=[cd] ''", true),
+            ("'' BEGINSWITH[cd] ''", true), ("name ENDSWITH[cd] ''", true), ("name CONTAINS[cd] ''", true),
             ("'a' < 'b'", true), ("'B' < 'a'", true), ("'B' <[c] 'a'", false), ("'Émile' <[cd] 'F'", true),
             ("name <[c] 'C'", true), ("'abc' BETWEEN {'abb', 'abd'}", true),
         ])

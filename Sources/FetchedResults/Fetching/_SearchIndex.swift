@@ -311,7 +311,7 @@ package struct _FoldedRows: Sendable {
     private static func find(_ needle: [UInt8], _ place: _IndexedSearch.Place, in bytes: UnsafeBufferPointer<UInt8>, _ lower: Int, _ upper: Int) -> Bool {
         if upper - lower == 1 && bytes[lower] == absent { return false }
         let m = needle.count
-        if m == 0 { return true }   // the predicate: every string contains ""
+        if m == 0 { return place != .whole || upper == lower }   // as the predicate: every string contains "", only "" is it
         guard upper - lower >= m else { return false }
         switch place {
         case .whole:
