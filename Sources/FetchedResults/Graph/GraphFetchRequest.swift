@@ -176,6 +176,24 @@ struct _GraphKeyReader {
         var ids: [ObjectID] = []
     }
 
+    /// The values a key path read through a to-one relationship, by
+    /// destination: each destination is resolved once per fetch (a million
+    /// media of ten thousand entries read ten thousand entries), with the
+    /// identities the read visited. Emptied by ``invalidate()``.
+    final class _Memo: @unchecked Sendable {
+        var generation = 0
+        var values: [RecordValue: (value: RecordValue, visited: [ObjectID])] = [:]
+    }
+
+    /// Counts the changes of the objects read, for the memos.
+    final class _Generation: @unchecked Sendable {
+        var value = 0
+    }
+    let generation = _Generation()
+
+    /// Forgets every value read so far (the objects changed).
+    func invalidate() { generation.value &+= 1 }
+
     /// Checks a key path against the model from an entity: each key is a
     /// relationship (the path goes on from its destination) or a key of the
     /// record type (the rest of the path goes into its value).
@@ -205,7 +223,33 @@ struct _GraphKeyReader {
             return { object in _graphCollectionValue(op, self.value(of: object.stored, object.record, base), rest) }
         }
         let expand = expansions[path] ?? []
-        return { object in self.value(of: object.stored, object.record, keys[...], expand: expand) }
+        guard keys.count > 1, expand.isEmpty else {
+            return { object in self.value(of: object.stored, object.record, keys[...], expand: expand) }
+        }
+        let memo = _Memo()
+        return { object in self.memoized(object, keys, memo) }
+    }
+
+    /// The value of a path whose first key may be a to-one relationship,
+    /// read once per destination.
+    func memoized(_ object: _Resolved, _ keys: [String], _ memo: _Memo) -> RecordValue {
+        guard let entity = model.entity(named: object.stored.entity), let r = entity.relationship(named: keys[0]), !r.isToMany,
+            let destination = r.keys(object.record)?.first
+        else { return value(of: object.stored, object.record, keys[...]) }
+        if memo.generation != generation.value {
+            memo.values.removeAll(keepingCapacity: true)
+            memo.generation = generation.value
+        }
+        if let hit = memo.values[destination] {
+            visits?.ids.append(contentsOf: hit.visited)
+            return hit.value
+        }
+        let start = visits?.ids.count ?? 0
+        let value = value(of: object.stored, object.record, keys[...])
+        if failure.value == nil {
+            memo.values[destination] = (value, visits.map { Array($0.ids[start...]) } ?? [])
+        }
+        return value
     }
 
     func value(of object: _GraphObject, _ record: any Record & Codable, _ path: ArraySlice<String>, expand: [[String]] = []) -> RecordValue {

@@ -415,6 +415,7 @@ final class _GraphFollower {
     /// - Complexity: O(*r* (*p* + log *n*)) for *r* such objects, each of
     ///   whose key paths reads *p* objects.
     func graphDidChange(_ change: _ContextChange<_GraphObject>) {
+        reader.invalidate()
         var affected: [ObjectID] = []
         var seen = Set<ObjectID>()
         let changed = Set(change.ids)
