@@ -9,8 +9,9 @@ import Records
 /// Key paths in the predicate and the sort keys go through relationships:
 /// `diaryEntry.creationTime < %@` (to-one), `ANY media.type == 'image'`,
 /// `ALL media.size < 100`, `NONE media.type == 'audio'`, `media.@count > 2`,
-/// `SUBQUERY(media, $m, $m.type == 'audio').@count > 0` (to-many); a sort
-/// key `diaryEntry.text`. A relationship at the end of a path is its
+/// `SUBQUERY(media, $m, $m.type == 'audio').@count > 0` (to-many), and on
+/// from a `SUBQUERY` variable (`$m.diaryEntry.text`); a sort key
+/// `diaryEntry.text`, or one ending in a collection operator (`media.@count`). A relationship at the end of a path is its
 /// destination's record (to-one, nil when empty) or an array of them
 /// (to-many); compare identities with `diaryEntry.id == 1`.
 public struct GraphFetchRequest: Sendable {
@@ -69,9 +70,10 @@ extension ObjectGraphContext {
     /// The objects matching a request, in its order, as this context sees them.
     ///
     /// - Throws: ``GraphFetchError``; nothing is returned then.
-    /// - Complexity: O(*n* log *n*) for *n* objects of the entities fetched,
-    ///   each key path through a to-one relationship costing one lookup per
-    ///   object, through a to-many one a lookup per destination.
+    /// - Complexity: O(*n* log *n*) for *n* objects of the entities fetched;
+    ///   a key path through a to-one relationship reads each distinct
+    ///   destination once, one through a to-many one each destination of
+    ///   each object.
     public func fetch(_ request: GraphFetchRequest) throws(GraphFetchError) -> [GraphObject] {
         guard model.entity(named: request.entityName) != nil else { throw .unknownEntity(request.entityName) }
         let names = Set(request.includesSubentities ? model.entityNames(including: request.entityName) : [request.entityName])

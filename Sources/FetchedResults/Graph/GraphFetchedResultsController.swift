@@ -369,7 +369,6 @@ final class _GraphFollower {
         } catch {
             throw .controller(error)
         }
-        relay.follower = self
         controller.delegate = relay
         observation = context.base.addObserver { [weak self] change in self?.graphDidChange(change) }
     }
@@ -465,7 +464,6 @@ final class _GraphFollower {
 final class _GraphRelay: FetchedResultsControllerDelegate {
     typealias Object = _GraphRow
     weak var owner: GraphFetchedResultsController?
-    weak var follower: _GraphFollower?
 
     func controllerWillChangeContent(_ controller: FetchedResultsController<_GraphRow>) {
         guard let owner else { return }
