@@ -221,6 +221,46 @@ func graphTable(_ controller: GraphFetchedResultsController) -> Table {
         #expect(try controller.object(at: TablePath(row: 2, section: 0)).entityName == "Photo")
     }
 
+    @Test func aLimitedRequestFollowsItsWindowAsAFetchDoes() throws {
+        let context = try Self.diary()
+        let request = GraphFetchRequest(entityName: "Medium", sortKeys: [SortKey("entry.month", ascending: false), SortKey("kb")], fetchLimit: 2)
+        let controller = GraphFetchedResultsController(fetchRequest: request, context: context)
+        let recorder = GraphRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(Self.keys(controller.fetchedObjects ?? []) == Self.keys(try context.fetch(request)))
+        #expect(Self.keys(controller.fetchedObjects ?? []) == [12, 10])
+        try context.update(GEntry(id: 1, text: "Fog", month: 5, media: [10, 11]))
+        #expect(Self.keys(controller.fetchedObjects ?? []) == [10, 11])
+        #expect(Self.keys(controller.fetchedObjects ?? []) == Self.keys(try context.fetch(request)))
+        #expect(recorder.batches.count == 1)
+    }
+
+    @Test func aReferenceToADeletedObjectIsReportedAsAFailure() throws {
+        let context = try Self.diary()
+        // Entry 1's cover is medium 11 (noAction): deleting the entry leaves 11.coverOf dangling.
+        try context.update(GEntry(id: 1, text: "Fog", month: 1, media: [10, 11], cover: 11))
+        let controller = GraphFetchedResultsController(
+            fetchRequest: GraphFetchRequest(entityName: "Medium", sortKeys: [SortKey("coverOf.month"), SortKey("id")]), context: context)
+        let recorder = GraphRecorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        let before = Self.keys(controller.fetchedObjects ?? [])
+        try context.update(GMedium(id: 11, type: "audio", kb: 50, entry: nil, coverOf: 1))   // the medium leaves the entry, stays its cover
+        recorder.batches.removeAll()
+        try context.delete(GEntry.self, id: 1)   // cascades to 10; 11 still says it is entry 1's cover
+        let dangling = ObjectGraphError.danglingReference(
+            object: try context.objectID(GMedium.self, id: 11), relationship: "coverOf", destination: try context.objectID(GEntry.self, id: 1))
+        #expect(recorder.failures == [.graph(dangling)])
+        #expect(controller.lastError == .graph(dangling))
+        #expect(recorder.batches.isEmpty && Self.keys(controller.fetchedObjects ?? []) == before)
+        // Repaired, and fetched again: up to date.
+        try context.update(GMedium(id: 11, type: "audio", kb: 50, entry: nil, coverOf: nil))
+        try controller.performFetch()
+        #expect(controller.lastError == nil)
+        #expect(Self.keys(controller.fetchedObjects ?? []) == Self.keys(try context.fetch(controller.fetchRequest)))
+    }
+
     // MARK: Seeded random edits
 
     /// The three controllers of the random test, and how each is worked out by hand.
