@@ -185,6 +185,10 @@ struct _GraphKeyReader {
     final class _Memo: @unchecked Sendable {
         var generation = 0
         var values: [RecordValue: (value: RecordValue, visited: [ObjectID])] = [:]
+        /// The first key's relationship for the last entity met (objects of
+        /// one entity follow one another): nil when it is not a to-one one.
+        var entity: String?
+        var keys: (@Sendable (any Record & Codable) -> [RecordValue]?)?
     }
 
     /// Counts the changes of the objects read, for the memos.
@@ -235,9 +239,12 @@ struct _GraphKeyReader {
     /// The value of a path whose first key may be a to-one relationship,
     /// read once per destination.
     func memoized(_ object: _Resolved, _ keys: [String], _ memo: _Memo) -> RecordValue {
-        guard let entity = model.entity(named: object.stored.entity), let r = entity.relationship(named: keys[0]), !r.isToMany,
-            let destination = r.keys(object.record)?.first
-        else { return value(of: object.stored, object.record, keys[...]) }
+        if memo.entity != object.stored.entity {
+            memo.entity = object.stored.entity
+            let r = model.entity(named: object.stored.entity)?.relationship(named: keys[0])
+            memo.keys = r?.isToMany == false ? r?.keys : nil
+        }
+        guard let read = memo.keys, let destination = read(object.record)?.first else { return value(of: object.stored, object.record, keys[...]) }
         if memo.generation != generation.value {
             memo.values.removeAll(keepingCapacity: true)
             memo.generation = generation.value
