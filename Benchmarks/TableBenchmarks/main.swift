@@ -32,7 +32,7 @@ enum BenchmarkCommand {
         exclusive: [["profile", "list", "compare", "child"], ["profile", "filter"], ["child", "filter"]],
         discussion: "Build optimized: swift run -c release table-benchmarks. Save a run with --format json > saved.json; a later run with --compare saved.json prints each benchmark's median then and now.")
 
-    static var workloads: [Workload] { DiffWorkloads.all + FetchWorkloads.all + SearchWorkloads.all + StoreWorkloads.all + PredicateWorkloads.all + TableWorkloads.all + RenderWorkloads.all + SnapshotWorkloads.all + BindingWorkloads.all + BrowseWorkloads.all + EmbedWorkloads.all + OutlineWorkloads.all }
+    static var workloads: [Workload] { DiffWorkloads.all + FetchWorkloads.all + SearchWorkloads.all + StoreWorkloads.all + PredicateWorkloads.all + TableWorkloads.all + RenderWorkloads.all + SnapshotWorkloads.all + BindingWorkloads.all + BrowseWorkloads.all + EmbedWorkloads.all + OutlineWorkloads.all + GraphWorkloads.all }
 
     static func fail(_ message: String) -> Int32 {
         FileHandle.standardError.write(Data("table-benchmarks: \(message)\nrun 'table-benchmarks --help' for usage\n".utf8))

@@ -153,6 +153,9 @@ public struct Relationship<Source: Record & Codable>: Sendable {
 
 /// An identity as the graph compares it: the value it encodes to.
 func _objectKey<ID: Encodable>(_ id: ID) -> RecordValue {
+    // The usual identities first: a cast to a type is cheaper than to a protocol.
+    if let int = id as? Int { return .int(int) }
+    if let string = id as? String { return .string(string) }
     if let convertible = id as? any RecordValueConvertible { return convertible.recordValue }
     return (try? RecordValueEncoder().encode(id)) ?? .null
 }
