@@ -26,7 +26,7 @@ enum QueryCommand {
         var query = try Query.parse(parsed)
         let path = parsed.positional("DATA") ?? "-"
         try query.compile()
-        if query.sortKeys.isEmpty && query.sectionKey == nil {
+        if query.sortKeys.isEmpty && query.sectionKey == nil && query.entity == nil {
             // No order asked for: the data's order, streamed as the file is read.
             return try streamed(query, path: path, format: format, output: output)
         }
