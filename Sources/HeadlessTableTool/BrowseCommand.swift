@@ -23,7 +23,7 @@ enum BrowseCommand {
     static let declaration = CommandDeclaration(
         "browse",
         summary: "DATA's objects as an interactive table in the terminal",
-        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (without it, --store's objects)", isOptional: true)],
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects, or a model file with --entity (without it, --store's objects)", isOptional: true)],
         options: Query.options(limits: false) + [
             OptionDeclaration("text", .text("KEY"), help: "the field a row shows", defaultNote: "title, name or text"),
             OptionDeclaration("detail", .text("KEY"), help: "a field shown at the right of a row"),

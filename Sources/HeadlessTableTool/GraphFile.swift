@@ -30,14 +30,16 @@ struct GraphFile {
 
     /// What the tool's help says of model files.
     static let rules = """
-        A model file is {"model": {ENTITY: {"parent": ENTITY or null, "relationships":
-          {NAME: {"destination": ENTITY, "toMany": false, "inverse": NAME, "deleteRule":
-          "nullify"|"cascade"|"deny"|"noAction", "ordered": false, "optional": true}}}, …},
-          "objects": {ENTITY: [OBJECT, …], …}}: query, render and browse read it with
-          --entity NAME. A relationship's value is its destination's id (to-one) or an
-          array of ids (to-many); give either side of a pair and the other is derived.
-          An id that is no object of the destination, or two sides that disagree, is an
-          error that names them.
+          A model file holds several entities: query, render and browse read it with
+          --entity NAME (key paths go through relationships: entry.text, ANY media.type):
+          {"model": {ENTITY: {"parent": ENTITY or null, "relationships": {NAME:
+            {"destination": ENTITY, "toMany": false, "inverse": NAME, "deleteRule":
+            "nullify"|"cascade"|"deny"|"noAction", "ordered": false, "optional": true,
+            "minCount": N, "maxCount": N}}}, …}, "objects": {ENTITY: [OBJECT, …], …}}.
+          A relationship's value is its destination's id (to-one; null for none) or an
+          array of ids (to-many). Give either side of a pair: the other is derived. An
+          id that is no object of the destination, or two sides that disagree, is an
+          error that names them. Ids are unique in an entity and its sub-entities.
         """
 
     /// The keys a relationship declaration may have.

@@ -12,7 +12,7 @@ enum QueryCommand {
     static let declaration = CommandDeclaration(
         "query",
         summary: "the objects of DATA that a predicate matches, sorted and sectioned as a fetched results controller would",
-        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (- for standard input)")],
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects, or a model file with --entity (- for standard input)")],
         options: Query.options(limits: true) + [OutputFormat.option],
         exclusive: [["section-key", "index"]],
         discussion: """

@@ -14,7 +14,7 @@ enum RenderCommand {
     static let declaration = CommandDeclaration(
         "render",
         summary: "DATA's objects drawn as a table's window shows them: a line per row and per section header",
-        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (- for standard input)")],
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects, or a model file with --entity (- for standard input)")],
         options: Query.options(limits: false, bareIndexIsAFlag: true)
             + Look.options(requires: nil, height: "20")
             + [
