@@ -56,8 +56,12 @@ public enum DiaryStory {
         let main = try Transcript(width: width)
         screen.table.renderer = main
         func show(_ title: String) { write("\n== \(title)\n" + main.report(screen.table)) }
-        func list(_ objects: [GraphObject]) -> String {
-            objects.map { "  \($0.entityName) \($0.id.key)\n" }.joined()
+        /// Media, each with its type and its entry (read through `diaryEntry`).
+        func list(_ objects: [GraphObject]) throws -> String {
+            try objects.compactMap { $0.as(Medium.self) }.map { medium in
+                let entry = try medium.diaryEntry.flatMap { id throws(ObjectGraphError) in try screen.context.object(DiaryEntry.self, id: id) }
+                return "  Medium \(medium.id) (\(medium.type)) of " + (entry.map { "#\($0.id) \"\($0.text)\"" } ?? "no entry") + "\n"
+            }.joined()
         }
 
         show("The diary, newest first: a section per month; each cell's icon from entry.medium(forType:) (▣ a photo, ♪ a recording, ✎ text only)")
@@ -85,17 +89,17 @@ public enum DiaryStory {
         let november = DiaryEntry.date("2026-11-01 00:00")
         let older = try screen.context.fetch(GraphFetchRequest(
             entityName: "Medium", predicate: try FormatPredicate("diaryEntry.creationTime < %@", november), sortKeys: [SortKey("id")]))
-        write("\n== From a medium: diaryEntry.creationTime < 2026-11-01\n" + list(older))
+        write("\n== The media of entries written before November, from a medium: diaryEntry.creationTime < %@ (2026-11-01)\n" + (try list(older)))
         if let entry = try screen.context.object(DiaryEntry.self, id: 6) {
             write("\n== \"Lunch by the river\".medium(forType: \"audio\"): medium "
-                + "\(try entry.medium(forType: "audio", in: screen.context).map { "\($0.id)" } ?? "none")\n")
+                + "\(try entry.medium(forType: "audio", in: screen.context).map { "\($0.id) (\($0.type))" } ?? "none")\n")
         }
 
         let mediaBefore = try screen.context.fetch(GraphFetchRequest(entityName: "Medium")).count
         try screen.table.commit(.delete, forRowAt: TablePath(row: 0, section: 1))
         let mediaAfter = try screen.context.fetch(GraphFetchRequest(entityName: "Medium"))
         show("A swipe deletes \"Pumpkins at the market\": its photo and recording go with it (cascade)")
-        write("Media: \(mediaBefore) before the delete, \(mediaAfter.count) after; still there:\n" + list(mediaAfter))
+        write("Media: \(mediaBefore) before the delete, \(mediaAfter.count) after:\n" + (try list(mediaAfter)))
 
         // A medium deleted: nullify takes it out of its entry's media, and the icon follows.
         try screen.context.delete(Medium.self, id: 61)
