@@ -85,7 +85,7 @@ extension Relationship where Source == DynamicObject {
 }
 
 extension EntityDescription {
-    /// An entity of ``DynamicObject`` records named `name`, a sub-entity of
+    /// An entity of `DynamicObject` records named `name`, a sub-entity of
     /// the entity named `parent` if given, with relationships held in fields
     /// of the objects (see ``Relationship/toOne(_:to:inverse:deleteRule:optional:)``
     /// and ``Relationship/toMany(_:to:inverse:deleteRule:ordered:optional:minCount:maxCount:)``).
