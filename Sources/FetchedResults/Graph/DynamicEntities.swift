@@ -120,9 +120,11 @@ func _dynamicKeys(_ value: RecordValue?, toMany: Bool) -> [RecordValue] {
     }
 }
 
-/// An identity, of any entity's type, as a field's value.
+/// An identity, of any entity's type, as a field's value (nil when it
+/// cannot be one: the change is then refused).
 func _dynamicIdentity(_ id: any Sendable) -> RecordValue? {
     if let value = id as? RecordValue { return value }
-    if let id = id as? any Encodable { return _objectKey(id) }
+    if let convertible = id as? any RecordValueConvertible { return convertible.recordValue }
+    if let encodable = id as? any Encodable { return try? RecordValueEncoder().encode(encodable) }
     return nil
 }
