@@ -23,7 +23,7 @@ enum BrowseCommand {
     static let declaration = CommandDeclaration(
         "browse",
         summary: "DATA's objects as an interactive table in the terminal",
-        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (without it, --store's objects)", isOptional: true)],
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects, or a model file with --entity (without it, --store's objects)", isOptional: true)],
         options: Query.options(limits: false) + [
             OptionDeclaration("text", .text("KEY"), help: "the field a row shows", defaultNote: "title, name or text"),
             OptionDeclaration("detail", .text("KEY"), help: "a field shown at the right of a row"),
@@ -65,6 +65,9 @@ enum BrowseCommand {
             if options.file == "-" { throw CommandError.usage("browse reads its keys from standard input: give DATA as a file") }
             if options.store?.isEmpty == true { throw CommandError.usage("--store needs a PATH, not an empty one") }
             if options.file == nil && options.store == nil { throw CommandError.usage("missing DATA (a JSON array of objects)") }
+            if options.query.entity != nil && (options.store != nil || options.write) {
+                throw CommandError.usage("--entity browses a model file in memory: --store and --write keep a plain array's deletes, not a model file's")
+            }
             try options.query.compile()
             return options
         }
@@ -139,6 +142,10 @@ package final class BrowseSession {
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
         var laps = _Laps(), timings = BrowseTimings()
         let query = options.query
+        if let entity = query.entity {
+            (context, model, self.timings) = try Self.browse(graph: try GraphFile.read(options.file ?? "", entity: entity, quiet: query.quiet), options)
+            return
+        }
         let request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
         let context: ObjectContext<DynamicObject>
@@ -196,6 +203,58 @@ package final class BrowseSession {
         }
         timings.model = laps.lap()
         self.timings = timings
+    }
+
+    /// A browse of a model file's objects of one entity: the graph fetches
+    /// them (predicate and sort keys through relationships); a controller
+    /// over their records in a plain store shows them; a delete goes through
+    /// the graph (its delete rules applied), and the records follow what it
+    /// changed (objects cascaded or nullified away, or now matching).
+    private static func browse(graph: GraphFile, _ options: BrowseCommand.Options) throws -> (ObjectContext<DynamicObject>, BrowserModel, BrowseTimings) {
+        var laps = _Laps(), timings = BrowseTimings()
+        let query = options.query
+        let sectionKey = query.sectionKey
+        func records() throws -> [DynamicObject] {
+            try graph.records(graph.fetch(query.predicate, sortKeys: query.sortKeys), sectionKeyPath: sectionKey)
+        }
+        let context: ObjectContext<DynamicObject>
+        do {
+            context = ObjectContext(store: try ObjectStore<DynamicObject>(records: try records()))
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw CommandError("\(InputFile.name(graph.path)): \(error)")
+        }
+        timings.store = laps.lap()
+        let controller = FetchedResultsController(
+            fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey(GraphFile.orderKey)]), context: context,
+            sectionNameKeyPath: sectionKey == nil ? nil : GraphFile.sectionKey, sectionCollation: query.index?.collation)
+        do {
+            try controller.performFetch()
+        } catch {
+            throw CommandError(query.message(for: error))
+        }
+        timings.fetch = laps.lap()
+        let model = try BrowserModel(
+            name: URL(fileURLWithPath: graph.path).lastPathComponent, controller: controller, style: options.style,
+            textKey: options.textKey, detailKey: options.detailKey, unsavedNote: "not saved: a model file is browsed in memory"
+        ) { object in
+            try graph.context.delete(try graph.context.objectID(DynamicObject.self, id: object.id, entity: graph.entity))
+            try graph.context.save()
+            let fresh = try records()
+            let ids = Set(fresh.map(\.id))
+            for old in try context.fetch(FetchRequest<DynamicObject>()) where !ids.contains(old.id) { try context.delete(old.id) }
+            for record in fresh {
+                if let old = context.object(withID: record.id) {
+                    if old != record { try context.update(record) }
+                } else {
+                    try context.insert(record)
+                }
+            }
+            _ = try context.save()
+        }
+        timings.model = laps.lap()
+        return (context, model, timings)
     }
 
     /// DATA's objects in order, read by the input rules (each with a unique

@@ -25,19 +25,20 @@ enum DemoCommand {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw CommandError("--store: there is no folder \(folder) to keep the store in")
         }
-        let store: ObjectStore<Entry>
+        let store: ObjectGraphStore
         do {
-            store = try ObjectStore(fileURL: file)
+            store = try ObjectGraphStore(model: DiaryModel.make(), fileURL: file)
         } catch {
             throw CommandError("--store: \(error)")
         }
-        let left = store.count
-        if left > 0 {
-            // A store kept from an earlier run: the story starts over.
-            let reset = ObjectContext(store: store)
-            for entry in store.allObjects() { try reset.delete(entry.id) }
-            _ = try reset.save()
-            output.out("(The store at \(file.path) held \(left) entries from an earlier run: starting over.)\n")
+        let left = try store.objects(ofEntity: "DiaryEntry")
+        if !left.isEmpty {
+            // A store kept from an earlier run: the story starts over (the entries' media go with them).
+            let reset = ObjectGraphContext(store: store)
+            for entry in left { try reset.delete(entry.id) }
+            for medium in try store.objects(ofEntity: "Medium") where try reset.object(withID: medium.id) != nil { try reset.delete(medium.id) }
+            try reset.save()
+            output.out("(The store at \(file.path) held \(left.count) entries from an earlier run: starting over.)\n")
         }
         output.out("HeadlessTable demo: a photo diary on the embedded store\(path == nil ? "" : " (\(file.path))").\n")
         try DiaryStory.run(store: store) { output.out($0) }

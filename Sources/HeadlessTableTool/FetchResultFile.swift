@@ -171,6 +171,9 @@ enum FetchResultFile {
         guard try parsing(path, { try reader.beginArray() }) else {
             let value = try parsing(path, { try reader.readValue() })
             try parsing(path, { try reader.finish() })
+            if case .record(let fields) = value, case .record(let entities)? = fields["model"] {
+                throw CommandError("\(InputFile.name(path)): a model file: give --entity NAME to choose the entity (\(entities.keys.joined(separator: ", ")))")
+            }
             throw CommandError("\(InputFile.name(path)): expected an array of objects, found \(article(value))")
         }
         var problem: (any Error)?

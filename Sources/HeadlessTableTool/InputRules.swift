@@ -19,7 +19,7 @@ enum InputRules {
           nothing on standard output.
           A big file is read a piece at a time; while it is read, standard error (when it
           is a terminal) shows how far: --quiet turns that off.
-        """
+        """ + "\n" + GraphFile.rules
 
     /// At most this many duplicate ids are named in the error.
     static let namedDuplicates = 5

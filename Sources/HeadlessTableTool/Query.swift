@@ -26,6 +26,8 @@ struct Query {
     var sortTexts: [String] = []
     /// `--quiet`: no progress line while a big file is read.
     var quiet = false
+    /// `--entity NAME`: DATA is a model file, and these are NAME's objects.
+    var entity: String?
 
     /// The options of a fetch: `query`'s, `render`'s and `browse`'s.
     static func options(limits: Bool, bareIndexIsAFlag: Bool = false) -> [OptionDeclaration] {
@@ -40,7 +42,10 @@ struct Query {
         ] + IndexOption.options(bareIndexIsAFlag: bareIndexIsAFlag) + (limits ? [
             OptionDeclaration("limit", .integer("N", 0...Int.max), help: "at most N objects"),
             OptionDeclaration("offset", .integer("N", 0...Int.max), help: "skips the first N objects", default: "0"),
-        ] : []) + [ReadProgress.quietOption]
+        ] : []) + [
+            OptionDeclaration("entity", .text("NAME"), help: "DATA is a model file ({\"model\":…,\"objects\":…}): NAME's objects, key paths through relationships"),
+            ReadProgress.quietOption,
+        ]
     }
 
     /// Takes the options from a parsed command line (``compile()`` then checks them).
@@ -52,6 +57,8 @@ struct Query {
         query.sortTexts = parsed.strings("sort")
         query.sectionKey = parsed.string("section-key")
         query.quiet = parsed.flag("quiet")
+        query.entity = parsed.string("entity")
+        if query.entity?.isEmpty == true { throw CommandError.usage("--entity needs an entity's NAME, not an empty one") }
         query.index = try IndexOption.parse(parsed)
         if query.index != nil && query.sectionKey != nil {
             throw CommandError.usage("--index KEY makes the sections (KEY's index titles): give it or --section-key, not both")
@@ -140,6 +147,7 @@ struct Query {
     /// as a fetched results controller makes them — or in the data's order,
     /// in one section, when neither sort keys nor a section key are given.
     func sections(of path: String, also: FormatPredicate? = nil) throws -> [Section] {
+        if let entity { return try graphSections(of: try GraphFile.read(path, entity: entity, quiet: quiet), also: also) }
         let context = ObjectContext(store: try Self.store(of: path, quiet: quiet))
         let predicates = [predicate, also].compactMap { $0 }.map(RecordPredicate<DynamicObject>.init)
         let request = FetchRequest<DynamicObject>(
@@ -155,6 +163,40 @@ struct Query {
             return (controller.sections ?? []).map { ($0.name, $0.indexTitle, $0.objects) }
         } catch {
             throw CommandError(message(for: error))
+        }
+    }
+
+    /// The predicate and `also`, both.
+    func predicate(and also: FormatPredicate?) -> FormatPredicate? {
+        guard let predicate, let also else { return predicate ?? also }
+        return FormatPredicate(.and([predicate.condition, also.condition]))
+    }
+
+    /// The sections of a model file's objects of ``entity`` that match (and
+    /// match `also`): the graph fetches them in order (key paths through
+    /// relationships), a controller over their records makes the sections.
+    func graphSections(of graph: GraphFile, also: FormatPredicate? = nil) throws -> [Section] {
+        let objects = try graph.fetch(predicate(and: also), sortKeys: sortKeys, limit: limit, offset: offset)
+        guard let sectionKey else {
+            return [("", nil, try graph.records(objects, sectionKeyPath: nil).map { DynamicObject(fields: GraphFile.plain($0.fields)) })]
+        }
+        let records = try graph.records(objects, sectionKeyPath: sectionKey)
+        let context: ObjectContext<DynamicObject>
+        do {
+            context = ObjectContext(store: try ObjectStore(records: records))
+        } catch {
+            throw CommandError("\(InputFile.name(graph.path)): \(error)")
+        }
+        let controller = FetchedResultsController(
+            fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey(GraphFile.orderKey)]), context: context,
+            sectionNameKeyPath: GraphFile.sectionKey, sectionCollation: index?.collation)
+        do {
+            try controller.performFetch()
+        } catch {
+            throw CommandError(message(for: error))
+        }
+        return (controller.sections ?? []).map { section in
+            (section.name, section.indexTitle, section.objects.map { DynamicObject(fields: GraphFile.plain($0.fields)) })
         }
     }
 

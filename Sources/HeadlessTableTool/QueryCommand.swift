@@ -12,7 +12,7 @@ enum QueryCommand {
     static let declaration = CommandDeclaration(
         "query",
         summary: "the objects of DATA that a predicate matches, sorted and sectioned as a fetched results controller would",
-        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (- for standard input)")],
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects, or a model file with --entity (- for standard input)")],
         options: Query.options(limits: true) + [OutputFormat.option],
         exclusive: [["section-key", "index"]],
         discussion: """
@@ -26,7 +26,7 @@ enum QueryCommand {
         var query = try Query.parse(parsed)
         let path = parsed.positional("DATA") ?? "-"
         try query.compile()
-        if query.sortKeys.isEmpty && query.sectionKey == nil {
+        if query.sortKeys.isEmpty && query.sectionKey == nil && query.entity == nil {
             // No order asked for: the data's order, streamed as the file is read.
             return try streamed(query, path: path, format: format, output: output)
         }

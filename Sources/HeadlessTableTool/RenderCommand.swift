@@ -14,7 +14,7 @@ enum RenderCommand {
     static let declaration = CommandDeclaration(
         "render",
         summary: "DATA's objects drawn as a table's window shows them: a line per row and per section header",
-        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects (- for standard input)")],
+        positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects, or a model file with --entity (- for standard input)")],
         options: Query.options(limits: false, bareIndexIsAFlag: true)
             + Look.options(requires: nil, height: "20")
             + [
@@ -134,7 +134,7 @@ final class RecordTable: TableViewDataSource {
     static func text(of record: DynamicRecord, textKey: String?) -> String {
         if let textKey { return record[textKey].map(Self.display) ?? "" }
         if let value = Self.textKeys.lazy.compactMap({ record[$0] }).first { return Self.display(value) }
-        var rest = record
+        var rest = GraphFile.plain(record)
         rest["id"] = nil
         return JSON.string(.record(rest))
     }

@@ -4,14 +4,18 @@ import HeadlessTable
 /// The photo diary's story, step by step, as a person would see it: what the
 /// table shows after each step, and the batch each change arrived as.
 public enum DiaryStory {
-    /// The diary as it starts.
+    /// The diary as it starts: entries, and the photos and recordings of some.
     static let entries = [
-        Entry(1, "2026-10-03 06:55", "Harbour at dawn", .image),
-        Entry(2, "2026-10-11 17:20", "Rainy walk", .audio),
-        Entry(3, "2026-10-24 10:05", "Pumpkins at the market", .image),
-        Entry(4, "2026-11-02 21:40", "Museum night"),
-        Entry(5, "2026-11-14 08:15", "First snow", .image),
-        Entry(6, "2026-11-21 12:30", "Lunch by the river", .image),
+        DiaryEntry(1, "2026-10-03 06:55", "Harbour at dawn"),
+        DiaryEntry(2, "2026-10-11 17:20", "Rainy walk"),
+        DiaryEntry(3, "2026-10-24 10:05", "Pumpkins at the market"),
+        DiaryEntry(4, "2026-11-02 21:40", "Museum night"),
+        DiaryEntry(5, "2026-11-14 08:15", "First snow"),
+        DiaryEntry(6, "2026-11-21 12:30", "Lunch by the river"),
+    ]
+    static let media = [
+        Medium(10, "image", of: 1), Medium(20, "audio", of: 2), Medium(30, "image", of: 3),
+        Medium(31, "audio", of: 3), Medium(50, "image", of: 5), Medium(60, "audio", of: 6), Medium(61, "image", of: 6),
     ]
 
     /// A renderer that writes down each batch its table applies (a long one
@@ -41,59 +45,79 @@ public enum DiaryStory {
 
     /// Plays the story on `store` (which should be empty), writing what
     /// happens to `write`.
-    public static func run(store: ObjectStore<Entry>, width: Int = 52, write: (String) -> Void) throws {
-        let seed = ObjectContext(store: store, name: "seed")
+    public static func run(store: ObjectGraphStore, width: Int = 52, write: (String) -> Void) throws {
+        let seed = ObjectGraphContext(store: store, name: "seed")
         for entry in entries { try seed.insert(entry) }
-        _ = try seed.save()
+        // Each medium names its entry; the context adds it to the entry's media.
+        for medium in media { try seed.insert(medium) }
+        try seed.save()
 
         let screen = try DiaryScreen(store: store, lines: 9)
-        let main = try Transcript(width: width), results = try Transcript(width: width)
+        let main = try Transcript(width: width)
         screen.table.renderer = main
-        screen.search.resultsTable.renderer = results
-        func show(_ title: String, searching: Bool = false) {
-            write("\n== \(title)\n" + (searching ? results.report(screen.search.resultsTable) : main.report(screen.table)))
+        func show(_ title: String) { write("\n== \(title)\n" + main.report(screen.table)) }
+        /// Media, each with its type and its entry (read through `diaryEntry`).
+        func list(_ objects: [GraphObject]) throws -> String {
+            try objects.compactMap { $0.as(Medium.self) }.map { medium in
+                let entry = try medium.diaryEntry.flatMap { id throws(ObjectGraphError) in try screen.context.object(DiaryEntry.self, id: id) }
+                return "  Medium \(medium.id) (\(medium.type)) of " + (entry.map { "#\($0.id) \"\($0.text)\"" } ?? "no entry") + "\n"
+            }.joined()
         }
 
-        show("The diary, newest first: a section per month, each entry's cell from a template (icon, text, star, date)")
+        show("The diary, newest first: a section per month; each cell's icon from entry.medium(forType:) (▣ a photo, ♪ a recording, ✎ text only)")
 
-        // Another context — a phone syncing, say — adds an entry, edits one and saves.
-        let phone = ObjectContext(store: store, name: "phone")
-        try phone.insert(Entry(7, "2026-11-22 07:45", "Fog over the bridge", .image))
-        if var snow = phone.object(withID: 5) {
+        // Another context — a phone syncing, say — adds an entry with a photo, edits one and saves.
+        let phone = ObjectGraphContext(store: store, name: "phone")
+        try phone.insert(DiaryEntry(7, "2026-11-22 07:45", "Fog over the bridge"))
+        try phone.insert(Medium(70, "image", of: 7))
+        if var snow = try phone.object(DiaryEntry.self, id: 5) {
             snow.text = "First snow — the whole street white"
             try phone.update(snow)
         }
-        let saved = try phone.save()
-        screen.context.mergeChanges(fromContextDidSave: saved)
-        show("A second context adds #7 and edits #5, and saves; the view context merges the save")
+        try screen.merge(try phone.save())
+        show("A second context adds #7 and its photo, edits #5, and saves; the view context merges the save")
 
         // The star in the second row's cell.
         if let cell = screen.table.cellForRow(at: TablePath(row: 1, section: 0)) as? EntryCell { cell.tapStar() }
-        show("The star in \"Lunch by the river\"'s cell: its entry is saved as a favourite, one row reloads")
+        show("The star in \"Lunch by the river\"'s cell: its entry is saved as a favourite, one row reconfigured")
 
+        // The book's predicates, through the relationship pair.
+        try screen.filter(try FormatPredicate("ANY media.type == 'image'"))
+        show("Entries with a photo: ANY media.type == 'image'")
+        try screen.filter(nil)
+        show("All entries again")
+        let november = DiaryEntry.date("2026-11-01 00:00")
+        let older = try screen.context.fetch(GraphFetchRequest(
+            entityName: "Medium", predicate: try FormatPredicate("diaryEntry.creationTime < %@", november), sortKeys: [SortKey("id")]))
+        write("\n== The media of entries written before November, from a medium: diaryEntry.creationTime < %@ (2026-11-01)\n" + (try list(older)))
+        if let entry = try screen.context.object(DiaryEntry.self, id: 6) {
+            write("\n== \"Lunch by the river\".medium(forType: \"audio\"): medium "
+                + "\(try entry.medium(forType: "audio", in: screen.context).map { "\($0.id) (\($0.type))" } ?? "none")\n")
+        }
+
+        let mediaBefore = try screen.context.fetch(GraphFetchRequest(entityName: "Medium")).count
         try screen.table.commit(.delete, forRowAt: TablePath(row: 0, section: 1))
-        show("A swipe deletes \"Pumpkins at the market\"")
+        let mediaAfter = try screen.context.fetch(GraphFetchRequest(entityName: "Medium"))
+        show("A swipe deletes \"Pumpkins at the market\": its photo and recording go with it (cascade)")
+        write("Media: \(mediaBefore) before the delete, \(mediaAfter.count) after:\n" + (try list(mediaAfter)))
 
-        try screen.search.update(text: "RIVER")
-        show("A search: text CONTAINS[cd] \"RIVER\"", searching: true)
-        try screen.search.update(text: "i")
-        show("The search text is now \"i\"", searching: true)
-        try screen.search.resultsTable.commit(.delete, forRowAt: TablePath(row: 1, section: 0))
-        show("Deleting \"Lunch by the river\" from the results: the results table…", searching: true)
-        show("…and the diary behind it both follow")
-        screen.search.cancel()
+        // A medium deleted: nullify takes it out of its entry's media, and the icon follows.
+        try screen.context.delete(Medium.self, id: 61)
+        try screen.context.save()
+        try screen.refresh()
+        show("Deleting \"Lunch by the river\"'s photo (nullify): the entry stays, its icon is its recording's")
 
         // A long diary: scrolled top to bottom, a screenful of cells serves every row.
-        let importer = ObjectContext(store: store, name: "import")
-        let start = entries[0].created.timeIntervalSince1970
+        let importer = ObjectGraphContext(store: store, name: "import")
+        let start = entries[0].creationTime.timeIntervalSince1970
         for k in 0..<500 {
-            let time = Date(timeIntervalSince1970: start - Double(k + 1) * 7 * 3_600)
-            var entry = Entry(100 + k, "2026-01-01 00:00", "Old entry \(500 - k)", [.text, .image, .audio][k % 3])
-            entry.created = time
+            var entry = DiaryEntry(100 + k, "2026-01-01 00:00", "Old entry \(500 - k)")
+            entry.creationTime = Date(timeIntervalSince1970: start - Double(k + 1) * 7 * 3_600)
             try importer.insert(entry)
+            if k % 3 > 0 { try importer.insert(Medium(1_000 + k, k % 3 == 1 ? "image" : "audio", of: entry.id)) }
         }
-        screen.context.mergeChanges(fromContextDidSave: try importer.save())
-        show("500 older entries imported and merged")
+        try screen.merge(try importer.save())
+        show("500 older entries imported with their media, and merged")
         let before = screen.table.reusePool.cellStatistics
         var frames = 0
         let end = screen.table.contentHeight - screen.table.viewportHeight

@@ -6,7 +6,9 @@ import HeadlessTable
 public final class EntryCell: TableViewCell {
     static let layout: TextLineTemplate = "{icon:1} {text} {star:1} {date:>12}"
 
-    var entry: Entry?
+    var entry: DiaryEntry?
+    /// The icon of the entry's media: ▣ a photo, ♪ a recording, ✎ text only.
+    var icon = "✎"
     /// What tapping the star does (set by the screen).
     var onStar: ((EntryCell) -> Void)?
 
@@ -15,12 +17,13 @@ public final class EntryCell: TableViewCell {
 
     public override func textLines() -> [TextLine]? {
         entry.map { entry in
-            [Self.layout.line(["icon": entry.media.icon, "text": entry.text, "star": entry.favorite ? "★" : "☆", "date": entry.shortDate])]
+            [Self.layout.line(["icon": icon, "text": entry.text, "star": entry.favorite ? "★" : "☆", "date": entry.shortDate])]
         }
     }
 
     public override func prepareForReuse() {
         super.prepareForReuse()
         entry = nil
+        icon = "✎"
     }
 }

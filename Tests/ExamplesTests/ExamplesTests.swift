@@ -30,7 +30,7 @@ import Testing
         // Again on the kept store: the story starts over and tells the same.
         let second = try Self.run("headless-table", ["demo", "--store", file.path])
         #expect(second.out.hasSuffix(diary.out))
-        #expect(second.out.hasPrefix("(The store at \(file.path) held 505 entries from an earlier run: starting over.)\n"))
+        #expect(second.out.hasPrefix("(The store at \(file.path) held 506 entries from an earlier run: starting over.)\n"))
         let bad = try Self.run("headless-table", ["demo", "--store", "/nonexistent-folder/x.json"])
         #expect(bad.status == 1 && bad.out == "")
         #expect(bad.err.hasPrefix("headless-table: --store: "))

@@ -152,7 +152,9 @@ struct _Resolved {
 /// A record as a value (`SELF`, a relationship at the end of a path): every
 /// field it encodes.
 func _graphRecordValue(_ record: any Record & Codable) -> RecordValue {
-    (try? RecordValueEncoder().encode(record)) ?? .null
+    // A dynamic object is its fields (its Codable form wraps them with the id).
+    if let object = record as? DynamicObject { return .record(object.fields) }
+    return (try? RecordValueEncoder().encode(record)) ?? .null
 }
 
 /// Reads key paths through relationships, as the context sees the objects.

@@ -233,6 +233,9 @@ public enum ObjectModelError: Error, Hashable, Sendable, CustomStringConvertible
     /// A relationship's destination, or an entity's parent, is a record type
     /// no entity has (or that several have).
     case unknownType(entity: String, type: String)
+    /// A relationship's destination, or an entity's parent, declared by its
+    /// name (a dynamic entity's), is no entity of the model.
+    case unknownEntityName(entity: String, name: String)
     /// A relationship's inverse is not a relationship of its destination
     /// pointing back, or the two do not name each other.
     case badInverse(entity: String, relationship: String, reason: String)
@@ -247,6 +250,7 @@ public enum ObjectModelError: Error, Hashable, Sendable, CustomStringConvertible
         case .duplicateEntity(let name): return "the model declares two entities named \(name)"
         case let .duplicateRelationship(entity, relationship): return "\(entity) declares two relationships named \(relationship)"
         case let .unknownType(entity, type): return "\(entity) refers to \(type), which is the record type of no entity of the model, or of several"
+        case let .unknownEntityName(entity, name): return "\(entity) refers to the entity \(name), which the model does not declare"
         case let .badInverse(entity, relationship, reason): return "the inverse of \(entity).\(relationship) is wrong: \(reason)"
         case .parentCycle(let name): return "\(name) is its own ancestor"
         case let .badSubentity(entity, reason): return "sub-entity \(entity): \(reason)"
@@ -314,14 +318,19 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
                 guard seen.insert(relationships[r].name).inserted else {
                     throw .duplicateRelationship(entity: entities[k].name, relationship: relationships[r].name)
                 }
-                relationships[r].destinationEntityName = try entityName(
-                    of: relationships[r].destinationType, relationships[r].destinationTypeName, in: entities[k].name)
+                if relationships[r].destinationEntityName.isEmpty {
+                    relationships[r].destinationEntityName = try entityName(
+                        of: relationships[r].destinationType, relationships[r].destinationTypeName, in: entities[k].name)
+                } else if byName[relationships[r].destinationEntityName] == nil {
+                    // A destination declared by its name (dynamic entities).
+                    throw .unknownEntityName(entity: entities[k].name, name: relationships[r].destinationEntityName)
+                }
             }
             entities[k] = EntityDescription(
                 name: entities[k].name, recordType: entities[k].recordType,
                 parentName: try entities[k].parentType.map { t throws(ObjectModelError) in
                     try entityName(of: t, entities[k].parentTypeName ?? "?", in: entities[k].name)
-                },
+                } ?? entities[k].parentName,   // or declared by its name (dynamic entities)
                 relationships: relationships, recordTypeID: entities[k].recordTypeID, parentType: entities[k].parentType,
                 parentTypeName: entities[k].parentTypeName, idType: entities[k].idType, idTypeName: entities[k].idTypeName,
                 key: entities[k].key, decode: entities[k].decode, value: entities[k].value, declaredKeys: entities[k].declaredKeys)
@@ -333,7 +342,7 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
             var current = entity
             while let parent = current.parentName {
                 guard visited.insert(parent).inserted else { throw .parentCycle(entity.name) }
-                guard let p = byName[parent] else { throw .unknownType(entity: current.name, type: parent) }
+                guard let p = byName[parent] else { throw .unknownEntityName(entity: current.name, name: parent) }
                 current = entities[p]
             }
             roots[entity.name] = current.name
