@@ -189,8 +189,10 @@ struct _GraphKeyReader {
         var values: [RecordValue: (value: RecordValue, visited: [ObjectID])] = [:]
         /// The first key's relationship for the last entity met (objects of
         /// one entity follow one another): nil when it is not a to-one one.
+        /// (Not an optional closure: an optional of a typed-throws function
+        /// type needs the newer runtime's metadata.)
         var entity: String?
-        var keys: (@Sendable (any Record & Codable) -> [RecordValue]?)?
+        var keys: @Sendable (any Record & Codable) throws(ObjectGraphError) -> [RecordValue]? = { _ in nil }
     }
 
     /// Counts the changes of the objects read, for the memos.
@@ -244,9 +246,11 @@ struct _GraphKeyReader {
         if memo.entity != object.stored.entity {
             memo.entity = object.stored.entity
             let r = model.entity(named: object.stored.entity)?.relationship(named: keys[0])
-            memo.keys = r?.isToMany == false ? r?.keys : nil
+            if let r, !r.isToMany { memo.keys = r.keys } else { memo.keys = { _ in nil } }
         }
-        guard let read = memo.keys, let destination = read(object.record)?.first else { return value(of: object.stored, object.record, keys[...]) }
+        // Not a to-one relationship, empty, or an identity that cannot be
+        // encoded: read without the memo (which reports the error).
+        guard let destination = (try? memo.keys(object.record))?.first else { return value(of: object.stored, object.record, keys[...]) }
         if memo.generation != generation.value {
             memo.values.removeAll(keepingCapacity: true)
             memo.generation = generation.value
@@ -270,7 +274,12 @@ struct _GraphKeyReader {
         }
         let rest = path.dropFirst()
         var values: [RecordValue] = []
-        for destinationKey in r.keys(record) ?? [] {
+        let keys: [RecordValue]
+        do throws(ObjectGraphError) { keys = try r.keys(record) ?? [] } catch {
+            if failure.value == nil { failure.value = error }
+            return .null
+        }
+        for destinationKey in keys {
             let id = ObjectID(rootEntityName: model.root(of: r.destinationEntityName), key: destinationKey)
             visits?.ids.append(id)
             guard let destination = context.base.peek(id), let destinationRecord = try? destination.record(in: model) else {

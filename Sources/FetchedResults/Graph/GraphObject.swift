@@ -67,6 +67,10 @@ public enum ObjectGraphError: Error, Hashable, Sendable, CustomStringConvertible
     case undecodable(object: ObjectID, entity: String, reason: String)
     /// The store refused (its file, a merge conflict, …).
     case store(StoreError)
+    /// An identity that cannot be encoded as a value (its `encode(to:)`
+    /// threw): the graph could compare it with no other, so it is refused
+    /// as an object's identity and as a relationship's destination.
+    case unencodableIdentity(String, reason: String)
 
     public var description: String {
         switch self {
@@ -84,6 +88,7 @@ public enum ObjectGraphError: Error, Hashable, Sendable, CustomStringConvertible
                 + (failures.count > 1 ? " (NSValidationMultipleErrorsError, 1560)" : "")
         case let .undecodable(object, entity, reason): return "\(object) cannot be read as \(entity): \(reason)"
         case .store(let error): return error.description
+        case let .unencodableIdentity(identity, reason): return "the identity \(identity) cannot be encoded as a value: \(reason)"
         }
     }
 }

@@ -56,7 +56,7 @@ public final class ObjectGraphContext {
     /// - Throws: ``ObjectGraphError/unknownEntity(_:)``.
     public func objectID<R: Record & Codable>(_ type: R.Type, id: R.ID, entity: String? = nil) throws(ObjectGraphError) -> ObjectID where R.ID: Codable {
         let description = try self.entity(of: type, named: entity)
-        return ObjectID(rootEntityName: model.root(of: description.name), key: _objectKey(id))
+        return ObjectID(rootEntityName: model.root(of: description.name), key: try _objectKey(id))
     }
 
     /// The object with an identity as this context sees it; nil when absent
@@ -88,7 +88,7 @@ public final class ObjectGraphContext {
         guard let r = model.entity(named: object.entity)?.relationship(named: name) else { throw .unknownEntity("\(object.entity).\(name)") }
         let record = try object.record(in: model)
         var result: [GraphObject] = []
-        for key in r.keys(record) ?? [] {
+        for key in try r.keys(record) ?? [] {
             let destinationID = ObjectID(rootEntityName: model.root(of: r.destinationEntityName), key: key)
             guard let destination = try self.object(withID: destinationID),
                 model.entity(destination.entityName, isKindOf: r.destinationEntityName)
@@ -120,7 +120,7 @@ public final class ObjectGraphContext {
     ///   nothing changes.
     public func insert<R: Record & Codable>(_ record: R, entity name: String? = nil) throws(ObjectGraphError) where R.ID: Codable {
         let entity = try self.entity(of: R.self, named: name)
-        let id = ObjectID(rootEntityName: model.root(of: entity.name), key: _objectKey(record.id))
+        let id = ObjectID(rootEntityName: model.root(of: entity.name), key: try _objectKey(record.id))
         guard base.peek(id) == nil else { throw .alreadyExists(id) }
         var edit = _GraphEdit(context: self)
         try edit.set(_GraphObject(id: id, entity: entity.name, record: record), old: nil)
@@ -136,7 +136,7 @@ public final class ObjectGraphContext {
     ///   ``ObjectGraphError/unknownEntity(_:)``; nothing changes.
     public func update<R: Record & Codable>(_ record: R, entity name: String? = nil) throws(ObjectGraphError) where R.ID: Codable {
         let entity = try self.entity(of: R.self, named: name)
-        let id = ObjectID(rootEntityName: model.root(of: entity.name), key: _objectKey(record.id))
+        let id = ObjectID(rootEntityName: model.root(of: entity.name), key: try _objectKey(record.id))
         guard let old = base.peek(id) else { throw .noSuchObject(id) }
         guard model.entity(named: old.entity)?.recordTypeID == ObjectIdentifier(R.self) else {
             throw .unknownEntity("\(old.entity) (the object's entity; its record type is not \(R.self))")
@@ -241,7 +241,7 @@ public final class ObjectGraphContext {
             guard let entity = model.entity(named: object.entity) else { throw .unknownEntity(object.entity) }
             let record = try object.record(in: model)
             for r in entity.relationships {
-                let keys = r.keys(record) ?? []
+                let keys = try r.keys(record) ?? []
                 if keys.isEmpty && !r.isOptional {
                     failures.append(ValidationFailure(code: .missingMandatoryProperty, object: object.id, key: r.name))
                 } else if r.isToMany && keys.count < r.minCount {
@@ -268,12 +268,12 @@ public final class ObjectGraphContext {
                 let record = try stored.record(in: model)
                 for r in entity.relationships {
                     guard let inverseName = r.inverseName else { continue }
-                    for key in r.keys(record) ?? [] {
+                    for key in try r.keys(record) ?? [] {
                         let other = ObjectID(rootEntityName: model.root(of: r.destinationEntityName), key: key)
                         guard !changedIDs.contains(other), let holder = base.peek(other),
                             let inverse = model.entity(named: holder.entity)?.relationship(named: inverseName)
                         else { continue }
-                        if (inverse.keys(try holder.record(in: model)) ?? []).contains(id.key) {
+                        if (try inverse.keys(try holder.record(in: model)) ?? []).contains(id.key) {
                             throw .danglingReference(object: other, relationship: inverseName, destination: id)
                         }
                     }
@@ -292,7 +292,12 @@ public final class ObjectGraphContext {
                         let object = copy borrowed
                         guard found == nil, !changedIDs.contains(object.id), case .typed(let record) = object.payload else { return }
                         for (entityName, r) in oneWay where entityName == object.entity {
-                            for key in r.keys(record) ?? [] {
+                            let keys: [RecordValue]
+                            do throws(ObjectGraphError) { keys = try r.keys(record) ?? [] } catch {
+                                found = error
+                                return
+                            }
+                            for key in keys {
                                 let destination = ObjectID(rootEntityName: model.root(of: r.destinationEntityName), key: key)
                                 if deleted.contains(destination) {
                                     found = .danglingReference(object: object.id, relationship: r.name, destination: destination)
@@ -337,10 +342,10 @@ struct _GraphEdit {
     /// `object`'s record with `relationship` changed by `change` (or the error).
     func changing(
         _ object: _GraphObject, _ relationship: String,
-        _ change: (RelationshipDescription, any Record & Codable) -> (any Record & Codable)?
+        _ change: (RelationshipDescription, any Record & Codable) throws(ObjectGraphError) -> (any Record & Codable)?
     ) throws(ObjectGraphError) -> _GraphObject {
         guard let r = model.entity(named: object.entity)?.relationship(named: relationship) else { throw .unknownEntity("\(object.entity).\(relationship)") }
-        guard let record = change(r, try object.record(in: model)) else {
+        guard let record = try change(r, try object.record(in: model)) else {
             throw .undecodable(object: object.id, entity: object.entity, reason: "its record is not of the entity's type")
         }
         var changed = object
@@ -356,16 +361,17 @@ struct _GraphEdit {
         var new = given
         var newRecord = try given.record(in: model)
         for r in entity.relationships where r.isToMany {
-            let keys = r.keys(newRecord) ?? []
-            if Set(keys).count != keys.count, let deduplicated = r.deduplicating(newRecord) { newRecord = deduplicated }
+            let keys = try r.keys(newRecord) ?? []
+            if Set(keys).count != keys.count, let deduplicated = try r.deduplicating(newRecord) { newRecord = deduplicated }
         }
         new.payload = .typed(newRecord)
         let oldRecord = try old?.record(in: model)
-        guard let selfID = entity.key(newRecord)?.id else { throw .unknownEntity(new.entity) }
+        guard let selfID = try entity.key(newRecord)?.id else { throw .unknownEntity(new.entity) }
         put(new.id, new)
         for r in entity.relationships {
-            let newKeys = r.keys(newRecord) ?? []
-            let oldKeys = oldRecord.flatMap { r.keys($0) } ?? []
+            let newKeys = try r.keys(newRecord) ?? []
+            var oldKeys: [RecordValue] = []
+            if let oldRecord { oldKeys = try r.keys(oldRecord) ?? [] }
             let added = newKeys.filter { !oldKeys.contains($0) }
             let removed = oldKeys.filter { !newKeys.contains($0) }
             // Every destination added exists and is of the destination entity.
@@ -379,7 +385,7 @@ struct _GraphEdit {
             for key in removed {
                 let id = destinationID(r, key)
                 guard let destination = current(id) else { continue }   // already gone (a `noAction` delete)
-                put(id, try changing(destination, inverseName) { inverse, record in inverse.removing(record, new.id.key) })
+                put(id, try changing(destination, inverseName) { inverse, record throws(ObjectGraphError) in try inverse.removing(record, new.id.key) })
             }
             for key in added {
                 let id = destinationID(r, key)
@@ -387,14 +393,14 @@ struct _GraphEdit {
                 guard let inverse = model.entity(named: destination.entity)?.relationship(named: inverseName) else { continue }
                 if !inverse.isToMany {
                     // A to-one inverse moves: the object it held loses the destination.
-                    for previousKey in inverse.keys(try destination.record(in: model)) ?? [] where previousKey != new.id.key {
+                    for previousKey in try inverse.keys(try destination.record(in: model)) ?? [] where previousKey != new.id.key {
                         let previousID = destinationID(inverse, previousKey)
                         guard let previous = current(previousID) else { continue }
-                        put(previousID, try changing(previous, r.name) { own, record in own.removing(record, key) })
+                        put(previousID, try changing(previous, r.name) { own, record throws(ObjectGraphError) in try own.removing(record, key) })
                     }
                 }
                 guard let latest = current(id) else { continue }
-                put(id, try changing(latest, inverseName) { inverse, record in inverse.adding(record, selfID) })
+                put(id, try changing(latest, inverseName) { inverse, record throws(ObjectGraphError) in try inverse.adding(record, selfID) })
             }
         }
     }
@@ -411,7 +417,7 @@ struct _GraphEdit {
             guard let object = current(id), let entity = model.entity(named: object.entity) else { continue }
             let record = try object.record(in: model)
             for r in entity.relationships where r.deleteRule == .cascade {
-                for key in r.keys(record) ?? [] {
+                for key in try r.keys(record) ?? [] {
                     let destination = destinationID(r, key)
                     if current(destination) != nil, isDeleting.insert(destination).inserted { deleting.append(destination) }
                 }
@@ -422,7 +428,7 @@ struct _GraphEdit {
             guard let object = current(id), let entity = model.entity(named: object.entity) else { continue }
             let record = try object.record(in: model)
             for r in entity.relationships {
-                let remaining = (r.keys(record) ?? []).map { destinationID(r, $0) }.filter { !isDeleting.contains($0) && current($0) != nil }
+                let remaining = (try r.keys(record) ?? []).map { destinationID(r, $0) }.filter { !isDeleting.contains($0) && current($0) != nil }
                 if remaining.isEmpty { continue }
                 switch r.deleteRule {
                 case .deny:
@@ -431,7 +437,7 @@ struct _GraphEdit {
                     guard let inverseName = r.inverseName else { continue }
                     for destination in remaining {
                         guard let holder = current(destination) else { continue }
-                        put(destination, try changing(holder, inverseName) { inverse, record in inverse.removing(record, id.key) })
+                        put(destination, try changing(holder, inverseName) { inverse, record throws(ObjectGraphError) in try inverse.removing(record, id.key) })
                     }
                 case .cascade, .noAction:
                     continue

@@ -150,7 +150,9 @@ public final class ObjectGraphStore: Sendable {
             for object in records {
                 guard let entity = model.entity(named: object.entity), case .typed(let record) = object.payload else { continue }
                 for r in entity.relationships {
-                    for key in r.keys(record) ?? [] {
+                    let keys: [RecordValue]
+                    do throws(ObjectGraphError) { keys = try r.keys(record) ?? [] } catch { return .failure(error) }
+                    for key in keys {
                         let destinationID = ObjectID(rootEntityName: model.root(of: r.destinationEntityName), key: key)
                         guard let destination = find(destinationID), model.entity(destination.entity, isKindOf: r.destinationEntityName),
                             case .typed(let destinationRecord) = destination.payload
@@ -159,7 +161,9 @@ public final class ObjectGraphStore: Sendable {
                         }
                         guard let inverseName = r.inverseName else { continue }
                         let inverse = model.entity(named: destination.entity)?.relationship(named: inverseName)
-                        guard let back = inverse?.keys(destinationRecord), back.contains(object.id.key) else {
+                        let back: [RecordValue]?
+                        do throws(ObjectGraphError) { back = try inverse?.keys(destinationRecord) } catch { return .failure(error) }
+                        guard let back, back.contains(object.id.key) else {
                             return .failure(.inverseMismatch(object: object.id, relationship: r.name, destination: destinationID))
                         }
                     }

@@ -46,12 +46,14 @@ public struct RelationshipDescription: Sendable, CustomStringConvertible {
     // The typed accessors, erased: they take and give the source's record type.
     let destinationType: ObjectIdentifier
     let destinationTypeName: String
-    let keys: @Sendable (any Record & Codable) -> [RecordValue]?
-    let removing: @Sendable (any Record & Codable, RecordValue) -> (any Record & Codable)?
-    let adding: @Sendable (any Record & Codable, any Sendable) -> (any Record & Codable)?
+    // Each throws ObjectGraphError.unencodableIdentity for an identity that
+    // cannot be encoded as a value (it can then be compared with none).
+    let keys: @Sendable (any Record & Codable) throws(ObjectGraphError) -> [RecordValue]?
+    let removing: @Sendable (any Record & Codable, RecordValue) throws(ObjectGraphError) -> (any Record & Codable)?
+    let adding: @Sendable (any Record & Codable, any Sendable) throws(ObjectGraphError) -> (any Record & Codable)?
     /// The record with repeats taken out of the relationship (a to-many
     /// relationship holds each destination once, as Core Data's sets do).
-    let deduplicating: @Sendable (any Record & Codable) -> (any Record & Codable)?
+    let deduplicating: @Sendable (any Record & Codable) throws(ObjectGraphError) -> (any Record & Codable)?
 
     public var description: String {
         "\(name) → \(isToMany ? "to-many " : "")\(destinationEntityName)"
@@ -97,13 +99,14 @@ public struct Relationship<Source: Record & Codable>: Sendable {
             name: name, destinationEntityName: "", inverseName: inverse, deleteRule: deleteRule,
             isToMany: false, isOrdered: false, isOptional: optional, minCount: optional ? 0 : 1, maxCount: 1,
             destinationType: ObjectIdentifier(Destination.self), destinationTypeName: "\(Destination.self)",
-            keys: { record in
+            keys: { record throws(ObjectGraphError) in
                 guard let source = record as? Source else { return nil }
-                return source[keyPath: keyPath].map { [_objectKey($0)] } ?? []
+                guard let id = source[keyPath: keyPath] else { return [] }
+                return [try _objectKey(id)]
             },
-            removing: { record, key in
+            removing: { record, key throws(ObjectGraphError) in
                 guard var source = record as? Source else { return nil }
-                if let id = source[keyPath: keyPath], _objectKey(id) == key { source[keyPath: keyPath] = nil }
+                if let id = source[keyPath: keyPath], try _objectKey(id) == key { source[keyPath: keyPath] = nil }
                 return source
             },
             adding: { record, id in
@@ -130,34 +133,56 @@ public struct Relationship<Source: Record & Codable>: Sendable {
             isToMany: true, isOrdered: ordered, isOptional: optional && minCount <= 0,
             minCount: max(minCount, optional ? 0 : 1), maxCount: maxCount,
             destinationType: ObjectIdentifier(Destination.self), destinationTypeName: "\(Destination.self)",
-            keys: { record in (record as? Source).map { $0[keyPath: keyPath].map(_objectKey) } },
-            removing: { record, key in
+            keys: { record throws(ObjectGraphError) in
+                guard let source = record as? Source else { return nil }
+                return try _objectKeys(source[keyPath: keyPath])
+            },
+            removing: { record, key throws(ObjectGraphError) in
                 guard var source = record as? Source else { return nil }
-                source[keyPath: keyPath].removeAll { _objectKey($0) == key }
+                let keys = try _objectKeys(source[keyPath: keyPath])
+                source[keyPath: keyPath] = zip(source[keyPath: keyPath], keys).filter { $0.1 != key }.map(\.0)
                 return source
             },
-            adding: { record, id in
+            adding: { record, id throws(ObjectGraphError) in
                 guard var source = record as? Source, let id = id as? Destination.ID else { return nil }
-                let key = _objectKey(id)
-                if !source[keyPath: keyPath].contains(where: { _objectKey($0) == key }) { source[keyPath: keyPath].append(id) }
+                let key = try _objectKey(id)
+                if try !_objectKeys(source[keyPath: keyPath]).contains(key) { source[keyPath: keyPath].append(id) }
                 return source
             },
-            deduplicating: { record in
+            deduplicating: { record throws(ObjectGraphError) in
                 guard var source = record as? Source else { return nil }
                 var seen = Set<RecordValue>()
-                source[keyPath: keyPath].removeAll { !seen.insert(_objectKey($0)).inserted }
+                let keys = try _objectKeys(source[keyPath: keyPath])
+                source[keyPath: keyPath] = zip(source[keyPath: keyPath], keys).filter { seen.insert($0.1).inserted }.map(\.0)
                 return source
             }))
     }
 }
 
 /// An identity as the graph compares it: the value it encodes to.
-func _objectKey<ID: Encodable>(_ id: ID) -> RecordValue {
+///
+/// - Throws: ``ObjectGraphError/unencodableIdentity(_:reason:)`` when it
+///   cannot be encoded (its `encode(to:)` throws): it is then refused where
+///   it enters the graph, rather than compared as nil with every other such
+///   identity.
+func _objectKey<ID: Encodable>(_ id: ID) throws(ObjectGraphError) -> RecordValue {
     // The usual identities first: a cast to a type is cheaper than to a protocol.
     if let int = id as? Int { return .int(int) }
     if let string = id as? String { return .string(string) }
     if let convertible = id as? any RecordValueConvertible { return convertible.recordValue }
-    return (try? RecordValueEncoder().encode(id)) ?? .null
+    do {
+        return try RecordValueEncoder().encode(id)
+    } catch {
+        throw .unencodableIdentity("\(id)", reason: "\(error)")
+    }
+}
+
+/// The identities of a to-many relationship as the graph compares them.
+func _objectKeys<ID: Encodable>(_ ids: [ID]) throws(ObjectGraphError) -> [RecordValue] {
+    var keys: [RecordValue] = []
+    keys.reserveCapacity(ids.count)
+    for id in ids { keys.append(try _objectKey(id)) }
+    return keys
 }
 
 /// An entity of a model: a record type, its relationships, its parent —
@@ -181,7 +206,7 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
     let idTypeName: String
     /// The identity of a record of this type as the graph compares it, and
     /// the identity itself (to store in another record's relationship).
-    let key: @Sendable (any Record & Codable) -> (key: RecordValue, id: any Sendable)?
+    let key: @Sendable (any Record & Codable) throws(ObjectGraphError) -> (key: RecordValue, id: any Sendable)?
     /// A record of this type read back from the store's binary form.
     let decode: @Sendable (UnsafeRawBufferPointer) throws -> any Record & Codable
     /// The value of one key (not a path) of a record of this type.
@@ -204,12 +229,16 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
             recordTypeID: ObjectIdentifier(R.self), parentType: parent.map { ObjectIdentifier($0) },
             parentTypeName: parent.map { "\($0)" },
             idType: ObjectIdentifier(R.ID.self), idTypeName: "\(R.ID.self)",
-            key: { record in (record as? R).map { (_objectKey($0.id), $0.id) } },
+            key: { record throws(ObjectGraphError) in
+                guard let record = record as? R else { return nil }
+                return (try _objectKey(record.id), record.id)
+            },
             decode: { bytes in try _BinaryRecordDecoder(bytes: bytes).decode(R.self, at: 0) },
             value: { record, key in
                 guard let record = record as? R else { return nil }
                 if let value = keys.value(of: record, forKey: key) { return value }
-                return key == "id" ? _objectKey(record.id) : nil
+                // An identity in the graph was encoded when it entered it.
+                return key == "id" ? try? _objectKey(record.id) : nil
             },
             declaredKeys: keys.declaredKeys)
     }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import FetchedResults
+import Records
+import PredicateFormat
+
+// Errors of the object graph that were lost or misnamed: each is a typed
+// error naming what is wrong.
+
+/// An identity whose encoding throws for negative values.
+struct FragileID: Hashable, Codable, Sendable, CustomStringConvertible {
+    var raw: Int
+
+    init(_ raw: Int) { self.raw = raw }
+
+    init(from decoder: any Decoder) throws {
+        raw = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        guard raw >= 0 else { throw EncodingError.invalidValue(raw, .init(codingPath: encoder.codingPath, debugDescription: "negative")) }
+        var container = encoder.singleValueContainer()
+        try container.encode(raw)
+    }
+
+    var description: String { "#\(raw)" }
+}
+
+struct FragileRecord: Record, Codable, Equatable {
+    var id: FragileID
+    var name: String
+    var friends: [FragileID] = []
+}
+
+@Suite struct ObjectGraphErrorTests {
+    /// An identity that cannot be encoded was compared as nil: two such
+    /// objects were one, and an update of the second silently replaced the
+    /// first. Now it is refused where it enters the graph.
+    @Test func anIdentityThatCannotBeEncodedIsRefused() throws {
+        let model = try ObjectModel(.entity(FragileRecord.self, name: "Person", relationships: [
+            .toMany("friends", \.friends, to: FragileRecord.self),
+        ]))
+        let context = ObjectGraphContext(store: ObjectGraphStore(model: model))
+        func isUnencodable(_ error: ObjectGraphError, _ identity: String) -> Bool {
+            if case .unencodableIdentity(identity, let reason) = error { return reason.contains("negative") }
+            return false
+        }
+        var error = try #require(throws: ObjectGraphError.self) { try context.insert(FragileRecord(id: FragileID(-1), name: "a")) }
+        #expect(isUnencodable(error, "#-1"), "\(error)")
+        #expect(error.description.contains("#-1 cannot be encoded"))
+        error = try #require(throws: ObjectGraphError.self) { try context.update(FragileRecord(id: FragileID(-2), name: "b")) }
+        #expect(isUnencodable(error, "#-2"), "\(error)")
+        error = try #require(throws: ObjectGraphError.self) { _ = try context.objectID(FragileRecord.self, id: FragileID(-3)) }
+        #expect(isUnencodable(error, "#-3"), "\(error)")
+        #expect(context.insertedObjects.isEmpty)
+        // As a destination: refused, the object unchanged.
+        try context.insert(FragileRecord(id: FragileID(1), name: "one"))
+        try context.insert(FragileRecord(id: FragileID(2), name: "two", friends: [FragileID(1)]))
+        error = try #require(throws: ObjectGraphError.self) {
+            try context.update(FragileRecord(id: FragileID(2), name: "two", friends: [FragileID(1), FragileID(-5)]))
+        }
+        #expect(isUnencodable(error, "#-5"), "\(error)")
+        #expect(try context.object(FragileRecord.self, id: FragileID(2))?.friends == [FragileID(1)])
+        try context.save()
+        #expect(context.store.count == 2)
+    }
+}
