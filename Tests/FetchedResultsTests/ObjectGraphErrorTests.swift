@@ -32,6 +32,12 @@ struct FragileRecord: Record, Codable, Equatable {
     var friends: [FragileID] = []
 }
 
+/// A label of another shape, under the `Label` entity of another model.
+struct RGLabelV2: Record, Codable {
+    var id: Int
+    var colour: Int
+}
+
 @Suite struct ObjectGraphErrorTests {
     /// An identity that cannot be encoded was compared as nil: two such
     /// objects were one, and an update of the second silently replaced the
@@ -63,5 +69,45 @@ struct FragileRecord: Record, Codable, Equatable {
         #expect(try context.object(FragileRecord.self, id: FragileID(2))?.friends == [FragileID(1)])
         try context.save()
         #expect(context.store.count == 2)
+    }
+
+    /// A destination that exists but cannot be read as its entity's type
+    /// (saved by a store of the same file with another model) was reported
+    /// by a fetch through it as a reference to a missing object; it is the
+    /// decoding error, naming the object and its entity.
+    @Test func aDestinationThatCannotBeReadIsNotCalledMissing() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("graph-undecodable-\(UUID().uuidString).store")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = try ObjectGraphStore(model: randomGraphModel, fileURL: url)
+        let other = try ObjectModel(.entity(RGNote.self, name: "Note"), .entity(RGLabelV2.self, name: "Label"))
+        do {
+            let writer = ObjectGraphContext(store: try ObjectGraphStore(model: other, fileURL: url))
+            try writer.insert(RGLabelV2(id: 50, colour: 3))
+            try writer.insert(RGNote(id: 51, title: "x", kb: 1, label: 50))
+            try writer.save()
+        }
+        let merged = try store.mergeExternalChanges()
+        let undecodable = merged.flatMap(\.undecodableObjects)
+        #expect(undecodable.count == 1)
+        guard case .undecodable(let object, "Label", _) = undecodable.first else {
+            Issue.record("\(undecodable)")
+            return
+        }
+        #expect(object == ObjectID(rootEntityName: "Label", key: 50))
+        let context = ObjectGraphContext(store: store)
+        let error = try #require(throws: GraphFetchError.self) {
+            _ = try context.fetch(GraphFetchRequest(entityName: "Note", predicate: FormatPredicate("label.name == 'x'")))
+        }
+        guard case .graph(.undecodable(let named, "Label", _)) = error else {
+            Issue.record("expected the label's decoding error, got \(error)")
+            return
+        }
+        #expect(named == ObjectID(rootEntityName: "Label", key: 50))
+        // Reading the relationship says the same.
+        let read = try #require(throws: ObjectGraphError.self) { _ = try context.destinations(of: RGGraph.noteID(51), relationship: "label") }
+        guard case .undecodable(RGGraph.labelID(50), "Label", _) = read else {
+            Issue.record("\(read)")
+            return
+        }
     }
 }

@@ -282,8 +282,14 @@ struct _GraphKeyReader {
         for destinationKey in keys {
             let id = ObjectID(rootEntityName: model.root(of: r.destinationEntityName), key: destinationKey)
             visits?.ids.append(id)
-            guard let destination = context.base.peek(id), let destinationRecord = try? destination.record(in: model) else {
+            guard let destination = context.base.peek(id) else {
                 if failure.value == nil { failure.value = .danglingReference(object: object.id, relationship: r.name, destination: id) }
+                continue
+            }
+            // A destination that cannot be read is its own error, not a missing one.
+            let destinationRecord: any Record & Codable
+            do throws(ObjectGraphError) { destinationRecord = try destination.record(in: model) } catch {
+                if failure.value == nil { failure.value = error }
                 continue
             }
             let value = self.value(of: destination, destinationRecord, rest, expand: expand)
