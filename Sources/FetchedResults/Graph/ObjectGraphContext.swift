@@ -210,6 +210,11 @@ public final class ObjectGraphContext {
     ///   delete not repaired); ``ObjectGraphError/store(_:)`` when the store
     ///   refuses (a merge conflict, the file). Nothing is saved then, and the
     ///   context keeps its changes.
+    /// - Complexity: O(*c* · *r*) to check *c* changed objects of *r*
+    ///   references each, plus O(*n*) — a scan of every object the context
+    ///   sees — when the save deletes an object of an entity that a
+    ///   relationship without an inverse points to (nothing else finds what
+    ///   holds it), plus the store's save.
     @discardableResult
     public func save() throws(ObjectGraphError) -> GraphDidSave {
         try validate()

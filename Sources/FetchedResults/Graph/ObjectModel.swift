@@ -90,6 +90,10 @@ public struct Relationship<Source: Record & Codable>: Sendable {
     /// A relationship to at most one object of `destination`'s entity, held
     /// in an optional identity. Required (`optional: false`) means the save
     /// refuses it nil.
+    ///
+    /// Without an `inverse`, nothing leads from a destination back to the
+    /// objects holding it: a save that deletes an object of `destination`'s
+    /// entity scans every object for a reference left to it, O(*n*).
     public static func toOne<Destination: Record & Codable>(
         _ name: String, _ keyPath: WritableKeyPath<Source, Destination.ID?> & Sendable,
         to destination: Destination.Type, inverse: String? = nil,
@@ -122,6 +126,10 @@ public struct Relationship<Source: Record & Codable>: Sendable {
     /// order you set; otherwise the order carries no meaning. `minCount` and
     /// `maxCount` bound what a save accepts (`optional: false` is a
     /// `minCount` of at least 1).
+    ///
+    /// Without an `inverse`, a save that deletes an object of
+    /// `destination`'s entity scans every object for a reference left to
+    /// it, O(*n*).
     public static func toMany<Destination: Record & Codable>(
         _ name: String, _ keyPath: WritableKeyPath<Source, [Destination.ID]> & Sendable,
         to destination: Destination.Type, inverse: String? = nil,
