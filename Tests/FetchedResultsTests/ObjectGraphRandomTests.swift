@@ -1012,3 +1012,129 @@ extension ObjectGraphRandomTests {
         }
     }
 }
+
+// MARK: - Merges into a context with changes
+
+extension ObjectGraphRandomTests {
+    /// A save merged into a context that has changes of its own: the
+    /// context's changes stay on top, and both sides of every relationship
+    /// still agree — in the context, and in the store after it saves.
+    @Test func aMergeIntoAContextWithChangesKeepsInversesConsistent() throws {
+        let store = ObjectGraphStore(model: randomGraphModel)
+        let a = ObjectGraphContext(store: store, name: "a"), b = ObjectGraphContext(store: store, name: "b")
+        func read(_ context: ObjectGraphContext) throws -> RGGraph {
+            try RGGraph.read { try context.fetch(GraphFetchRequest(entityName: $0, includesSubentities: $1)) }
+        }
+        for f in 1...3 { try a.insert(RGFolder(id: f, name: "f\(f)", rank: f)) }
+        try a.insert(RGNote(id: 10, title: "n", kb: 1, folder: 1))
+        try a.insert(RGNote(id: 11, title: "o", kb: 1, folder: 1))
+        b.mergeChanges(fromContextDidSave: try a.save())
+
+        // b moves note 10 to folder 2; a adds note 12 to folder 1 and moves
+        // note 11 to folder 3, and saves first.
+        try Self.updateNote(b, 10) { $0.folder = 2 }
+        try Self.updateNote(b, 11) { $0.folder = 2 }
+        try a.insert(RGNote(id: 12, title: "p", kb: 1, folder: 1))
+        try Self.updateNote(a, 11) { $0.folder = 3 }
+        b.mergeChanges(fromContextDidSave: try a.save())
+
+        let merged = try read(b)
+        #expect(merged.inverseProblems.isEmpty, "\(merged.inverseProblems)")
+        #expect(merged.folders[1]?.notes == [12], "folder 1 keeps a's new note and loses b's moved one")
+        #expect(merged.folders[2]?.notes == [10, 11])
+        #expect(merged.folders[3]?.notes == [], "b's move of note 11 wins over a's")
+        #expect(merged.notes[11]?.folder == 2 && merged.notes[12]?.folder == 1)
+        try b.save()
+        let saved = try RGGraph.read { try store.objects(ofEntity: $0, includesSubentities: $1) }
+        #expect(saved == merged)
+        #expect(saved.inverseProblems.isEmpty, "\(saved.inverseProblems)")
+    }
+}
+
+extension ObjectGraphRandomTests {
+    /// One random change of links, from either side of a pair.
+    static func randomLink(_ context: ObjectGraphContext, _ graph: RGGraph, _ g: inout SeededGenerator) throws {
+        func pick(_ ids: some Collection<Int>) -> Int? { ids.isEmpty ? nil : ids.sorted()[g.int(0..<ids.count)] }
+        guard let f = pick(graph.folders.keys), let n = pick(graph.notes.keys), let l = pick(graph.labels.keys) else { return }
+        switch g.int(0..<6) {
+        case 0:
+            try updateNote(context, n) { $0.folder = f }
+        case 1:
+            var record = try folder(context, f)
+            if !record.notes.contains(n) { record.notes.insert(n, at: g.int(0...record.notes.count)) }
+            try context.update(record)
+        case 2:
+            let newLabel = g.chance(0.7) ? l : nil
+            try updateNote(context, n) { $0.label = newLabel }
+        case 3:
+            var record = try label(context, l)
+            if record.notes.contains(n) { record.notes.removeAll { $0 == n } } else { record.notes.append(n) }
+            try context.update(record)
+        case 4:
+            var record = try folder(context, f)
+            if record.labels.contains(l) { record.labels.removeAll { $0 == l } } else if record.labels.count < 2 { record.labels.append(l) }
+            try context.update(record)
+        default:
+            var record = try label(context, l)
+            if record.folders.contains(f) { record.folders.removeAll { $0 == f } } else { record.folders.append(f) }
+            try context.update(record)
+        }
+    }
+
+    /// Both contexts change links, one saves, the other merges with its
+    /// changes pending: both sides of every pair agree in both contexts, and
+    /// in the store after the other saves too.
+    @Test(arguments: 0..<4)
+    func randomMergesIntoContextsWithChangesKeepInversesConsistent(round: Int) throws {
+        let seed = Self.seed(round)
+        var g = SeededGenerator(seed: seed)
+        let store = ObjectGraphStore(model: randomGraphModel)
+        let contexts = [ObjectGraphContext(store: store, name: "a"), ObjectGraphContext(store: store, name: "b")]
+        func read(_ context: ObjectGraphContext) throws -> RGGraph {
+            try RGGraph.read { try context.fetch(GraphFetchRequest(entityName: $0, includesSubentities: $1)) }
+        }
+        for f in 1...4 { try contexts[0].insert(RGFolder(id: f, name: "f", rank: f)) }
+        for n in 10..<22 { try contexts[0].insert(RGNote(id: n, title: "n", kb: n, folder: 1 + n % 4)) }
+        for l in 30..<33 { try contexts[0].insert(RGLabel(id: l, name: "l")) }
+        contexts[1].mergeChanges(fromContextDidSave: try contexts[0].save())
+        var merges = 0
+        for step in 0..<40 {
+            for context in contexts {
+                for _ in 0..<g.int(1...3) { try Self.randomLink(context, try read(context), &g) }
+            }
+            let x = g.int(0..<2), y = 1 - x
+            let note = "seed \(seed) step \(step)"
+            let saved: GraphDidSave
+            do throws(ObjectGraphError) {
+                saved = try contexts[x].save()
+            } catch {
+                // A folder given a third label from the label's side.
+                guard case .validation = error else {
+                    Issue.record("\(note): \(error)")
+                    return
+                }
+                contexts[x].rollback()
+                continue
+            }
+            let errors = contexts[y].mergeChanges(fromContextDidSave: saved)
+            #expect(errors.isEmpty, "\(note): \(errors)")
+            merges += 1
+            for context in contexts {
+                let view = try read(context)
+                #expect(view.inverseProblems.isEmpty, "\(note): \(context.name ?? "")\n\(view.inverseProblems.joined(separator: "\n"))")
+            }
+            do throws(ObjectGraphError) {
+                contexts[x].mergeChanges(fromContextDidSave: try contexts[y].save())
+            } catch {
+                guard case .validation = error else {
+                    Issue.record("\(note): \(error)")
+                    return
+                }
+                contexts[y].rollback()
+            }
+            let inStore = try RGGraph.read { try store.objects(ofEntity: $0, includesSubentities: $1) }
+            #expect(inStore.inverseProblems.isEmpty, "\(note): the store\n\(inStore.inverseProblems.joined(separator: "\n"))")
+        }
+        #expect(merges >= 10, "seed \(seed): \(merges) merges into a context with changes")
+    }
+}

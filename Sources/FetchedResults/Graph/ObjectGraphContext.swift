@@ -168,7 +168,7 @@ public final class ObjectGraphContext {
     }
 
     /// Applies an edit to the context, as one event.
-    private func commit(_ edit: _GraphEdit) throws(ObjectGraphError) {
+    func commit(_ edit: _GraphEdit) throws(ObjectGraphError) {
         let result: Result<Void, ObjectGraphError> = base.performChanges {
             for id in edit.order {
                 guard let change = edit.changes[id] else { continue }
@@ -229,8 +229,24 @@ public final class ObjectGraphContext {
     public func rollback() { base.rollback() }
 
     /// Merges a save of another context on the same store.
-    public func mergeChanges(fromContextDidSave saved: GraphDidSave) {
+    ///
+    /// This context's own changes stay on top. An object that both this
+    /// context and the save changed gets the save's relationships with this
+    /// context's additions and removals on top (a to-one relationship this
+    /// context set keeps its value), and the objects on the other side follow,
+    /// so that both sides of every relationship still agree; its other
+    /// values are this context's. Pending changes of objects the save deleted
+    /// are dropped: a reference this context holds to one is refused by its
+    /// next save.
+    ///
+    /// - Returns: the objects whose relationships could not be merged so (a
+    ///   record that cannot be read, a destination added here that the save
+    ///   deleted), each an error naming it: they stay as this context had them.
+    @discardableResult
+    public func mergeChanges(fromContextDidSave saved: GraphDidSave) -> [ObjectGraphError] {
+        let changedHere = pendingChanges(alsoIn: saved.base)
         _ = base.mergeChanges(fromContextDidSave: saved.base)
+        return mergeRelationships(of: changedHere)
     }
 
     /// The model's rules on every object inserted or updated, and no
