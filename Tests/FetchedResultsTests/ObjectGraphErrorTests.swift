@@ -110,4 +110,32 @@ struct RGLabelV2: Record, Codable {
             return
         }
     }
+
+    /// A relationship without an inverse held by an object another store on
+    /// the same file saved (merged, not yet read through the model): a save
+    /// deleting its destination was not refused — the scan skipped it — and
+    /// wrote a file that no longer opened.
+    @Test func aOneWayReferenceFromAMergedObjectStillRefusesTheDelete() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("graph-oneway-\(UUID().uuidString).store")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let store = try ObjectGraphStore(model: randomGraphModel, fileURL: url)
+        do {
+            let other = ObjectGraphContext(store: try ObjectGraphStore(model: randomGraphModel, fileURL: url))
+            try other.insert(RGFolder(id: 1, name: "a", rank: 0))
+            try other.insert(RGFolder(id: 2, name: "b", rank: 0))
+            try other.insert(RGNote(id: 10, title: "n", kb: 0, folder: 2))
+            var pinning = try #require(try other.object(RGFolder.self, id: 1))
+            pinning.pinned = 10
+            try other.update(pinning)
+            try other.save()
+        }
+        try store.mergeExternalChanges()
+        let context = ObjectGraphContext(store: store)
+        try context.delete(RGGraph.noteID(10))   // folder 2 loses it; folder 1 still pins it
+        #expect(throws: ObjectGraphError.danglingReference(object: RGGraph.folderID(1), relationship: "pinned", destination: RGGraph.noteID(10))) {
+            try context.save()
+        }
+        #expect(try store.object(withID: RGGraph.noteID(10)) != nil)
+        #expect(throws: Never.self) { _ = try ObjectGraphStore(model: randomGraphModel, fileURL: url) }
+    }
 }

@@ -311,7 +311,13 @@ public final class ObjectGraphContext {
                 do throws(FetchError) {
                     try base.forEachRecord { borrowed, _ throws(FetchError) in
                         let object = copy borrowed
-                        guard found == nil, !changedIDs.contains(object.id), case .typed(let record) = object.payload else { return }
+                        guard found == nil, !changedIDs.contains(object.id), oneWay.contains(where: { $0.0 == object.entity }) else { return }
+                        // Read through the model if still bytes (merged from another store of the file).
+                        let record: any Record & Codable
+                        do throws(ObjectGraphError) { record = try object.record(in: model) } catch {
+                            found = error
+                            return
+                        }
                         for (entityName, r) in oneWay where entityName == object.entity {
                             let keys: [RecordValue]
                             do throws(ObjectGraphError) { keys = try r.keys(record) ?? [] } catch {
