@@ -31,7 +31,7 @@ extension FetchedResultsController {
         else { return false }
         let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
         let keepRecords = results.ordered.keepsRecords
-        var found: [_Element<R>?] = [], records: [R?] = []
+        var found: [_Element<R>] = [], records: [R] = []
         found.reserveCapacity(results.ordered.count)
         if keepRecords { records.reserveCapacity(results.ordered.count) }
         let matches = narrowed.matches
@@ -58,13 +58,11 @@ extension FetchedResultsController {
             sections.append("", count: found.count)
         } else {
             for element in found {
-                guard let name = element?.sectionName else { continue }
-                guard sections.append(name) else { return false }
+                guard sections.append(element.sectionName) else { return false }
             }
         }
-        let order = (0..<Int32(found.count)).map { $0 }
         fetchRequest = request
-        didFetch(narrowed, _OrderedElements(_Fetched(found: found, records: records, keepsRecords: keepRecords, order: order[...])), sections: sections.runs)
+        didFetch(narrowed, _OrderedElements(inOrder: found, records: records, keepsRecords: keepRecords), sections: sections.runs)
         return true
     }
 }

@@ -108,35 +108,71 @@ func _sectionName(_ value: RecordValue) -> String {
     }
 }
 
-/// The matches of a fetch: the elements as they were found (with their
-/// records, when kept), and their order. Offset and limit narrow the order;
-/// nothing moves until the elements are taken, in order, once.
+/// How a fetch names a match's section: as `_CompiledRequest.element`
+/// does, from the match's first sort value when the section key is the
+/// first sort key, from its record otherwise.
+@usableFromInline
+struct _SectionNaming<R: Record>: Sendable {
+    @usableFromInline let reader: RecordReader<R>?
+    @usableFromInline let collation: TableIndexCollation?
+    @usableFromInline let fromFirstKey: Bool
+    @usableFromInline let fromFirstKeysSection: Bool
+
+    /// The section name of match `k`, whose record is `record`.
+    @inlinable
+    func name(of record: borrowing R, at k: Int, columns: _SortColumns) -> String {
+        guard let reader else { return "" }
+        let first = columns.columns.first
+        if let collation {
+            if fromFirstKeysSection, case let .collated(words, starts, _)? = first, starts[k] < starts[k + 1] {
+                return collation.sectionTitles[Int(words[starts[k]])]
+            }
+            return collation.sectionTitle(for: _sectionName(reader(record)))
+        }
+        guard fromFirstKey, let first else { return _sectionName(reader(record)) }
+        if case .strings(let v) = first { return v[k] }
+        return _sectionName(first.value(at: k).recordValue)
+    }
+}
+
+extension _SectionNaming where R: Codable {
+    @inlinable
+    init(_ compiled: _CompiledRequest<R>) {
+        reader = compiled.sectionReader
+        collation = compiled.sectionCollation
+        fromFirstKey = compiled.sectionIsFirstSortKey
+        fromFirstKeysSection = compiled.sectionIsFirstKeysSection
+    }
+}
+
+/// The matches of a fetch as they were found — their records, sequences and
+/// sort values (in columns, `_SortColumns`) — and their order. Offset and
+/// limit narrow the order. No element exists until the matches are taken in
+/// order (`take(inPiecesOf:_:)`): a controller's chunks are the only copy.
 @usableFromInline
 struct _Fetched<R: Record>: Sendable {
-    @usableFromInline var found: [_Element<R>?]
-    /// In step with `found` when records are kept; empty otherwise.
-    @usableFromInline var records: [R?]
+    /// Every match's record (kept by the chunks only when `keepsRecords`).
+    @usableFromInline var records: [R]
+    @usableFromInline var sequences: [Int64]
+    @usableFromInline let columns: _SortColumns
+    @usableFromInline let naming: _SectionNaming<R>
     @usableFromInline let keepsRecords: Bool
     @usableFromInline var order: ArraySlice<Int32>
+    /// The sections of `order`, once ``sections(keyed:offset:)`` made them:
+    /// the names the elements take.
+    @usableFromInline var runs: [_SectionRun]?
 
-    /// The matches `found` in the order `keys` give them (ties in the order
-    /// they were inserted, their sequence).
+    /// The matches found, in the order their sort keys give them (ties in
+    /// the order they were inserted, their sequence).
     @inlinable
-    init(found: [_Element<R>?], records: [R?], keepsRecords: Bool, sortKeys keys: [SortKey]) {
-        let order = found.withUnsafeBufferPointer { found in
-            _sortOrder(
-                keys: keys.indices.map { k in _TypedColumn(count: found.count) { found[$0].unsafelyUnwrapped.sortValues[k] } },
-                ascending: keys.map(\.ascending), sequences: found.map { $0.unsafelyUnwrapped.sequence })
-        }
-        self.init(found: found, records: records, keepsRecords: keepsRecords, order: order[...])
-    }
-
-    @inlinable
-    init(found: [_Element<R>?], records: [R?], keepsRecords: Bool, order: ArraySlice<Int32>) {
-        self.found = found
+    init(records: [R], sequences: [Int64], columns: _SortColumns, naming: _SectionNaming<R>, keepsRecords: Bool, sortKeys keys: [SortKey]) {
+        let order = _sortOrder(keys: columns.columns, ascending: keys.map(\.ascending), sequences: sequences)
         self.records = records
+        self.sequences = sequences
+        self.columns = columns
+        self.naming = naming
         self.keepsRecords = keepsRecords
-        self.order = order
+        self.order = order[...]
     }
 
     @inlinable var count: Int { order.count }
@@ -144,7 +180,8 @@ struct _Fetched<R: Record>: Sendable {
     /// The section name of the `k`th match in order.
     @inlinable
     func sectionName(at k: Int) -> String {
-        found[Int(order[order.startIndex + k])].unsafelyUnwrapped.sectionName
+        let i = Int(order[order.startIndex + k])
+        return naming.name(of: records[i], at: i, columns: columns)
     }
 
     /// The sections of the matches in order, as a controller makes them:
@@ -157,17 +194,19 @@ struct _Fetched<R: Record>: Sendable {
     ///   narrowed away before the first.
     /// - Complexity: O(*m*) for *m* matches (a hash for each section).
     @inlinable
-    func sections(keyed: Bool, offset: Int) throws(FetchError) -> [_SectionRun] {
+    mutating func sections(keyed: Bool, offset: Int) throws(FetchError) -> [_SectionRun] {
         var sections = _SectionRuns(checkingOrder: true)
         guard keyed else {
             sections.append("", count: count)
             return sections.runs
         }
-        // Through the buffers: reading a name does not copy its element.
-        try found.withUnsafeBufferPointer { found throws(FetchError) in
+        let (naming, columns) = (naming, columns)
+        // Through the buffers: reading a name does not copy its record.
+        try records.withUnsafeBufferPointer { records throws(FetchError) in
             try order.withUnsafeBufferPointer { order throws(FetchError) in
                 for k in order.indices {
-                    let name = found[Int(order[k])].unsafelyUnwrapped.sectionName
+                    let i = Int(order[k])
+                    let name = naming.name(of: records[i], at: i, columns: columns)
                     guard sections.append(name) else {
                         let index = k.addingReportingOverflow(offset)
                         throw .sectionsOutOfOrder(index: index.overflow ? Int.max : index.partialValue, sectionName: name)
@@ -175,6 +214,7 @@ struct _Fetched<R: Record>: Sendable {
                 }
             }
         }
+        runs = sections.runs
         return sections.runs
     }
 
@@ -185,69 +225,116 @@ struct _Fetched<R: Record>: Sendable {
         // At most what is left: a limit up to Int.max does not overflow.
         let end = limit.map { start + min(order.endIndex - start, max(0, $0)) } ?? order.endIndex
         order = order[start..<end]
+        runs = nil
     }
 
-    /// Moves the elements and their records out in order, calling `body` with
-    /// each run of at most `size` of them.
+    /// Makes the elements (and takes the records, when kept) in order,
+    /// calling `body` with each run of at most `size` of them.
     @inlinable
     consuming func take(inPiecesOf size: Int, _ body: ([_Element<R>], [R]) -> Void) {
-        var k = order.startIndex
-        while k < order.endIndex {
-            let end = min(order.endIndex, k + size)
-            var pieceElements: [_Element<R>] = [], pieceRecords: [R] = []
-            pieceElements.reserveCapacity(end - k)
-            if keepsRecords { pieceRecords.reserveCapacity(end - k) }
-            for j in k..<end {
-                let at = Int(order[j])
-                if let element = found[at].take() { pieceElements.append(element) }
-                if keepsRecords, let record = records[at].take() { pieceRecords.append(record) }
+        let (naming, columns, keepsRecords) = (naming, columns, keepsRecords)
+        // The section names: those of the runs when made, a run at a time.
+        var runs = (self.runs ?? [])[...]
+        let named = self.runs != nil
+        var left = runs.first?.count ?? 0
+        records.withUnsafeBufferPointer { records in
+            sequences.withUnsafeBufferPointer { sequences in
+                order.withUnsafeBufferPointer { order in
+                    var k = 0
+                    while k < order.count {
+                        let end = min(order.count, k + size)
+                        var pieceElements: [_Element<R>] = [], pieceRecords: [R] = []
+                        pieceElements.reserveCapacity(end - k)
+                        if keepsRecords { pieceRecords.reserveCapacity(end - k) }
+                        for j in k..<end {
+                            let i = Int(order[j])
+                            let name: String
+                            if named {
+                                while left == 0 && runs.count > 1 {
+                                    runs.removeFirst()
+                                    left = runs[runs.startIndex].count
+                                }
+                                left -= 1
+                                name = runs.first?.name ?? ""
+                            } else {
+                                name = naming.name(of: records[i], at: i, columns: columns)
+                            }
+                            pieceElements.append(_Element(id: records[i].id, sequence: sequences[i], sortValues: columns.sortValues(at: i), sectionName: name))
+                            if keepsRecords { pieceRecords.append(records[i]) }
+                        }
+                        body(pieceElements, pieceRecords)
+                        k = end
+                    }
+                }
             }
-            body(pieceElements, pieceRecords)
-            k = end
         }
     }
 
-    /// The records in order (records kept); the elements are dropped.
+    /// The records in order.
     @inlinable
     consuming func sortedRecords() -> [R] {
-        // The elements are not needed once ordered: their memory goes before the result's comes.
-        found = []
         var all: [R] = []
         all.reserveCapacity(count)
-        // Moved out of the records, which are this value's alone now: no copy.
-        var records: [R?] = []
-        swap(&records, &self.records)
-        records.withUnsafeMutableBufferPointer { records in
-            for k in order.indices {
-                if let record = records[Int(order[k])].take() { all.append(record) }
-            }
+        records.withUnsafeBufferPointer { records in
+            for k in order.indices { all.append(records[Int(order[k])]) }
         }
         return all
     }
 }
 
+/// The matches of a fetch as they are found: what `_Fetched` keeps of each.
+@usableFromInline
+struct _FetchScan<R: Record & Codable> {
+    @usableFromInline let compiled: _CompiledRequest<R>
+    @usableFromInline var records: [R] = []
+    @usableFromInline var sequences: [Int64] = []
+    @usableFromInline var builders: [_ColumnBuilder]
+
+    /// Room for `capacity` matches, not grown by copies (each growth holds
+    /// the old and the new buffer): what a predicate leaves unused is never
+    /// touched, so it takes no memory.
+    @inlinable
+    init(_ compiled: _CompiledRequest<R>, capacity: Int) {
+        self.compiled = compiled
+        records.reserveCapacity(capacity)
+        sequences.reserveCapacity(capacity)
+        builders = compiled.request.sortKeys.map { _ in _ColumnBuilder(capacity: capacity) }
+    }
+
+    @inlinable
+    mutating func append(_ record: borrowing R, sequence: Int64) {
+        let keys = compiled.request.sortKeys
+        for k in builders.indices {
+            builders[k].append(_SortValue(compiled.sortReaders[k](record), comparison: keys[k].comparison))
+        }
+        records.append(copy record)
+        sequences.append(sequence)
+    }
+
+    /// The matches, ordered.
+    @inlinable
+    consuming func fetched(keepsRecords: Bool) -> _Fetched<R> {
+        let columns = _SortColumns(builders.map { $0.column() })
+        builders = []
+        return _Fetched(
+            records: records, sequences: sequences, columns: columns, naming: _SectionNaming(compiled),
+            keepsRecords: keepsRecords, sortKeys: compiled.request.sortKeys)
+    }
+}
+
 @usableFromInline
 enum _Fetch {
-    /// Evaluates, orders and names the sections of every record the context
-    /// sees.
+    /// Evaluates and orders every record the context sees.
     ///
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
     @inlinable
     static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> _Fetched<R> {
-        var found: [_Element<R>?] = []
-        var records: [R?] = []
-        // Room for every record at once, not grown by copies (each growth
-        // holds the old and the new buffer): what a predicate leaves unused
-        // is never touched, so it takes no memory.
-        let count = context.store.count + context.pending.insertedIDs.count
-        found.reserveCapacity(count)
-        if keepRecords { records.reserveCapacity(count) }
+        var scan = _FetchScan(compiled, capacity: context.store.count + context.pending.insertedIDs.count)
         try context.forEachRecord { record, sequence throws(FetchError) in
             if let matches = compiled.matches, try !matches(record) { return }
-            found.append(compiled.element(record, sequence: sequence))
-            if keepRecords { records.append(copy record) }
+            scan.append(record, sequence: sequence)
         }
-        return _Fetched(found: found, records: records, keepsRecords: keepRecords, sortKeys: compiled.request.sortKeys)
+        return scan.fetched(keepsRecords: keepRecords)
     }
 
     /// Evaluates and orders `records` as `run(_:in:keepRecords:)` does those
@@ -257,20 +344,14 @@ enum _Fetch {
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
     @inlinable
     static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, records given: [R]) throws(FetchError) -> _Fetched<R> {
-        var found: [_Element<R>?] = []
-        var records: [R?] = []
-        if compiled.matches == nil {
-            found.reserveCapacity(given.count)
-            records.reserveCapacity(given.count)
-        }
+        var scan = _FetchScan(compiled, capacity: given.count)
         try given.withUnsafeBufferPointer { given throws(FetchError) in
             for k in given.indices {
                 if let matches = compiled.matches, try !matches(given[k]) { continue }
-                found.append(compiled.element(given[k], sequence: Int64(k + 1)))
-                records.append(given[k])
+                scan.append(given[k], sequence: Int64(k + 1))
             }
         }
-        return _Fetched(found: found, records: records, keepsRecords: true, sortKeys: compiled.request.sortKeys)
+        return scan.fetched(keepsRecords: true)
     }
 
     /// The number of matches, without ordering them.

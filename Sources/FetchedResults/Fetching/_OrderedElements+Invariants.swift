@@ -28,11 +28,12 @@ extension _OrderedElements {
             total += chunk.elements.count
         }
         precondition(total == count, "count \(count) but \(total) elements in chunks")
+        if let members { precondition(members.count == count, "the identity index holds \(members.count) of \(count) identities") }
         if let chunk = touched, chunk.index < chunks.count, chunks[chunk.index] === chunk {
             let runs = _Chunk<R>.runs(of: chunk.elements)
             precondition(runs == chunk.runs, "chunk \(chunk.index): stale section runs")
             if let members {
-                for element in chunk.elements { precondition(members[element.id] === chunk, "the identity index points elsewhere") }
+                for element in chunk.elements { precondition(members.chunk(for: element.id) === chunk, "the identity index points elsewhere") }
             }
         }
         #endif

@@ -63,10 +63,10 @@ struct _OrderedElements<R: Record> {
     @usableFromInline var chunks: [_Chunk<R>] = []
     @usableFromInline var tree = _Fenwick<Int>([])
     @usableFromInline var count = 0
-    @usableFromInline var members: [R.ID: _Chunk<R>]? = nil
+    @usableFromInline var members: _MemberIndex<R>? = nil
     /// The identity index being built on a thread of its own since the
     /// fetch (``startBuildingMembers()``); taken by the first call that needs it.
-    @usableFromInline var pendingMembers: _Handover<_UncheckedSendable<[R.ID: _Chunk<R>]>>? = nil
+    @usableFromInline var pendingMembers: _Handover<_UncheckedSendable<_MemberIndex<R>>>? = nil
     /// Whether every chunk keeps its elements' records.
     @usableFromInline var keepsRecords = false
 
@@ -82,6 +82,24 @@ struct _OrderedElements<R: Record> {
         chunks.reserveCapacity((count + Self.maxChunk / 2 - 1) / (Self.maxChunk / 2))
         fetched.take(inPiecesOf: Self.maxChunk / 2) { elements, records in
             chunks.append(_Chunk(elements, records: records, index: chunks.count))
+        }
+        rebuildTree()
+        _checkInvariants()
+    }
+
+    /// Elements already in order, with their records when `keepsRecords`
+    /// (in step with them).
+    @inlinable
+    init(inOrder elements: [_Element<R>], records: [R], keepsRecords: Bool) {
+        count = elements.count
+        self.keepsRecords = keepsRecords
+        let size = Self.maxChunk / 2
+        chunks.reserveCapacity((count + size - 1) / size)
+        var k = 0
+        while k < count {
+            let end = Swift.min(count, k + size)
+            chunks.append(_Chunk(Array(elements[k..<end]), records: keepsRecords ? Array(records[k..<end]) : [], index: chunks.count))
+            k = end
         }
         rebuildTree()
         _checkInvariants()
@@ -151,13 +169,14 @@ struct _OrderedElements<R: Record> {
         for chunk in chunks {
             var elements: [_Element<R>] = [], records: [R] = []
             for element in chunk.elements {
-                guard let record = read(element.id) else { members?[element.id] = nil; continue }
+                guard let record = read(element.id) else { members?.remove(element.id, from: chunk); continue }
                 elements.append(element)
                 records.append(record)
             }
             chunk.records = records
             if elements.count != chunk.elements.count { chunk.elements = elements }
         }
+        for chunk in chunks where chunk.elements.isEmpty { members?.forget(chunk) }
         chunks.removeAll { $0.elements.isEmpty }
         count = chunks.reduce(0) { $0 + $1.elements.count }
         keepsRecords = true
@@ -182,7 +201,7 @@ struct _OrderedElements<R: Record> {
     /// The position of an identity, or nil.
     mutating func position(of id: R.ID) -> Int? {
         buildMembers()
-        guard let chunk = members?[id], let offset = chunk.elements.firstIndex(where: { $0.id == id }) else { return nil }
+        guard let (chunk, offset) = members?.locate(id) else { return nil }
         return tree.prefix(chunk.index) + offset
     }
 
@@ -204,20 +223,16 @@ struct _OrderedElements<R: Record> {
         let parts = _UncheckedSendable(chunks.map { ($0, $0.elements) })
         let count = count
         pendingMembers = _Handover {
-            var index: [R.ID: _Chunk<R>] = [:]
-            index.reserveCapacity(count)
-            for (chunk, elements) in parts.value {
-                elements.withUnsafeBufferPointer { elements in
-                    for k in elements.indices { index[elements[k].id] = chunk }
-                }
-            }
+            var index = _MemberIndex<R>(capacity: count)
+            for (chunk, elements) in parts.value { index.insert(elements, in: chunk) }
             return _UncheckedSendable(index)
         }
     }
 
     /// The identities removed (by ``remove(_:order:)``) while the identity
-    /// index was being made: taken out of it when it is taken.
-    @usableFromInline var removedWhileIndexing: [R.ID] = []
+    /// index was being made, with the chunks they were in: taken out of it
+    /// when it is taken.
+    @usableFromInline var removedWhileIndexing: [(id: R.ID, chunk: _Chunk<R>)] = []
 
     /// Whether the identity index is still being made (and not taken).
     var isIndexingMembers: Bool { members == nil && pendingMembers != nil }
@@ -231,15 +246,15 @@ struct _OrderedElements<R: Record> {
         guard members == nil else { return }
         if let pending = pendingMembers {
             var index = pending.wait().value
-            for id in removedWhileIndexing { index[id] = nil }
+            for (id, chunk) in removedWhileIndexing { index.remove(id, from: chunk) }
+            for chunk in index.chunks.compactMap({ $0 }) where chunk.elements.isEmpty { index.forget(chunk) }
             removedWhileIndexing = []
             members = index
             pendingMembers = nil
             return
         }
-        var index: [R.ID: _Chunk<R>] = [:]
-        index.reserveCapacity(count)
-        for chunk in chunks { for element in chunk.elements { index[element.id] = chunk } }
+        var index = _MemberIndex<R>(capacity: count)
+        for chunk in chunks { index.insert(chunk.elements, in: chunk) }
         members = index
     }
 
@@ -249,13 +264,14 @@ struct _OrderedElements<R: Record> {
     /// kept, and its position.
     mutating func remove(_ id: R.ID) -> (element: _Element<R>, record: R?, position: Int)? {
         buildMembers()
-        guard let chunk = members?[id], let offset = chunk.elements.firstIndex(where: { $0.id == id }) else { return nil }
+        guard let (chunk, offset) = members?.locate(id) else { return nil }
         let position = tree.prefix(chunk.index) + offset
         let record = keepsRecords ? chunk.records.remove(at: offset) : nil
         let element = chunk.elements.remove(at: offset)
-        members?[id] = nil
+        members?.remove(id, from: chunk)
         count -= 1
         if chunk.elements.isEmpty {
+            members?.forget(chunk)
             chunks.remove(at: chunk.index)
             rebuildTree()
         } else {
@@ -314,10 +330,11 @@ struct _OrderedElements<R: Record> {
         let chunk = chunks[k]
         let record = keepsRecords ? chunk.records.remove(at: offset) : nil
         let removed = chunk.elements.remove(at: offset)
-        members?[removed.id] = nil
-        if isIndexingMembers { removedWhileIndexing.append(removed.id) }
+        members?.remove(removed.id, from: chunk)
+        if isIndexingMembers { removedWhileIndexing.append((removed.id, chunk)) }
         count -= 1
         if chunk.elements.isEmpty {
+            members?.forget(chunk)
             chunks.remove(at: chunk.index)
             rebuildTree()
         } else {
@@ -336,7 +353,7 @@ struct _OrderedElements<R: Record> {
         if chunks.isEmpty {
             chunks.append(_Chunk([element], records: keepsRecords ? [record] : [], index: 0))
             rebuildTree()
-            members?[element.id] = chunks[0]
+            members?.insert(element.id, in: chunks[0])
             count = 1
             _checkInvariants(touched: chunks[0])
             return 0
@@ -355,7 +372,7 @@ struct _OrderedElements<R: Record> {
         }
         if keepsRecords { chunk.records.insert(record, at: lo) }
         chunk.elements.insert(element, at: lo)
-        members?[element.id] = chunk
+        members?.insert(element.id, in: chunk)
         count += 1
         let position = tree.prefix(chunk.index) + lo
         if chunk.elements.count > Self.maxChunk {
@@ -364,7 +381,7 @@ struct _OrderedElements<R: Record> {
             chunk.elements.removeSubrange(half...)
             if keepsRecords { chunk.records.removeSubrange(half...) }
             chunks.insert(tail, at: chunk.index + 1)
-            for moved in tail.elements { members?[moved.id] = tail }
+            for moved in tail.elements { members?.move(moved.id, from: chunk, to: tail) }
             rebuildTree()
         } else {
             tree.add(1, at: chunk.index)

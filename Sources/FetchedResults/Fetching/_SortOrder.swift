@@ -10,8 +10,9 @@ import TableDiff
 enum _TypedColumn {
     case strings(UnsafeMutableBufferPointer<String>)
     case ints(UnsafeMutableBufferPointer<Int>)
-    /// Doubles, and dates as seconds.
     case doubles(UnsafeMutableBufferPointer<Double>)
+    /// Dates, as seconds since the reference date.
+    case dates(UnsafeMutableBufferPointer<Double>)
     /// Collated strings (localized-standard or a collation's): every key's
     /// words in one buffer, value `k`'s from `starts[k]` to `starts[k + 1]`,
     /// and the strings for ties.
@@ -43,7 +44,7 @@ enum _TypedColumn {
         case 0: self = .strings(buffer { if case .string(let s) = $0 { s } else { "" } })
         case 1: self = .ints(buffer { if case .int(let i) = $0 { i } else { 0 } })
         case 2: self = .doubles(buffer { if case .double(let d) = $0 { d } else { 0 } })
-        case 3: self = .doubles(buffer { if case .date(let d) = $0 { d } else { 0 } })
+        case 3: self = .dates(buffer { if case .date(let d) = $0 { d } else { 0 } })
         case 5:
             let starts = UnsafeMutableBufferPointer<Int>.allocate(capacity: count + 1)
             var total = 0
@@ -72,7 +73,7 @@ enum _TypedColumn {
         switch self {
         case .strings(let b): b.deinitialize().deallocate()
         case .ints(let b): b.deallocate()
-        case .doubles(let b): b.deallocate()
+        case .doubles(let b), .dates(let b): b.deallocate()
         case let .collated(words, starts, strings):
             words.deallocate()
             starts.deallocate()
@@ -87,7 +88,7 @@ enum _TypedColumn {
         switch self {
         case .strings(let v): return _comparePlain(v[a], v[b])
         case .ints(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
-        case .doubles(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
+        case .doubles(let v), .dates(let v): return v[a] == v[b] ? 0 : (v[a] < v[b] ? -1 : 1)
         case let .collated(words, starts, strings):
             // As _SortValue.compare: the keys, then the strings.
             var i = starts[a], j = starts[b]
@@ -101,6 +102,19 @@ enum _TypedColumn {
             if endA - starts[a] != endB - starts[b] { return endA - starts[a] < endB - starts[b] ? -1 : 1 }
             return _comparePlain(strings[a], strings[b])
         case .general(let v): return _SortValue.compare(v[a], v[b])
+        }
+    }
+
+    /// The value at position `k`, as the fetch found it.
+    @usableFromInline
+    func value(at k: Int) -> _SortValue {
+        switch self {
+        case .strings(let v): return .string(v[k])
+        case .ints(let v): return .int(v[k])
+        case .doubles(let v): return .double(v[k])
+        case .dates(let v): return .date(v[k])
+        case let .collated(words, starts, strings): return .collated(Array(words[starts[k]..<starts[k + 1]]), strings[k])
+        case .general(let v): return v[k]
         }
     }
 
@@ -150,7 +164,7 @@ enum _TypedColumn {
             return (keys, exact)
         case .ints(let v):
             return (v.map { UInt64(bitPattern: Int64($0)) ^ (1 << 63) }, true)
-        case .doubles(let v):
+        case .doubles(let v), .dates(let v):
             if v.contains(where: \.isNaN) { return nil }
             return (v.map { d in
                 let bits = (d == 0 ? 0 : d).bitPattern   // -0 and 0 are equal
@@ -176,6 +190,154 @@ enum _TypedColumn {
             if exact && (v[k].utf8.count > 16 || v[k].utf8.contains(0)) { exact = false }
         }
         return (keys, exact)
+    }
+}
+
+/// One sort key's values, appended as a fetch finds its matches: kept typed
+/// (`_TypedColumn`'s forms) while every value is of the first one's kind, as
+/// general values from the first value of another kind. The typed buffers
+/// have room for `capacity` values from the start: what a predicate leaves
+/// unused is never touched, so it takes no memory.
+@usableFromInline
+struct _ColumnBuilder {
+    private enum Kind { case none, strings, ints, doubles, dates, collated, general }
+    private var kind = Kind.none
+    private let capacity: Int
+    private(set) var count = 0
+    private var strings = UnsafeMutableBufferPointer<String>(start: nil, count: 0)
+    private var numbers = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+    private var reals = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
+    private var general = UnsafeMutableBufferPointer<_SortValue>(start: nil, count: 0)
+    /// Collated strings: every key's words, and where each begins.
+    private var words: [UInt32] = []
+    private var starts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+
+    /// Room for `capacity` values (no more are appended).
+    @usableFromInline
+    init(capacity: Int) {
+        self.capacity = Swift.max(1, capacity)
+    }
+
+    private static func kind(of value: _SortValue) -> Kind {
+        switch value {
+        case .string: .strings
+        case .int: .ints
+        case .double: .doubles
+        case .date: .dates
+        case .collated: .collated
+        default: .general
+        }
+    }
+
+    /// Appends the value of the next match (at most `capacity` in all).
+    @usableFromInline
+    mutating func append(_ value: _SortValue) {
+        switch (kind, value) {
+        case (.strings, .string(let s)): (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: s)
+        case (.ints, .int(let i)): numbers[count] = i
+        case (.doubles, .double(let d)), (.dates, .date(let d)): reals[count] = d
+        case (.collated, .collated(let key, let s)):
+            (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: s)
+            starts[count] = words.count
+            words.append(contentsOf: key)
+        case (.general, _): (general.baseAddress.unsafelyUnwrapped + count).initialize(to: value)
+        case (.none, _):
+            kind = Self.kind(of: value)
+            switch kind {
+            case .strings: strings = .allocate(capacity: capacity)
+            case .ints: numbers = .allocate(capacity: capacity)
+            case .doubles, .dates: reals = .allocate(capacity: capacity)
+            case .collated:
+                strings = .allocate(capacity: capacity)
+                starts = .allocate(capacity: capacity + 1)
+            case .general, .none: general = .allocate(capacity: capacity)
+            }
+            return append(value)
+        default:
+            becomeGeneral()
+            return append(value)
+        }
+        count += 1
+    }
+
+    /// The value at `k` of a typed column, as it was appended.
+    private func value(at k: Int) -> _SortValue {
+        switch kind {
+        case .strings: .string(strings[k])
+        case .ints: .int(numbers[k])
+        case .doubles: .double(reals[k])
+        case .dates: .date(reals[k])
+        case .collated: .collated(Array(words[starts[k]..<(k + 1 < count ? starts[k + 1] : words.count)]), strings[k])
+        case .general: general[k]
+        case .none: .null
+        }
+    }
+
+    /// Moves the values so far into general values (a value of another kind came).
+    private mutating func becomeGeneral() {
+        let values = UnsafeMutableBufferPointer<_SortValue>.allocate(capacity: capacity)
+        for k in 0..<count { (values.baseAddress.unsafelyUnwrapped + k).initialize(to: value(at: k)) }
+        release()
+        general = values
+        kind = .general
+    }
+
+    /// Frees the typed buffers (not `general`).
+    private mutating func release() {
+        if strings.baseAddress != nil { strings.extracting(0..<count).deinitialize().deallocate() }
+        if numbers.baseAddress != nil { numbers.deallocate() }
+        if reals.baseAddress != nil { reals.deallocate() }
+        if starts.baseAddress != nil { starts.deallocate() }
+        strings = .init(start: nil, count: 0)
+        numbers = .init(start: nil, count: 0)
+        reals = .init(start: nil, count: 0)
+        starts = .init(start: nil, count: 0)
+        words = []
+    }
+
+    /// The column of the values appended (its buffers the column's now).
+    @usableFromInline
+    consuming func column() -> _TypedColumn {
+        switch kind {
+        case .strings: return .strings(strings.extracting(0..<count))
+        case .ints: return .ints(numbers.extracting(0..<count))
+        case .doubles: return .doubles(reals.extracting(0..<count))
+        case .dates: return .dates(reals.extracting(0..<count))
+        case .collated:
+            starts[count] = words.count
+            let buffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Swift.max(1, words.count))
+            _ = buffer.initialize(from: words)
+            return .collated(words: buffer, starts: starts.extracting(0...count), strings: strings.extracting(0..<count))
+        case .general: return .general(general.extracting(0..<count))
+        case .none: return .ints(.allocate(capacity: 0))
+        }
+    }
+}
+
+/// The sort values of a fetch's matches, a column per sort key; freed with it.
+/// Read-only once made (a fetch cache and a controller may share it).
+@usableFromInline
+final class _SortColumns: @unchecked Sendable {
+    @usableFromInline let columns: [_TypedColumn]
+
+    @usableFromInline
+    init(_ columns: [_TypedColumn]) {
+        self.columns = columns
+    }
+
+    deinit {
+        for column in columns { column.free() }
+    }
+
+    /// The sort values of match `k`, one per column.
+    @usableFromInline
+    func sortValues(at k: Int) -> _SortValues {
+        switch columns.count {
+        case 0: return _SortValues(first: .null)
+        case 1: return _SortValues(first: columns[0].value(at: k))
+        case 2: return _SortValues(first: columns[0].value(at: k), second: columns[1].value(at: k))
+        default: return _SortValues(columns.map { $0.value(at: k) })
+        }
     }
 }
 
@@ -231,7 +393,7 @@ struct _SortEntry {
 }
 
 /// Sorts positions by sort values (one column per key, each with its
-/// direction), then by first-insertion order.
+/// direction), then by first-insertion order. The columns stay the caller's.
 ///
 /// The entries are radix-sorted by the keys of the first column, and of the
 /// second when the first's are exact (a pass per byte that is not the same
@@ -243,7 +405,6 @@ struct _SortEntry {
 ///   tied run of *r*; O(*m* log *m*) at worst (no keys).
 @usableFromInline
 func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int64]) -> [Int32] {
-    defer { for column in columns { column.free() } }
     let count = sequences.count
     // No sort keys, and the matches found in insertion order (as a store's
     // records are until a delete moves one): nothing to sort, and no entries
