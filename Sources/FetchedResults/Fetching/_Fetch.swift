@@ -71,7 +71,7 @@ struct _CompiledRequest<R: Record & Codable> {
         if sectionReader == nil {
             name = ""
         } else if let sectionCollation {
-            if sectionIsFirstKeysSection, case .collated(let key, _) = sortValues.first, let section = key.first {
+            if sectionIsFirstKeysSection, case .collated(let c) = sortValues.first, let section = c.key.first {
                 name = sectionCollation.sectionTitles[Int(section)]
             } else {
                 name = sectionName(record)
@@ -305,7 +305,7 @@ struct _FetchScan<R: Record & Codable> {
     mutating func append(_ record: borrowing R, sequence: Int64) {
         let keys = compiled.request.sortKeys
         for k in builders.indices {
-            builders[k].append(_SortValue(compiled.sortReaders[k](record), comparison: keys[k].comparison))
+            builders[k].append(compiled.sortReaders[k](record), comparison: keys[k].comparison)
         }
         records.append(copy record)
         sequences.append(sequence)

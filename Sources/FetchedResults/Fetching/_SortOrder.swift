@@ -50,16 +50,16 @@ enum _TypedColumn {
             var total = 0
             for k in 0..<count {
                 starts[k] = total
-                if case .collated(let key, _) = value(k) { total += key.count }
+                if case .collated(let c) = value(k) { total += c.key.count }
             }
             starts[count] = total
             let words = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Swift.max(1, total))
             let strings = UnsafeMutableBufferPointer<String>.allocate(capacity: count)
             for k in 0..<count {
-                guard case .collated(let key, let string) = value(k) else { continue }
-                (strings.baseAddress.unsafelyUnwrapped + k).initialize(to: string)
+                guard case .collated(let c) = value(k) else { continue }
+                (strings.baseAddress.unsafelyUnwrapped + k).initialize(to: c.string)
                 var at = starts[k]
-                for word in key {
+                for word in c.key {
                     words[at] = word
                     at += 1
                 }
@@ -113,7 +113,7 @@ enum _TypedColumn {
         case .ints(let v): return .int(v[k])
         case .doubles(let v): return .double(v[k])
         case .dates(let v): return .date(v[k])
-        case let .collated(words, starts, strings): return .collated(Array(words[starts[k]..<starts[k + 1]]), strings[k])
+        case let .collated(words, starts, strings): return .collatedString(Array(words[starts[k]..<starts[k + 1]]), strings[k])
         case .general(let v): return v[k]
         }
     }
@@ -236,28 +236,59 @@ struct _ColumnBuilder {
         case (.strings, .string(let s)): (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: s)
         case (.ints, .int(let i)): numbers[count] = i
         case (.doubles, .double(let d)), (.dates, .date(let d)): reals[count] = d
-        case (.collated, .collated(let key, let s)):
-            (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: s)
+        case (.collated, .collated(let c)):
+            (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: c.string)
             starts[count] = words.count
-            words.append(contentsOf: key)
+            words.append(contentsOf: c.key)
         case (.general, _): (general.baseAddress.unsafelyUnwrapped + count).initialize(to: value)
         case (.none, _):
-            kind = Self.kind(of: value)
-            switch kind {
-            case .strings: strings = .allocate(capacity: capacity)
-            case .ints: numbers = .allocate(capacity: capacity)
-            case .doubles, .dates: reals = .allocate(capacity: capacity)
-            case .collated:
-                strings = .allocate(capacity: capacity)
-                starts = .allocate(capacity: capacity + 1)
-            case .general, .none: general = .allocate(capacity: capacity)
-            }
+            start(Self.kind(of: value))
             return append(value)
         default:
             becomeGeneral()
             return append(value)
         }
         count += 1
+    }
+
+    /// Appends the value of the next match under `comparison`: a string
+    /// under a collation goes into a collated column as its key and itself.
+    @usableFromInline
+    mutating func append(_ value: RecordValue, comparison: SortKey.StringComparison) {
+        if kind == .collated || kind == .none {
+            switch comparison {
+            case .collation(let collation):
+                let name = _sectionName(value)
+                return appendCollated(collation.key(of: name), name)
+            case .localizedStandard:
+                if case .string(let s) = value { return appendCollated(_standardCollationKey(s), s) }
+            case .plain:
+                break
+            }
+        }
+        append(_SortValue(value, comparison: comparison))
+    }
+
+    private mutating func appendCollated(_ key: [UInt32], _ string: String) {
+        if kind == .none { start(.collated) }
+        (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: string)
+        starts[count] = words.count
+        words.append(contentsOf: key)
+        count += 1
+    }
+
+    /// Makes room for values of `kind`, the first one's.
+    private mutating func start(_ kind: Kind) {
+        self.kind = kind
+        switch kind {
+        case .strings: strings = .allocate(capacity: capacity)
+        case .ints: numbers = .allocate(capacity: capacity)
+        case .doubles, .dates: reals = .allocate(capacity: capacity)
+        case .collated:
+            strings = .allocate(capacity: capacity)
+            starts = .allocate(capacity: capacity + 1)
+        case .general, .none: general = .allocate(capacity: capacity)
+        }
     }
 
     /// The value at `k` of a typed column, as it was appended.
@@ -267,7 +298,7 @@ struct _ColumnBuilder {
         case .ints: .int(numbers[k])
         case .doubles: .double(reals[k])
         case .dates: .date(reals[k])
-        case .collated: .collated(Array(words[starts[k]..<(k + 1 < count ? starts[k + 1] : words.count)]), strings[k])
+        case .collated: .collatedString(Array(words[starts[k]..<(k + 1 < count ? starts[k + 1] : words.count)]), strings[k])
         case .general: general[k]
         case .none: .null
         }

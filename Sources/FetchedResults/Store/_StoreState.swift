@@ -11,7 +11,7 @@ struct _StoreState<R: Record> {
     /// For every record, the order it was first inserted in (stable, never reused).
     @usableFromInline var sequences: [Int64] = []
     /// For every record, the version of the save that last wrote it.
-    @usableFromInline var versions: [Int64] = []
+    @usableFromInline var versions = _Versions()
     /// Identity to position in `records`.
     @usableFromInline var index = _RecordIndex()
     @usableFromInline var nextSequence: Int64 = 1
@@ -71,7 +71,7 @@ struct _StoreState<R: Record> {
         self.records = records
         sequences = (0..<records.count).map { Int64($0) + nextSequence }
         let version: Int64 = records.isEmpty ? self.version : self.version + 1
-        versions = Array(repeating: version, count: records.count)
+        versions = _Versions(repeating: version, count: records.count)
         self.version = version
         nextSequence += Int64(records.count)
         _checkInvariants()
