@@ -74,6 +74,38 @@ import Testing
         }
     }
 
+    // MARK: The store's versions
+
+    /// Random sets, appends and removals of the last, from a shared version
+    /// and from none, against an array.
+    @Test func theStoresVersionsReadAsAnArrayDoes() {
+        let seed = SeededGenerator.runSeed()
+        var random = SeededGenerator(seed: seed)
+        for round in 0..<20 {
+            let start = Int.random(in: 0...2000, using: &random)
+            var versions = round % 4 == 0 ? _Versions() : _Versions(repeating: 1, count: start)
+            var oracle: [Int64] = round % 4 == 0 ? [] : Array(repeating: 1, count: start)
+            for _ in 0..<1500 {
+                let version = Int64.random(in: 1...3, using: &random)
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<5 where !oracle.isEmpty:
+                    let k = Int.random(in: oracle.indices, using: &random)
+                    versions[k] = version
+                    oracle[k] = version
+                case 5..<8:
+                    versions.append(version)
+                    oracle.append(version)
+                default:
+                    guard !oracle.isEmpty else { continue }
+                    versions.removeLast()
+                    oracle.removeLast()
+                }
+            }
+            #expect(versions.count == oracle.count, "seed \(seed), round \(round)")
+            #expect(oracle.indices.allSatisfy { versions[$0] == oracle[$0] }, "seed \(seed), round \(round)")
+        }
+    }
+
     // MARK: The sort columns
 
     /// A value of the kinds a column may hold, with its order: null, then
@@ -151,6 +183,32 @@ import Testing
         case .mixedAfterStrings: return k < count / 2 ? string(long: false) : any()
         case .mixedAfterInts: return k < count / 3 ? int() : any()
         case .mixed: return any()
+        }
+    }
+
+    /// A column made from fewer rooms than values (a store that grew
+    /// between counting and reading), of every draw and comparison: each
+    /// value read back as it was appended.
+    @Test func aColumnGrowsAndGivesBackEveryValue() {
+        let seed = SeededGenerator.runSeed()
+        var random = SeededGenerator(seed: seed)
+        let comparisons: [SortKey.StringComparison] = [.plain, .localizedStandard, .collation(TableIndexCollation(localeIdentifier: "de"))]
+        for draw in Draw.allCases {
+            for comparison in comparisons {
+                let count = Int.random(in: 0...200, using: &random)
+                var builder = _ColumnBuilder(capacity: Int.random(in: 0...3, using: &random))
+                var expected: [_SortValue] = []
+                for k in 0..<count {
+                    let (value, _) = Self.draw(draw, k, count: count, using: &random)
+                    builder.append(value, comparison: comparison)
+                    expected.append(_SortValue(value, comparison: comparison))
+                }
+                let columns = _SortColumns([builder.column()])
+                for k in 0..<count {
+                    let value = columns.sortValues(at: k).first
+                    #expect(_SortValue.compare(value, expected[k]) == 0 && value.rank == expected[k].rank, "seed \(seed), \(draw), \(comparison), value \(k)")
+                }
+            }
         }
     }
 

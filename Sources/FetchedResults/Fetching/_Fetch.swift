@@ -151,8 +151,9 @@ extension _SectionNaming where R: Codable {
 /// order (`take(inPiecesOf:_:)`): a controller's chunks are the only copy.
 @usableFromInline
 struct _Fetched<R: Record>: Sendable {
-    /// Every match's record (kept by the chunks only when `keepsRecords`).
-    @usableFromInline var records: [R]
+    /// Every match's record (kept by the chunks only when `keepsRecords`);
+    /// moved out (nil) as the matches are taken.
+    @usableFromInline var records: [R?]
     @usableFromInline var sequences: [Int64]
     @usableFromInline let columns: _SortColumns
     @usableFromInline let naming: _SectionNaming<R>
@@ -165,7 +166,7 @@ struct _Fetched<R: Record>: Sendable {
     /// The matches found, in the order their sort keys give them (ties in
     /// the order they were inserted, their sequence).
     @inlinable
-    init(records: [R], sequences: [Int64], columns: _SortColumns, naming: _SectionNaming<R>, keepsRecords: Bool, sortKeys keys: [SortKey]) {
+    init(records: [R?], sequences: [Int64], columns: _SortColumns, naming: _SectionNaming<R>, keepsRecords: Bool, sortKeys keys: [SortKey]) {
         let order = _sortOrder(keys: columns.columns, ascending: keys.map(\.ascending), sequences: sequences)
         self.records = records
         self.sequences = sequences
@@ -181,7 +182,7 @@ struct _Fetched<R: Record>: Sendable {
     @inlinable
     func sectionName(at k: Int) -> String {
         let i = Int(order[order.startIndex + k])
-        return naming.name(of: records[i], at: i, columns: columns)
+        return naming.name(of: records[i].unsafelyUnwrapped, at: i, columns: columns)
     }
 
     /// The sections of the matches in order, as a controller makes them:
@@ -206,7 +207,7 @@ struct _Fetched<R: Record>: Sendable {
             try order.withUnsafeBufferPointer { order throws(FetchError) in
                 for k in order.indices {
                     let i = Int(order[k])
-                    let name = naming.name(of: records[i], at: i, columns: columns)
+                    let name = naming.name(of: records[i].unsafelyUnwrapped, at: i, columns: columns)
                     guard sections.append(name) else {
                         let index = k.addingReportingOverflow(offset)
                         throw .sectionsOutOfOrder(index: index.overflow ? Int.max : index.partialValue, sectionName: name)
@@ -237,7 +238,9 @@ struct _Fetched<R: Record>: Sendable {
         var runs = (self.runs ?? [])[...]
         let named = self.runs != nil
         var left = runs.first?.count ?? 0
-        records.withUnsafeBufferPointer { records in
+        // Moved out of the records, which are this value's alone now: no
+        // copy (unless a fetch cache shares them).
+        records.withUnsafeMutableBufferPointer { records in
             sequences.withUnsafeBufferPointer { sequences in
                 order.withUnsafeBufferPointer { order in
                     var k = 0
@@ -257,10 +260,10 @@ struct _Fetched<R: Record>: Sendable {
                                 left -= 1
                                 name = runs.first?.name ?? ""
                             } else {
-                                name = naming.name(of: records[i], at: i, columns: columns)
+                                name = naming.name(of: records[i].unsafelyUnwrapped, at: i, columns: columns)
                             }
-                            pieceElements.append(_Element(id: records[i].id, sequence: sequences[i], sortValues: columns.sortValues(at: i), sectionName: name))
-                            if keepsRecords { pieceRecords.append(records[i]) }
+                            pieceElements.append(_Element(id: records[i].unsafelyUnwrapped.id, sequence: sequences[i], sortValues: columns.sortValues(at: i), sectionName: name))
+                            if keepsRecords, let record = records[i].take() { pieceRecords.append(record) }
                         }
                         body(pieceElements, pieceRecords)
                         k = end
@@ -275,8 +278,10 @@ struct _Fetched<R: Record>: Sendable {
     consuming func sortedRecords() -> [R] {
         var all: [R] = []
         all.reserveCapacity(count)
-        records.withUnsafeBufferPointer { records in
-            for k in order.indices { all.append(records[Int(order[k])]) }
+        records.withUnsafeMutableBufferPointer { records in
+            for k in order.indices {
+                if let record = records[Int(order[k])].take() { all.append(record) }
+            }
         }
         return all
     }
@@ -286,7 +291,7 @@ struct _Fetched<R: Record>: Sendable {
 @usableFromInline
 struct _FetchScan<R: Record & Codable> {
     @usableFromInline let compiled: _CompiledRequest<R>
-    @usableFromInline var records: [R] = []
+    @usableFromInline var records: [R?] = []
     @usableFromInline var sequences: [Int64] = []
     @usableFromInline var builders: [_ColumnBuilder]
 

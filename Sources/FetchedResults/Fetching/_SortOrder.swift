@@ -202,7 +202,7 @@ enum _TypedColumn {
 struct _ColumnBuilder {
     private enum Kind { case none, strings, ints, doubles, dates, collated, general }
     private var kind = Kind.none
-    private let capacity: Int
+    private var capacity: Int
     private(set) var count = 0
     private var strings = UnsafeMutableBufferPointer<String>(start: nil, count: 0)
     private var numbers = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
@@ -212,7 +212,8 @@ struct _ColumnBuilder {
     private var words: [UInt32] = []
     private var starts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
 
-    /// Room for `capacity` values (no more are appended).
+    /// Room for `capacity` values (more grow the buffers, as an array grows:
+    /// a store may gain records between counting them and reading them).
     @usableFromInline
     init(capacity: Int) {
         self.capacity = Swift.max(1, capacity)
@@ -232,6 +233,7 @@ struct _ColumnBuilder {
     /// Appends the value of the next match (at most `capacity` in all).
     @usableFromInline
     mutating func append(_ value: _SortValue) {
+        if count == capacity { grow() }
         switch (kind, value) {
         case (.strings, .string(let s)): (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: s)
         case (.ints, .int(let i)): numbers[count] = i
@@ -271,10 +273,29 @@ struct _ColumnBuilder {
 
     private mutating func appendCollated(_ key: [UInt32], _ string: String) {
         if kind == .none { start(.collated) }
+        if count == capacity { grow() }
         (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: string)
         starts[count] = words.count
         words.append(contentsOf: key)
         count += 1
+    }
+
+    /// Doubles the room of the buffers in use.
+    private mutating func grow() {
+        func moved<T>(_ buffer: UnsafeMutableBufferPointer<T>, keeping n: Int, capacity: Int) -> UnsafeMutableBufferPointer<T> {
+            guard let base = buffer.baseAddress else { return buffer }
+            let new = UnsafeMutableBufferPointer<T>.allocate(capacity: capacity)
+            new.baseAddress.unsafelyUnwrapped.moveInitialize(from: base, count: n)
+            buffer.deallocate()
+            return new
+        }
+        let larger = capacity * 2
+        strings = moved(strings, keeping: count, capacity: larger)
+        numbers = moved(numbers, keeping: count, capacity: larger)
+        reals = moved(reals, keeping: count, capacity: larger)
+        general = moved(general, keeping: count, capacity: larger)
+        starts = moved(starts, keeping: count, capacity: larger + 1)
+        capacity = larger
     }
 
     /// Makes room for values of `kind`, the first one's.
