@@ -106,7 +106,7 @@ enum _TypedColumn {
     }
 
     /// The value at position `k`, as the fetch found it.
-    @usableFromInline
+    @inlinable
     func value(at k: Int) -> _SortValue {
         switch self {
         case .strings(let v): return .string(v[k])
@@ -382,7 +382,7 @@ final class _SortColumns: @unchecked Sendable {
     }
 
     /// The sort values of match `k`, one per column.
-    @usableFromInline
+    @inlinable
     func sortValues(at k: Int) -> _SortValues {
         switch columns.count {
         case 0: return _SortValues(first: .null)
