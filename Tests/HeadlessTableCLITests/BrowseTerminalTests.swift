@@ -17,6 +17,10 @@ struct BrowseTerminalTests {
 
         init(columns: Int, lines: Int) throws {
             try tmux(["new-session", "-d", "-s", "t", "-x", "\(columns)", "-y", "\(lines)", "env PS1='$ ' bash --norc --noprofile"])
+            // Keys sent before the prompt are echoed by the terminal and then
+            // redrawn by readline, so the shell's later output can land on a
+            // line that still holds the end of the typed command.
+            _ = try wait("the shell's prompt") { $0.first?.hasPrefix("$") == true }
         }
 
         deinit { _ = try? tmux(["kill-server"]) }
