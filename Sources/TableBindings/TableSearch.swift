@@ -333,9 +333,10 @@ public final class TableSearch<R: Record & Codable> {
         let controller = base.controller
         follower.knownStarts = controller.sectionStartPositions
         if rememberedGeneration != controller.fetchGeneration {
-            remembered = []
+            forgetRemembered()
             rememberedGeneration = controller.fetchGeneration
         }
+        takeFinishedScans(waiting: false)
         let format = try makeFormat?(text)
         let textPredicate = try format.map { RecordPredicate($0) } ?? makePredicate(text)
         let scopePredicate = scopes.indices.contains(scope) ? scopes[scope].predicate : nil
@@ -362,11 +363,24 @@ public final class TableSearch<R: Record & Codable> {
                 for earlier in remembered where earlier.candidates != nil && earlier.plan.map({ plan.narrows($0) }) == true {
                     if from == nil || earlier.plan!.length > from!.plan!.length { from = earlier }
                 }
-                let candidates = index.candidates(plan, among: from?.candidates)
+                var source = _ScanSource(positions: 0..<Int32(truncatingIfNeeded: controller.numberOfRows))
+                if let from, let list = from.candidates {
+                    // An earlier search still scanning: its candidates so far, then what it has left.
+                    source = from.scan.map { $0.source.after(list) } ?? _ScanSource(list: list)
+                }
+                var candidates: [Int32] = []
                 var rows: [Int32] = []
+                var scan: _BackgroundScan?
                 if index.isExact && scopeMatches == nil {
-                    rows = candidates   // the bytes decided every row: the same list, shared
+                    // The bytes decide every row: the rows are the candidates (the same list, shared).
+                    // In a big table, the first screens' worth now, the rest on a thread of its own.
+                    let inBackground = controller.numberOfRows >= scanInBackgroundFrom
+                    let found = index.scan(plan, source, limit: inBackground ? firstScanRows : .max, budget: inBackground ? 1 << 16 : .max)
+                    candidates = found.found
+                    rows = candidates
+                    scan = found.rest.map { _BackgroundScan(index, plan, $0) }
                 } else {
+                    candidates = index.scan(plan, source).found
                     rows.reserveCapacity(candidates.count)
                     for position in candidates {
                         if index.kind(at: Int(position)) == _FoldedRows.exact {
@@ -378,11 +392,12 @@ public final class TableSearch<R: Record & Codable> {
                     }
                 }
                 entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: candidates, rows: rows, matches: matches)
+                entry.scan = scan
                 method = .index(narrowedFrom: from?.text)
             } else {
                 // The predicate: over the results of an earlier text it provably narrows.
                 var from: _RememberedSearch<R>?
-                for earlier in remembered.reversed() where earlier.scope == scope && (from == nil || earlier.rows.count < from!.rows.count) {
+                for earlier in remembered.reversed() where earlier.scope == scope && earlier.scan == nil && (from == nil || earlier.rows.count < from!.rows.count) {
                     if textNarrows(text, format, from: earlier.text, earlier.format) { from = earlier }
                 }
                 var rows: [Int32] = []
@@ -406,14 +421,128 @@ public final class TableSearch<R: Record & Codable> {
         showSearchField()
     }
 
+    // MARK: Results found in the background
+
+    /// Whether results of the current search are still being found on a
+    /// thread of their own: the results table shows the first ones, and
+    /// ``showFoundResults(waiting:)`` (or ``showAllResults()``) adds the rest.
+    ///
+    /// A search of a table of 32,768 rows or more that scans every row (or
+    /// what an earlier search left to scan) through the folded index finds
+    /// the first rows — two screens of the results table, or what 65,536 rows
+    /// hold — before ``update(text:)`` returns, and the rest on a thread of
+    /// their own: a keystroke costs about the window, not the table.
+    public var isFindingResults: Bool {
+        guard isActive, let current = remembered.last, current.text == text else { return false }
+        return current.scan != nil
+    }
+
+    /// Adds to the results table the rest of the results, when the thread
+    /// finding them is done (or, `waiting`, once it is): the rows are
+    /// appended to the table — inserted, or the table reloaded for many rows,
+    /// keeping the selection and the offset — and later updates narrow from
+    /// them. Call it when the caller is idle: a run loop's turn, a terminal
+    /// waiting for a key, a timer.
+    ///
+    /// - Parameter waiting: whether to wait for the thread (a few
+    ///   milliseconds at a million rows).
+    /// - Returns: whether every result is shown (``isFindingResults`` is false).
+    /// - Throws: a `TableViewError` the results table raised; the search's
+    ///   results are complete either way.
+    /// - Complexity: O(1) while the thread runs; O(*m*) for *m* rows found, then the window.
+    @discardableResult
+    public func showFoundResults(waiting: Bool = false) throws -> Bool {
+        guard isActive, rememberedGeneration == base.controller.fetchGeneration else {
+            forgetRemembered()
+            return true
+        }
+        let shown = results.rows.count
+        guard isFindingResults else { return true }
+        takeFinishedScans(waiting: waiting)
+        guard !isFindingResults, let current = remembered.last else { return false }
+        results.rows = current.rows
+        results.recomputeRuns()
+        let added = current.rows.count - shown
+        if added > 0 && added <= 1024 && !results.isSectioned {
+            let update = BatchUpdate(insertedRows: (shown..<current.rows.count).map { TablePath(row: $0, section: 0) })
+            try resultsTable.performBatchUpdates(update, animations: base.rowAnimations)
+        } else if added > 0 {
+            // Many rows (or sections): a reload, the selected rows selected again (their paths are the same).
+            let selected = resultsTable.indexPathsForSelectedRows
+            try resultsTable.reloadData()
+            for path in selected { try resultsTable.selectRow(at: path) }
+        }
+        return true
+    }
+
+    /// Waits — without blocking the caller's thread — until every result of
+    /// the current search is found, and shows them
+    /// (``showFoundResults(waiting:)``); returns at once when they are.
+    ///
+    /// ```swift
+    /// try search.update(text: field.text)      // the first rows, now
+    /// Task { @MainActor in try await search.showAllResults() }
+    /// ```
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled; what
+    ///   ``showFoundResults(waiting:)`` throws.
+    public func showAllResults(isolation: isolated (any Actor)? = #isolation) async throws {
+        while try !showFoundResults() {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+    }
+
+    /// Rows of the results table two screens hold: what a search in a big
+    /// table finds before the rest goes to a thread of its own.
+    var firstScanRows: Int {
+        let row = resultsTable.rowHeight > 0 ? resultsTable.rowHeight : resultsTable.estimatedRowHeight > 0 ? resultsTable.estimatedRowHeight : 44
+        let rows = (2 * resultsTable.viewportHeight / row).rounded(.up)
+        return rows.isFinite ? Int(Swift.min(4096, Swift.max(64, rows))) : 4096
+    }
+
+    /// The number of main rows from which a search through the index finds
+    /// all but the first rows on a thread of its own (internal: tests lower it).
+    var scanInBackgroundFrom = 1 << 15
+
+    /// Adds what the finished scans found to their searches (all positions
+    /// as they were when the scans started: every change waits for them).
+    private func takeFinishedScans(waiting: Bool) {
+        for k in remembered.indices.reversed() {
+            guard let scan = remembered[k].scan else { continue }
+            guard let done = waiting ? .some(scan.waitForFound()) : scan.foundIfDone() else { continue }
+            guard let found = done else {
+                remembered.remove(at: k)   // stopped: the search is let go
+                continue
+            }
+            // A scan runs only for a search whose rows are its candidates.
+            remembered[k].candidates?.append(contentsOf: found)
+            remembered[k].rows = remembered[k].candidates ?? []
+            remembered[k].scan = nil
+        }
+    }
+
     /// Keeps a search as the latest, within the limits (the oldest go first).
+    /// A new scan in the background stops the others (their searches, half
+    /// found, are let go).
     private func remember(_ entry: _RememberedSearch<R>) {
+        if entry.scan != nil {
+            for earlier in remembered { earlier.scan?.cancel() }
+            remembered.removeAll { $0.scan != nil }
+        }
         remembered.append(entry)
         let limit = Self.rememberedRowsBase + Self.rememberedRowsPerRow * base.controller.numberOfRows
         var held = remembered.reduce(0) { $0 + $1.size }
         while remembered.count > 1 && (remembered.count > Self.rememberedLimit || held > limit) {
-            held -= remembered.removeFirst().size
+            let dropped = remembered.removeFirst()
+            dropped.scan?.cancel()
+            held -= dropped.size
         }
+    }
+
+    /// Lets every remembered search go (their scans stopped).
+    private func forgetRemembered() {
+        for entry in remembered { entry.scan?.cancel() }
+        remembered = []
     }
 
     /// Whether the objects matching `new` provably all match `old`.
@@ -436,7 +565,7 @@ public final class TableSearch<R: Record & Codable> {
     /// selected scope stays selected; the remembered results are let go.
     public func cancel() {
         text = nil
-        remembered = []
+        forgetRemembered()
         lastUpdateMethod = nil
         results.isActive = false
         results.rows = []
@@ -454,9 +583,12 @@ public final class TableSearch<R: Record & Codable> {
     /// - Complexity: O(*k* + the rows remembered) for *k* changed rows.
     func follow(removed: [Int32], inserted: [(position: Int32, record: R)]) {
         guard isActive, !remembered.isEmpty, rememberedGeneration == base.controller.fetchGeneration else {
-            remembered = []
+            forgetRemembered()
             return
         }
+        // Scans still running found positions as they were before the change: theirs first.
+        let wasScanning = isFindingResults
+        takeFinishedScans(waiting: true)
         let removed = Array(Set(removed)).sorted()
         let inserted = inserted.sorted { $0.position < $1.position }
         let positions = inserted.map(\.position)
@@ -485,8 +617,8 @@ public final class TableSearch<R: Record & Codable> {
         guard let current = remembered.last, current.text == text else { return }
         results.rows = current.rows
         results.recomputeRuns()
-        guard !changes.deleted.isEmpty || !changes.inserted.isEmpty else { return }
-        if results.isSectioned {
+        guard wasScanning || !changes.deleted.isEmpty || !changes.inserted.isEmpty else { return }
+        if results.isSectioned || wasScanning {
             try? resultsTable.reloadData()
         } else {
             let update = BatchUpdate(
@@ -562,6 +694,9 @@ struct _RememberedSearch<R: Record & Codable> {
     var rows: [Int32]
     /// Its predicate (scope and text), compiled.
     var matches: (R) throws(FetchError) -> Bool
+    /// The rest of its scan, while it runs on a thread of its own: the
+    /// candidates and rows hold the positions before the scan's source only.
+    var scan: _BackgroundScan?
 
     /// The rows it holds.
     var size: Int { rows.count + (candidates?.count ?? 0) }

@@ -105,6 +105,28 @@ package struct _IndexedSearch: Hashable, Sendable {
     }
 }
 
+/// Positions to scan, in increasing order: the rest of a list of positions
+/// (an earlier search's candidates) and runs of every position.
+package struct _ScanSource: Sendable {
+    package enum Segment: Sendable {
+        /// The positions of a list, from its `from`th.
+        case list([Int32], from: Int)
+        /// Every position of a range.
+        case range(Range<Int32>)
+    }
+
+    package var segments: [Segment]
+
+    package init(segments: [Segment]) { self.segments = segments }
+    /// The positions of a sorted list.
+    package init(list: [Int32]) { segments = [.list(list, from: 0)] }
+    /// Every position of a range.
+    package init(positions: Range<Int32>) { segments = [.range(positions)] }
+
+    /// A sorted list of positions before this source's, then this source.
+    package func after(_ list: [Int32]) -> _ScanSource { _ScanSource(segments: [.list(list, from: 0)] + segments) }
+}
+
 /// The folded text of a controller's rows for some keys (see the notes at the
 /// top of this file).
 package struct _FoldedRows: Sendable {
@@ -260,7 +282,18 @@ package struct _FoldedRows: Sendable {
     /// - Complexity: O(*m* + the bytes of the rows whose mask holds the
     ///   text's bytes) for *m* positions.
     package func candidates(_ search: _IndexedSearch, among positions: [Int32]?) -> [Int32] {
+        scan(search, positions.map { _ScanSource(list: $0) } ?? _ScanSource(positions: 0..<Int32(truncatingIfNeeded: count))).found
+    }
+
+    /// The candidates of `search` in `source`, in order (see
+    /// ``candidates(_:among:)``), stopping once `limit` are found or `budget`
+    /// positions are tested; and what is left of `source` (nil when it was
+    /// scanned to its end).
+    ///
+    /// - Complexity: as ``candidates(_:among:)``, for the positions tested.
+    package func scan(_ search: _IndexedSearch, _ source: _ScanSource, limit: Int = .max, budget: Int = .max) -> (found: [Int32], rest: _ScanSource?) {
         var found: [Int32] = []
+        var rest: _ScanSource?
         let terms = search.terms
         let termMasks = terms.map { term in term.needle.reduce(UInt64(0)) { $0 | 1 << UInt64($1 & 63) } }
         let oneKey = keyCount == 1
@@ -290,19 +323,50 @@ package struct _FoldedRows: Sendable {
                                 }
                                 return false
                             }
-                            if let positions {
-                                found.reserveCapacity(positions.count)
-                                for position in positions where test(position) { found.append(position) }
-                            } else {
-                                found.reserveCapacity(slots.count)
-                                for position in 0..<Int32(truncatingIfNeeded: slots.count) where test(position) { found.append(position) }
+                            // Tests a segment's positions from its `k`th up to `count`; false when it stopped early (at `k`).
+                            let rows = Int32(truncatingIfNeeded: slots.count)
+                            var tested = 0
+                            func run(_ count: Int, _ k: inout Int, _ position: (Int) -> Int32) -> Bool {
+                                while k < count {
+                                    if found.count >= limit || tested >= budget { return false }
+                                    let end = budget - tested >= count - k ? count : k + (budget - tested)
+                                    tested += end - k
+                                    while k < end {
+                                        let p = position(k)
+                                        k += 1
+                                        if p >= 0 && p < rows && test(p) {   // (a list this index made holds no other)
+                                            found.append(p)
+                                            if found.count >= limit {
+                                                tested -= end - k
+                                                break
+                                            }
+                                        }
+                                    }
+                                }
+                                return true
+                            }
+                            for (s, segment) in source.segments.enumerated() {
+                                var k = 0
+                                let left: _ScanSource.Segment
+                                switch segment {
+                                case .list(let list, let from):
+                                    k = Swift.max(0, from)
+                                    if run(list.count, &k, { list[$0] }) { continue }
+                                    left = .list(list, from: k)
+                                case .range(let range):
+                                    let upper = Swift.min(range.upperBound, rows)
+                                    if run(Int(Swift.max(0, upper - range.lowerBound)), &k, { range.lowerBound + Int32(truncatingIfNeeded: $0) }) { continue }
+                                    left = .range((range.lowerBound + Int32(truncatingIfNeeded: k))..<range.upperBound)
+                                }
+                                rest = _ScanSource(segments: [left] + source.segments[(s + 1)...])
+                                break
                             }
                         }
                     }
                 }
             }
         }
-        return found
+        return (found, rest)
     }
 
     /// Whether `needle` is at `place` in `bytes[lower..<upper]` (a key's
@@ -335,6 +399,47 @@ package struct _FoldedRows: Sendable {
             return false
         }
     }
+}
+
+/// The rest of a search's scan, on a thread of its own: the candidates of a
+/// search in what is left of its source, found from an index as it was when
+/// the scan started, a step of 65,536 positions at a time until the end or
+/// until it is cancelled.
+package final class _BackgroundScan: Sendable {
+    /// What it scans.
+    package let source: _ScanSource
+    private let handover: _Handover<[Int32]?>
+    private let cancelled: _Lock<Bool>
+
+    package init(_ rows: _FoldedRows, _ search: _IndexedSearch, _ source: _ScanSource) {
+        self.source = source
+        let cancelled = _Lock(false)
+        self.cancelled = cancelled
+        handover = _Handover(makingOnAThreadOfItsOwn: {
+            var found: [Int32] = []
+            var left: _ScanSource? = source
+            while let source = left {
+                if cancelled.withLock({ $0 }) { return nil }
+                let step = rows.scan(search, source, budget: 1 << 16)
+                found += step.found
+                left = step.rest
+            }
+            return found
+        })
+    }
+
+    /// Stops the scan at its next step.
+    package func cancel() { cancelled.withLock { $0 = true } }
+
+    /// Whether the scan is over (done or cancelled).
+    package var isOver: Bool { handover.valueIfMade() != nil }
+
+    /// What it found when it is done (nil at once while it runs); nil inside
+    /// when it was cancelled.
+    package func foundIfDone() -> [Int32]?? { handover.valueIfMade() }
+
+    /// What it found, once it is done; nil when it was cancelled.
+    package func waitForFound() -> [Int32]? { handover.wait() }
 }
 
 /// A controller's folded index for one set of keys: made in the background
