@@ -36,7 +36,7 @@ public enum EmbedderWorkloads {
     public static var all: [EmbedderWorkload] {
         [1_000_000, 10_000].flatMap { count in
             [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) } + [firstDelete(count), laterDeletes(count)]
-        }
+        } + [restOfResults(1_000_000)]
     }
 
     static func size(_ count: Int) -> String { count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1000)k" }
@@ -116,7 +116,11 @@ public enum EmbedderWorkloads {
             var key = 0
             var results: [String: Int] = [:]
             for (k, text) in script.enumerated() {
-                run { try screen.type(text) }
+                run {
+                    try screen.type(text)
+                    results["first results \(k) \"\(text)\""] = screen.rowCount
+                    try screen.idle(waiting: true)
+                }
                 results["results \(k) \"\(text)\""] = screen.rowCount
             }
             return EmbedderSamples(
@@ -125,12 +129,40 @@ public enum EmbedderWorkloads {
                     sample += 1
                     run {
                         try screen.newSearch()
-                        for text in script[..<key] { try screen.type(text) }
+                        // Typed at a person's pace: the rest of each keystroke's results shown before the next.
+                        for text in script[..<key] {
+                            try screen.type(text)
+                            try screen.idle(waiting: true)
+                        }
                     }
                 },
                 action: { run { try screen.type(script[key]) } },
                 counters: results.merging(["people": count, "indexReady": screen.search.isSearchIndexReady ? 1 : 0]) { a, _ in a })
         }
+    }
+
+    /// The rest of a search's results shown once they are found: the field
+    /// erased (every row matches), the thread given time to find them, then
+    /// the screen's idle turn adds them to the results table and draws.
+    static func restOfResults(_ count: Int) -> EmbedderWorkload {
+        var made = workload("search-rest", count, "the rest of an erased field's results (every row) added to the results table once found, drawn", samples: 20) {
+            let screen = screen(context(count))
+            waitForSearchIndex(screen)
+            return EmbedderSamples(
+                setUp: {
+                    run {
+                        try screen.newSearch()
+                        try screen.type("m")
+                        try screen.idle(waiting: true)
+                        try screen.type("")
+                    }
+                    usleep(200_000)
+                },
+                action: { run { try screen.idle() } },
+                counters: ["people": count])
+        }
+        made.smallerCounterpart = nil
+        return made
     }
 
     /// The first swipe-to-delete after the fetch (a new screen for each sample).

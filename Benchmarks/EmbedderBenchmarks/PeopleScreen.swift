@@ -89,6 +89,13 @@ public final class PeopleScreen {
         draw()
     }
 
+    /// What the screen does between the user's actions (a run loop's turn):
+    /// the rest of a search's results, once found, is shown and drawn.
+    /// `waiting` waits for them, as a pause between keystrokes would.
+    public func idle(waiting: Bool = false) throws {
+        if search.isFindingResults, try search.showFoundResults(waiting: waiting) { draw() }
+    }
+
     /// A new search field (the last one let go): what a user starts when
     /// opening search again.
     public func newSearch() throws {

@@ -103,7 +103,11 @@ enum BrowseCommand {
                 model.resize(columns: size.columns, lines: size.lines)
                 draw()
             }
-            guard let keys = terminal.read() else { continue }
+            // While a search finds the rest of its results, the loop looks for them every few milliseconds.
+            guard let keys = terminal.read(waiting: model.isBusy ? 4 : 100) else {
+                if model.idle() { draw() }
+                continue
+            }
             for key in keys where !model.handle(key) { return }
             draw()
         }

@@ -132,6 +132,23 @@ package final class BrowserModel {
         return true
     }
 
+    /// Whether the search is still finding results (the loop calls ``idle(waiting:)`` soon).
+    package var isBusy: Bool { search.isFindingResults }
+
+    /// Between keys: shows the results the search found since (see
+    /// `TableSearch.showFoundResults(waiting:)`); true when the screen changed.
+    @discardableResult
+    package func idle(waiting: Bool = false) -> Bool {
+        guard search.isFindingResults else { return false }
+        do {
+            guard try search.showFoundResults(waiting: waiting) else { return false }
+        } catch {
+            status = "search: \(error)"
+        }
+        settle()
+        return true
+    }
+
     /// The table the keys act on: the search's results while a search is on.
     var shownTable: TableView { search.isActive ? search.resultsTable : table }
 
@@ -212,7 +229,7 @@ package final class BrowserModel {
         let table = shownTable
         let found = search.isActive ? rowCount(table) : nil
         let count = rowCount(self.table)
-        let title = " \(name) — \(count) object\(count == 1 ? "" : "s")" + (found.map { ", \($0) found" } ?? "")
+        let title = " \(name) — \(count) object\(count == 1 ? "" : "s")" + (found.map { ", \($0)\(search.isFindingResults ? "…" : "") found" } ?? "")
         var body: [String] = []
         let frame = (search.isActive ? resultsScreen : mainScreen).frame ?? table.currentFrame
         if let renderer = try? TextRenderer(width: columns, pointsPerLine: 1) {

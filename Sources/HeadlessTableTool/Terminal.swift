@@ -130,10 +130,10 @@ final class Terminal {
         }
     }
 
-    /// The keys typed, waiting up to a tenth of a second; nil for none.
-    func read() -> [Key]? {
+    /// The keys typed, waiting up to `milliseconds`; nil for none.
+    func read(waiting milliseconds: Int32 = 100) -> [Key]? {
         var poller = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 100) > 0 else { return nil }
+        guard poll(&poller, 1, milliseconds) > 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = buffer.withUnsafeMutableBytes { systemRead(STDIN_FILENO, $0.baseAddress, $0.count) }
         if n == 0 { return [.quit] }   // the terminal is gone

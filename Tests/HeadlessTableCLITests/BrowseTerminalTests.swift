@@ -186,7 +186,17 @@ struct BrowseTerminalTests {
         screen = try session.wait("the wider results") { $0.first?.contains("100 found") == true }
         try session.keys("Escape")
         screen = try session.wait("the whole table") { $0.first?.contains("found") == false && row($0, name(11))?.hasPrefix("▌") == true }
-        print("browse: moves, End, Home, a page, a search of \(ten.count) letters, a backspace and Esc on \(count) rows in \(Int(Date().timeIntervalSince(keys) * 1000)) ms, through tmux")
+        // A letter every row holds: the first rows at once, the rest found
+        // on a thread of the search's own and counted once shown.
+        try session.keys("/")
+        try session.type("n")
+        screen = try session.wait("every row found") { $0.first?.contains(", \(count) found") == true }
+        #expect(row(screen, name(0))?.hasPrefix("▌") == true, "\(screen)")
+        try session.keys("End")
+        screen = try session.wait("the last of the results") { row($0, name(count - 1))?.hasPrefix("▌") == true }
+        try session.keys("Escape")
+        screen = try session.wait("the whole table again") { $0.first?.contains("found") == false }
+        print("browse: moves, End, Home, a page, a search of \(ten.count) letters, a backspace, Esc, a search of every row and Esc on \(count) rows in \(Int(Date().timeIntervalSince(keys) * 1000)) ms, through tmux")
         screen = try quit(session)
         #expect(screen.contains("EXIT=0"))
     }
