@@ -22,7 +22,7 @@ package final class BrowserModel {
     /// The search: its results table shows while it is on; whether it is the tolerant one.
     private(set) var search: TableSearch<DynamicObject>, tolerant = false
     /// What each table last showed (the frame and its last batch).
-    private let mainScreen = Screen(), resultsScreen = Screen()
+    private let mainScreen = BrowserScreen(), resultsScreen = BrowserScreen()
     /// The row's text key; what the status line says of deletes (nil: they last).
     let textKey: String?, unsavedNote: String?
 
@@ -31,14 +31,6 @@ package final class BrowserModel {
     /// The last change, for the status line (shown once); the ids deleted.
     package private(set) var status = "", deletedIDs: [RecordValue] = []
     package private(set) var columns = 80, lines = 24
-
-    /// A table's renderer: keeps the frame the table displays, and the
-    /// changes of its last batch; ``screen()`` draws the frame with `TextRenderer`.
-    final class Screen: TableRenderer {
-        var frame: TableFrame?, changes: [BatchChange]?
-        func display(_ frame: TableFrame) { self.frame = frame }
-        func display(_ update: TableUpdate, from old: TableFrame, to new: TableFrame) { (frame, changes) = (new, update.changes) }
-    }
 
     /// A browser of `controller`'s objects (fetched here if they are not),
     /// each row showing its `textKey` (else title, name or text) and
@@ -71,8 +63,7 @@ package final class BrowserModel {
         search = try TableSearch(binding, results: sectioned ? .sectioned : .flat) { text in try RecordTable.matching(text, textKey: textKey) }
         binding.onDelete = { [unowned self] object in try delete(object); self.deletedIDs.append(object.id) }
         table.renderer = mainScreen
-        search.resultsTable.renderer = resultsScreen
-        search.resultsTable.selectionFollowsDeletes = true
+        adopt(search)
         try table.pressKey(.home)
     }
 
@@ -81,14 +72,19 @@ package final class BrowserModel {
     /// (over the predicate, without the folded index).
     func tolerantSearch() -> TableSearch<DynamicObject> {
         let textKey = textKey
-        let search = TableSearch(binding, results: self.search.resultsLayout, predicate: { text in
+        return adopt(TableSearch(binding, results: self.search.resultsLayout, predicate: { text in
             let compiled = try RecordTable.matching(text, textKey: textKey).compiled(for: DynamicObject.self)
             return RecordPredicate { (try? compiled.evaluate($0, variables: [:])) == true }
         }, narrows: { new, old in
             // The old text's predicate matches the new text: so does every text containing it.
             let probe = DynamicObject(fields: DynamicRecord(fields: [("id", .int(0)), ("text", .string(new))]))
             return (try? RecordTable.matching(old, textKey: "text").evaluate(with: probe)) == true
-        })
+        }))
+    }
+
+    /// A search whose results table is drawn on the results screen, its selection following deletes.
+    @discardableResult
+    private func adopt(_ search: TableSearch<DynamicObject>) -> TableSearch<DynamicObject> {
         search.resultsTable.renderer = resultsScreen
         search.resultsTable.selectionFollowsDeletes = true
         return search
@@ -132,19 +128,13 @@ package final class BrowserModel {
         return true
     }
 
-    /// Whether the search is still finding results (the loop calls ``idle(waiting:)`` soon).
+    /// Whether the search is still finding results: the loop calls ``idle(waiting:)`` soon.
     package var isBusy: Bool { search.isFindingResults }
 
-    /// Between keys: shows the results the search found since (see
-    /// `TableSearch.showFoundResults(waiting:)`); true when the screen changed.
+    /// Between keys: shows what the search found since (`TableSearch.showFoundResults`); true when the screen changed.
     @discardableResult
     package func idle(waiting: Bool = false) -> Bool {
-        guard search.isFindingResults else { return false }
-        do {
-            guard try search.showFoundResults(waiting: waiting) else { return false }
-        } catch {
-            status = "search: \(error)"
-        }
+        do { guard isBusy, try search.showFoundResults(waiting: waiting) else { return false } } catch { status = "search: \(error)" }
         settle()
         return true
     }
@@ -176,14 +166,9 @@ package final class BrowserModel {
 
     func setSearch(_ text: String) {
         searchText = text
-        guard !text.isEmpty else {
-            if search.isActive { search.cancel() }
-            return
-        }
+        guard !text.isEmpty else { return search.isActive ? search.cancel() : () }
         do {
-            do {
-                try search.update(text: text)
-            } catch where !tolerant {
+            do { try search.update(text: text) } catch where !tolerant {
                 search.cancel()
                 (search, tolerant) = (tolerantSearch(), true)
                 try search.update(text: text)

@@ -56,6 +56,11 @@ import TableDiff
 ///   results of an earlier text it provably narrows
 ///   (`FormatPredicate.provablyNarrows(_:for:)`; for a closure search, when
 ///   `narrows` says so), or over every row of the main table.
+///
+/// In a big table an index search that scans every row finds the first two
+/// screens of results at once and the rest on a thread of its own
+/// (``isFindingResults``); ``showFoundResults(waiting:)`` or
+/// ``showAllResults()`` adds them when the caller is idle.
 public final class TableSearch<R: Record & Codable> {
     /// How the results are laid out.
     public enum ResultsLayout: Hashable, Sendable {
@@ -279,7 +284,10 @@ public final class TableSearch<R: Record & Codable> {
     ///   stays as it was.
     /// - Complexity: O(1) for a remembered text; O(*m* + the bytes of *m*
     ///   rows) with the index, for *m* rows an earlier text found (every row
-    ///   at first); O(*m*) predicate evaluations otherwise. Then the window.
+    ///   at first) — in a table of 32,768 rows or more, only until two
+    ///   screens of results are found (or 65,536 rows scanned), the rest on a
+    ///   thread of its own (see ``isFindingResults``); O(*m*) predicate
+    ///   evaluations otherwise. Then the window.
     public func update(text: String) throws {
         try search(text, scope: selectedSearchScopeIndex)
     }
@@ -319,7 +327,8 @@ public final class TableSearch<R: Record & Codable> {
         results.mainIndexPath(for: indexPath)
     }
 
-    /// The objects of the results, in order; nil when no search is on.
+    /// The objects of the results the results table shows, in order (the
+    /// first ones while ``isFindingResults``); nil when no search is on.
     ///
     /// - Complexity: O(*m*) for *m* results (and reads every record, with a batch size).
     public var fetchedObjects: [R]? {
