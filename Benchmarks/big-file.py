@@ -30,7 +30,9 @@ it generates a file of people with an email and tags (about 141 bytes an
 object: 127 MB at the default size), and prints the maximum resident set
 size of `python3 json.load`, `query --sort age --limit 1`, `query --where
 'age >= 40' --sort city,name --limit 1` and `render` (the data's order),
-`render --sort name`, each as a ratio to the file's size.
+`render --sort name`, and `browse --sort name` in a pseudo-terminal (its
+first screen, then a search for `a` until every result is found, then q),
+each as a ratio to the file's size.
 """
 import argparse
 import json
@@ -141,6 +143,60 @@ def measure(command):
     return {"seconds": round(seconds, 2), "maxRSSMB": round(rss / 1e6, 1), "rss": rss}
 
 
+def measure_browse(tool, path, text, seconds=600):
+    """Wall seconds and max RSS in bytes of `browse PATH --sort name` in a
+    pseudo-terminal of 80 x 24: once its first screen is drawn, `/`, TEXT,
+    and when every result is found (the title says `N found`, not `N… found`),
+    Esc and q."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+    start = time.monotonic()
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(tool, [tool, "browse", path, "--sort", "name"])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    seen = b""
+
+    def wait_for(pattern):
+        nonlocal seen
+        while not re.search(pattern, seen):
+            if time.monotonic() - start > seconds:
+                os.kill(pid, 9)
+                raise SystemExit("browse: waited %d s for %r; the last output: %r" % (seconds, pattern, seen[-400:]))
+            ready, _, _ = select.select([fd], [], [], 1)
+            if ready:
+                try:
+                    seen = (seen + os.read(fd, 65536))[-8192:]
+                except OSError:
+                    raise SystemExit("browse ended before %r; the last output: %r" % (pattern, seen[-400:]))
+
+    wait_for(rb" objects")
+    os.write(fd, b"/")
+    time.sleep(0.2)
+    seen = b""
+    os.write(fd, text.encode())
+    wait_for(rb"\d found")
+    os.write(fd, b"\x1b")
+    time.sleep(0.2)
+    os.write(fd, b"q")
+    while True:   # read until the terminal closes, so that browse never blocks writing
+        try:
+            if not os.read(fd, 65536):
+                break
+        except OSError:
+            break
+    _, status, usage = os.wait4(pid, 0)
+    if status != 0:
+        raise SystemExit("browse failed (status %d)" % status)
+    # ru_maxrss: kilobytes on Linux, bytes on macOS.
+    rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    return {"seconds": round(time.monotonic() - start, 2), "maxRSSMB": round(rss / 1e6, 1), "rss": rss}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -182,6 +238,9 @@ def main():
                 measured = measure(command)
                 measured["maxRSS / file (goal <= 2.5)"] = round(measured.pop("rss") / size, 2)
                 results[name] = measured
+            measured = measure_browse(args.tool, path, "a")
+            measured["maxRSS / file (goal <= 2.5)"] = round(measured.pop("rss") / size, 2)
+            results["browse --sort name, then the search 'a'"] = measured
             print(json.dumps(results, indent=2, ensure_ascii=False))
         finally:
             if args.keep:

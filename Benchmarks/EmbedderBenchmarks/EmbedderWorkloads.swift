@@ -69,9 +69,10 @@ public enum EmbedderWorkloads {
         do { try body() } catch { fatalError("a benchmark action failed: \(error)") }
     }
 
-    /// `performFetch` + `bind(to:)` + the first frame drawn.
+    /// `performFetch` + `bind(to:)` + the first frame drawn. Its goal is a
+    /// time (≤ 1 s at 1M), not a ratio to 10k: the fetch sorts every row.
     static func firstScreen(_ count: Int) -> EmbedderWorkload {
-        workload("first-screen", count, "the first screen: performFetch, bind, first frame drawn", samples: 6) {
+        var made = workload("first-screen", count, "the first screen: performFetch, bind, first frame drawn (goal at 1M: ≤ 1 s)", samples: 6) {
             let context = context(count)
             var screens: [PeopleScreen] = []
             return EmbedderSamples(
@@ -87,6 +88,8 @@ public enum EmbedderWorkloads {
                 action: { screens.append(Self.screen(context)) },
                 counters: ["people": count])
         }
+        made.smallerCounterpart = nil
+        return made
     }
 
     /// The selection down a row, a page, End, Home — each drawn.
@@ -181,10 +184,13 @@ public enum EmbedderWorkloads {
         }
     }
 
-    /// Swipe-to-delete after the first one.
+    /// Swipe-to-delete after the first one, once the screen's background
+    /// work is done (the first delete, timed by ``firstDelete(_:)``, runs
+    /// beside it).
     static func laterDeletes(_ count: Int) -> EmbedderWorkload {
         workload("later-deletes", count, "a swipe-to-delete after the first one", samples: 100) {
             let screen = screen(context(count))
+            waitForSearchIndex(screen)
             run {
                 try screen.moveSelection(by: 100)
                 try screen.deleteSelected()
