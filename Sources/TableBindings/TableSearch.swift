@@ -387,7 +387,7 @@ public final class TableSearch<R: Record & Codable> {
                     let found = index.scan(plan, source, limit: inBackground ? firstScanRows : .max, budget: inBackground ? 1 << 16 : .max)
                     candidates = found.found
                     rows = candidates
-                    scan = found.rest.map { _BackgroundScan(index, plan, $0) }
+                    scan = found.rest.map { _BackgroundScan(index, plan, $0, after: candidates) }
                 } else {
                     candidates = index.scan(plan, source).found
                     rows.reserveCapacity(candidates.count)
@@ -523,9 +523,10 @@ public final class TableSearch<R: Record & Codable> {
                 remembered.remove(at: k)   // stopped: the search is let go
                 continue
             }
-            // A scan runs only for a search whose rows are its candidates.
-            remembered[k].candidates?.append(contentsOf: found)
-            remembered[k].rows = remembered[k].candidates ?? []
+            // A scan runs only for a search whose rows are its candidates,
+            // and returns them whole (the first ones, then the rest).
+            remembered[k].candidates = found
+            remembered[k].rows = found
             remembered[k].scan = nil
         }
     }

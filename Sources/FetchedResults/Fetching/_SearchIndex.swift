@@ -7,7 +7,7 @@ import TableDiff
 // A search's folded text, kept by the controller whose rows it searches.
 //
 // Every row's searched strings are folded once, as `[cd]` folds them, into one
-// byte buffer (with a 64-bit mask of the bytes each row holds, which answers a
+// byte buffer (with a 32-bit mask of the bytes each row holds, which answers a
 // one-letter search alone and skips most rows of a longer one); a keystroke
 // then scans bytes. Containing the folded text's bytes is what the predicate
 // asks of a row whose every scalar is a character (ASCII, accented letters:
@@ -18,9 +18,10 @@ import TableDiff
 // the predicate's.
 //
 // Positions are the controller's: `slots[p]` is the entry of the row at
-// position p. A change removes and inserts slots (a shift of 4-byte integers)
-// and appends the new rows' entries; entries no row uses are dropped when
-// they are half of all.
+// position p — until the first change, entry p itself (no slots are held).
+// A change removes and inserts slots (a shift of 4-byte integers; the first
+// one writes them) and appends the new rows' entries; entries no row uses
+// are dropped when they are half of all (and the slots with them).
 
 /// A search the folded index can answer: comparisons `KEY CONTAINS[cd] text`,
 /// `KEY BEGINSWITH[cd] text` or `KEY ==[cd] text`, alone or `OR`-ed.
@@ -125,6 +126,16 @@ package struct _ScanSource: Sendable {
 
     /// A sorted list of positions before this source's, then this source.
     package func after(_ list: [Int32]) -> _ScanSource { _ScanSource(segments: [.list(list, from: 0)] + segments) }
+
+    /// The number of positions to scan.
+    var count: Int {
+        segments.reduce(0) { total, segment in
+            switch segment {
+            case .list(let list, let from): total + Swift.max(0, list.count - from)
+            case .range(let range): total + range.count
+            }
+        }
+    }
 }
 
 /// The folded text of a controller's rows for some keys (see the notes at the
@@ -141,13 +152,15 @@ package struct _FoldedRows: Sendable {
 
     /// The number of keys each entry holds.
     let keyCount: Int
-    /// The entry of each position.
-    private(set) var slots: [Int32] = []
+    /// The entry of each position; nil while it is the position itself
+    /// (from the building or a compaction to the next change).
+    private var slots: [Int32]?
     /// Each entry's first byte; one more at the end.
     private var starts: [UInt32] = [0]
     private var kinds: [UInt8] = []
-    /// Which byte values (modulo 64) each entry holds.
-    private var masks: [UInt64] = []
+    /// Which byte values (modulo 32) each entry holds: a bit for each
+    /// lowercase ASCII letter.
+    private var masks: [UInt32] = []
     /// Each key's folded string followed by a 0 byte, entry after entry.
     private var bytes: [UInt8] = []
     /// Entries no position uses.
@@ -160,15 +173,25 @@ package struct _FoldedRows: Sendable {
     package var isExact: Bool { inexactEntries == 0 }
 
     /// The number of rows.
-    package var count: Int { slots.count }
+    package var count: Int { slots?.count ?? kinds.count }
 
-    init(keyCount: Int, capacity: Int) {
+    /// The entries held, used or not (for tests: a compaction drops some).
+    var entryCount: Int { kinds.count }
+
+    /// The rows expected while building: the bytes' room is set from the
+    /// first ``sampleRows`` rows (see ``append(_:)``).
+    private let expectedRows: Int
+    private static let sampleRows = 4096
+
+    /// Room for `capacity` rows; for their bytes, `byteCapacity` when known,
+    /// else as the first rows appended suggest.
+    init(keyCount: Int, capacity: Int, byteCapacity: Int? = nil) {
         self.keyCount = keyCount
-        slots.reserveCapacity(capacity)
+        expectedRows = byteCapacity == nil ? capacity : 0
         starts.reserveCapacity(capacity + 1)
         kinds.reserveCapacity(capacity)
         masks.reserveCapacity(capacity)
-        bytes.reserveCapacity(capacity * 16)
+        bytes.reserveCapacity(byteCapacity ?? Swift.min(capacity, Self.sampleRows) * 32)
     }
 
     /// The bytes held must stay addressable by 32-bit starts.
@@ -197,8 +220,8 @@ package struct _FoldedRows: Sendable {
             if kind == Self.complex { break }
         }
         if kind == Self.complex { bytes.removeSubrange(mark...) }
-        var mask: UInt64 = 0
-        for k in mark..<bytes.count { mask |= 1 << UInt64(bytes[k] & 63) }
+        var mask: UInt32 = 0
+        for k in mark..<bytes.count { mask |= 1 << UInt32(bytes[k] & 31) }
         kinds.append(kind)
         if kind != Self.exact { inexactEntries += 1 }
         masks.append(mask)
@@ -237,27 +260,45 @@ package struct _FoldedRows: Sendable {
 
     /// Appends a row at the end (building).
     mutating func append(_ values: [RecordValue?]) {
-        slots.append(appendEntry(values))
+        let entry = appendEntry(values)
+        slots?.append(entry)
+        // Room for every row's bytes, once, from the first rows' average and
+        // an eighth more: doubling a buffer of a million rows' bytes would
+        // hold the old one and the new one at once.
+        if kinds.count == Self.sampleRows && expectedRows > Self.sampleRows {
+            let perRow = (bytes.count + Self.sampleRows - 1) / Self.sampleRows
+            bytes.reserveCapacity(expectedRows * (perRow + perRow / 8 + 1))
+        }
     }
 
     /// Removes the row at a position.
     mutating func remove(at position: Int) {
-        guard slots.indices.contains(position) else { return }
-        slots.remove(at: position)
+        guard (0..<count).contains(position) else { return }
+        writeSlots()
+        slots?.remove(at: position)
         unused += 1
         compactIfNeeded()
     }
 
     /// Inserts a row at a position.
     mutating func insert(_ values: [RecordValue?], at position: Int) {
+        writeSlots()
+        let at = Swift.min(Swift.max(0, position), count)
         let entry = appendEntry(values)
-        slots.insert(entry, at: Swift.min(Swift.max(0, position), slots.count))
+        slots?.insert(entry, at: at)
+    }
+
+    /// Holds the slots (each position's entry) for a change to move them:
+    /// O(*n*) once, as the change's own shift of the slots is.
+    private mutating func writeSlots() {
+        if slots == nil { slots = (0..<Int32(truncatingIfNeeded: kinds.count)).map { $0 } }
     }
 
     /// Drops the entries no row uses once they are half of all.
     private mutating func compactIfNeeded() {
         guard unused > 1024, unused * 2 > kinds.count else { return }
-        var fresh = _FoldedRows(keyCount: keyCount, capacity: slots.count)
+        guard let slots else { return }
+        var fresh = _FoldedRows(keyCount: keyCount, capacity: slots.count, byteCapacity: bytes.count)
         for entry in slots {
             let e = Int(entry)
             fresh.bytes += bytes[Int(starts[e])..<Int(starts[e + 1])]
@@ -265,7 +306,6 @@ package struct _FoldedRows: Sendable {
             if kinds[e] != Self.exact { fresh.inexactEntries += 1 }
             fresh.masks.append(masks[e])
             fresh.starts.append(UInt32(truncatingIfNeeded: fresh.bytes.count))
-            fresh.slots.append(Int32(truncatingIfNeeded: fresh.slots.count))
         }
         self = fresh
     }
@@ -273,7 +313,7 @@ package struct _FoldedRows: Sendable {
     // MARK: Searching
 
     /// The kind of the row at a position.
-    package func kind(at position: Int) -> UInt8 { kinds[Int(slots[position])] }
+    package func kind(at position: Int) -> UInt8 { kinds[slots.map { Int($0[position]) } ?? position] }
 
     /// The positions, of `positions` (sorted; nil for every row), whose bytes
     /// the search's terms find — and every complex row among them: the
@@ -295,15 +335,16 @@ package struct _FoldedRows: Sendable {
         var found: [Int32] = []
         var rest: _ScanSource?
         let terms = search.terms
-        let termMasks = terms.map { term in term.needle.reduce(UInt64(0)) { $0 | 1 << UInt64($1 & 63) } }
+        let termMasks = terms.map { term in term.needle.reduce(UInt32(0)) { $0 | 1 << UInt32($1 & 31) } }
         let oneKey = keyCount == 1
-        slots.withUnsafeBufferPointer { slots in
+        let identity = slots == nil
+        (slots ?? []).withUnsafeBufferPointer { slots in
             starts.withUnsafeBufferPointer { starts in
                 kinds.withUnsafeBufferPointer { kinds in
                     masks.withUnsafeBufferPointer { masks in
                         bytes.withUnsafeBufferPointer { bytes in
                             func test(_ position: Int32) -> Bool {
-                                let e = Int(slots[Int(position)])
+                                let e = identity ? Int(position) : Int(slots[Int(position)])
                                 if kinds[e] == Self.complex { return true }
                                 let mask = masks[e]
                                 for (t, term) in terms.enumerated() where mask & termMasks[t] == termMasks[t] {
@@ -324,7 +365,7 @@ package struct _FoldedRows: Sendable {
                                 return false
                             }
                             // Tests a segment's positions from its `k`th up to `count`; false when it stopped early (at `k`).
-                            let rows = Int32(truncatingIfNeeded: slots.count)
+                            let rows = Int32(truncatingIfNeeded: count)
                             var tested = 0
                             func run(_ count: Int, _ k: inout Int, _ position: (Int) -> Int32) -> Bool {
                                 while k < count {
@@ -411,16 +452,28 @@ package final class _BackgroundScan: Sendable {
     private let handover: _Handover<[Int32]?>
     private let cancelled: _Lock<Bool>
 
-    package init(_ rows: _FoldedRows, _ search: _IndexedSearch, _ source: _ScanSource) {
+    /// Scans `source` on a thread of its own; what it finds follows `first`,
+    /// the positions found before `source`.
+    package init(_ rows: _FoldedRows, _ search: _IndexedSearch, _ source: _ScanSource, after first: [Int32]) {
         self.source = source
         let cancelled = _Lock(false)
         self.cancelled = cancelled
         handover = _Handover(makingOnAThreadOfItsOwn: {
-            var found: [Int32] = []
+            var found = first
             var left: _ScanSource? = source
+            let total = source.count
+            var firstStep = true
             while let source = left {
                 if cancelled.withLock({ $0 }) { return nil }
-                let step = rows.scan(search, source, budget: 1 << 16)
+                let step = rows.scan(search, source, budget: Self.step)
+                if firstStep && step.rest != nil {
+                    // Room for what the first step's rate promises, and an
+                    // eighth more: a list of a million positions that doubled
+                    // would hold both copies at once.
+                    let rest = step.found.count * (total - Self.step) / Self.step
+                    found.reserveCapacity(Swift.min(first.count + total, found.count + step.found.count + rest + rest / 8))
+                }
+                firstStep = false
                 found += step.found
                 left = step.rest
             }
@@ -428,17 +481,21 @@ package final class _BackgroundScan: Sendable {
         })
     }
 
+    /// The positions each step of the thread tests (between two looks at
+    /// whether it is cancelled).
+    private static let step = 1 << 16
+
     /// Stops the scan at its next step.
     package func cancel() { cancelled.withLock { $0 = true } }
 
     /// Whether the scan is over (done or cancelled).
     package var isOver: Bool { handover.valueIfMade() != nil }
 
-    /// What it found when it is done (nil at once while it runs); nil inside
-    /// when it was cancelled.
+    /// `first` and what it found, when it is done (nil at once while it
+    /// runs); nil inside when it was cancelled.
     package func foundIfDone() -> [Int32]?? { handover.valueIfMade() }
 
-    /// What it found, once it is done; nil when it was cancelled.
+    /// `first` and what it found, once it is done; nil when it was cancelled.
     package func waitForFound() -> [Int32]? { handover.wait() }
 }
 
