@@ -143,6 +143,9 @@ package final class BrowseSession {
     /// built before the fetch.
     package func waitForStore() {}
 
+    /// Rows read from the store at a time: a few screens.
+    static let fetchBatchSize = 128
+
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
         var laps = _Laps(), timings = BrowseTimings()
         let query = options.query
@@ -150,8 +153,11 @@ package final class BrowseSession {
             (context, model, self.timings) = try Self.browse(graph: try GraphFile.read(options.file ?? "", entity: entity, quiet: query.quiet), options)
             return
         }
-        let request = FetchRequest<DynamicObject>(
+        var request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
+        // Records read from the store a batch at a time, as the screen shows
+        // them: the controller holds no record per row (16 bytes each).
+        request.fetchBatchSize = Self.fetchBatchSize
         let context: ObjectContext<DynamicObject>
         if let path = options.store {
             let store: ObjectStore<DynamicObject>
