@@ -31,6 +31,7 @@ public enum EmbedderWorkloads {
         ("search-type", [0, 1, 2, 3, 8, 9], "a search keystroke that types on (m, mü, mün, müna; a new word ka, kal)"),
         ("search-backspace", [4, 5, 6], "backspace in the search field (müna → mün → mü → m)"),
         ("search-erase", [7], "the search field erased (m → \"\": every row matches)"),
+        ("search-scoped", [0, 1, 2, 3, 7, 8, 9], "a search keystroke in the scope \"40 and over\" (m, mü, mün, müna; erased; ka, kal)"),
     ]
 
     public static var all: [EmbedderWorkload] {
@@ -115,9 +116,11 @@ public enum EmbedderWorkloads {
         workload(kind.kind, count, kind.summary + ", drawn", samples: 30) {
             let screen = screen(context(count))
             waitForSearchIndex(screen)
+            let scope = kind.kind == "search-scoped" ? 1 : 0
             var sample = 0
             var key = 0
             var results: [String: Int] = [:]
+            run { try screen.selectScope(scope) }
             for (k, text) in script.enumerated() {
                 run {
                     try screen.type(text)
@@ -132,6 +135,7 @@ public enum EmbedderWorkloads {
                     sample += 1
                     run {
                         try screen.newSearch()
+                        try screen.selectScope(scope)
                         // Typed at a person's pace: the rest of each keystroke's results shown before the next.
                         for text in script[..<key] {
                             try screen.type(text)

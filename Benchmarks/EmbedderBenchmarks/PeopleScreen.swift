@@ -48,7 +48,7 @@ public final class PeopleScreen {
             try context.delete(person.id)
             _ = try context.save()
         }
-        search = try TableSearch(binding, format: "name CONTAINS[cd] %@")
+        search = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: Self.scopes)
         renderer = try TextRenderer(width: 80, pointsPerLine: 1)
         try table.selectRow(at: TablePath(row: 0, section: 0))
         draw()
@@ -100,7 +100,16 @@ public final class PeopleScreen {
     /// opening search again.
     public func newSearch() throws {
         search.cancel()
-        search = try TableSearch(binding, format: "name CONTAINS[cd] %@")
+        search = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: Self.scopes)
+        draw()
+    }
+
+    /// The search's scope buttons: everyone, and people of 40 and over.
+    static let scopes: [TableSearch<Person>.Scope] = [.init("All"), .init("40 and over", predicate: RecordPredicate { $0.age >= 40 })]
+
+    /// Taps a scope button (0: everyone, 1: 40 and over).
+    public func selectScope(_ index: Int) throws {
+        try search.selectScope(at: index)
         draw()
     }
 

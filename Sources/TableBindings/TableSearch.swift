@@ -60,7 +60,7 @@ import TableDiff
 /// In a big table an index search that scans every row finds the first two
 /// screens of results at once and the rest on a thread of its own
 /// (``isFindingResults``); ``showFoundResults(waiting:)`` or
-/// ``showAllResults()`` adds them when the caller is idle.
+/// ``showAllResults(isolation:)`` adds them when the caller is idle.
 public final class TableSearch<R: Record & Codable> {
     /// How the results are laid out.
     public enum ResultsLayout: Hashable, Sendable {
@@ -286,8 +286,11 @@ public final class TableSearch<R: Record & Codable> {
     ///   rows) with the index, for *m* rows an earlier text found (every row
     ///   at first) — in a table of 32,768 rows or more, only until two
     ///   screens of results are found (or 65,536 rows scanned), the rest on a
-    ///   thread of its own (see ``isFindingResults``); O(*m*) predicate
-    ///   evaluations otherwise. Then the window.
+    ///   thread of its own; with a scope or rows the bytes cannot decide,
+    ///   the scan, then scope or predicate tests until two screens of results
+    ///   are found (or 16,384 tested), the rest later (see
+    ///   ``isFindingResults``); O(*m*) predicate evaluations otherwise. Then
+    ///   the window.
     public func update(text: String) throws {
         try search(text, scope: selectedSearchScopeIndex)
     }
@@ -338,7 +341,7 @@ public final class TableSearch<R: Record & Codable> {
 
     // MARK: Searching
 
-    private func search(_ text: String, scope: Int) throws {
+    private func search(_ text: String, scope: Int, leavingOutFailures: Bool = false) throws {
         let controller = base.controller
         follower.knownStarts = controller.sectionStartPositions
         if rememberedGeneration != controller.fetchGeneration {
@@ -377,36 +380,34 @@ public final class TableSearch<R: Record & Codable> {
                     // An earlier search still scanning: its candidates so far, then what it has left.
                     source = from.scan.map { $0.source.after(list) } ?? _ScanSource(list: list)
                 }
-                var candidates: [Int32] = []
-                var rows: [Int32] = []
-                var scan: _BackgroundScan?
+                // In a big table, the first screens' worth now and the rest later.
+                let inParts = controller.numberOfRows >= scanInBackgroundFrom
                 if index.isExact && scopeMatches == nil {
-                    // The bytes decide every row: the rows are the candidates (the same list, shared).
-                    // In a big table, the first screens' worth now, the rest on a thread of its own.
-                    let inBackground = controller.numberOfRows >= scanInBackgroundFrom
-                    let found = index.scan(plan, source, limit: inBackground ? firstScanRows : .max, budget: inBackground ? 1 << 16 : .max)
-                    candidates = found.found
-                    rows = candidates
-                    scan = found.rest.map { _BackgroundScan(index, plan, $0, after: candidates) }
+                    // The bytes decide every row: the rows are the candidates
+                    // (the same list, shared); the rest on a thread of its own.
+                    let found = index.scan(plan, source, limit: inParts ? firstScanRows : .max, budget: inParts ? 1 << 16 : .max)
+                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: found.found, rows: found.found, matches: matches)
+                    entry.scan = found.rest.map { _BackgroundScan(index, plan, $0, after: found.found) }
                 } else {
-                    candidates = index.scan(plan, source).found
-                    rows.reserveCapacity(candidates.count)
-                    for position in candidates {
-                        if index.kind(at: Int(position)) == _FoldedRows.exact {
-                            if let scopeMatches, try !scopeMatches(try record(position)) { continue }
-                        } else if try !matches(try record(position)) {
-                            continue
-                        }
-                        rows.append(position)
+                    // The scope, or the predicate for a row the bytes cannot
+                    // decide, tests each candidate: the rest a slice at a time
+                    // on this thread (`showFoundResults`).
+                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: index.scan(plan, source).found, rows: [], matches: matches)
+                    entry.keep = { position, index throws(FetchError) in
+                        if index.kind(at: Int(position)) != _FoldedRows.exact { return try matches(try record(position)) }
+                        guard let scopeMatches else { return true }
+                        return try scopeMatches(try record(position))
                     }
+                    entry.filteredUpTo = 0
+                    try entry.filter(
+                        budget: inParts ? filterSlice : .max, rowLimit: inParts ? firstScanRows : .max, index: index,
+                        leavingOutFailures: leavingOutFailures)
                 }
-                entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: candidates, rows: rows, matches: matches)
-                entry.scan = scan
                 method = .index(narrowedFrom: from?.text)
             } else {
                 // The predicate: over the results of an earlier text it provably narrows.
                 var from: _RememberedSearch<R>?
-                for earlier in remembered.reversed() where earlier.scope == scope && earlier.scan == nil && (from == nil || earlier.rows.count < from!.rows.count) {
+                for earlier in remembered.reversed() where earlier.scope == scope && earlier.isComplete && (from == nil || earlier.rows.count < from!.rows.count) {
                     if textNarrows(text, format, from: earlier.text, earlier.format) { from = earlier }
                 }
                 var rows: [Int32] = []
@@ -430,35 +431,42 @@ public final class TableSearch<R: Record & Codable> {
         showSearchField()
     }
 
-    // MARK: Results found in the background
+    // MARK: Results found later
 
-    /// Whether results of the current search are still being found on a
-    /// thread of their own: the results table shows the first ones, and
-    /// ``showFoundResults(waiting:)`` (or ``showAllResults()``) adds the rest.
+    /// Whether results of the current search are still being found: the
+    /// results table shows the first ones, and ``showFoundResults(waiting:)``
+    /// (or ``showAllResults(isolation:)``) adds the rest.
     ///
-    /// A search of a table of 32,768 rows or more that scans every row (or
-    /// what an earlier search left to scan) through the folded index finds
-    /// the first rows — two screens of the results table, or what 65,536 rows
-    /// hold — before ``update(text:)`` returns, and the rest on a thread of
-    /// their own: a keystroke costs about the window, not the table.
+    /// A search of a table of 32,768 rows or more through the folded index
+    /// finds the first rows — two screens of the results table — before
+    /// ``update(text:)`` returns, and the rest later: a keystroke costs about
+    /// the window, not the table. Where the index's bytes decide every row,
+    /// the rest is found on a thread of its own (the first rows, or what
+    /// 65,536 rows hold, now). Where a scope, or the predicate for rows the
+    /// bytes cannot decide, tests the rows the bytes found, the rest is tested
+    /// on the caller's thread, 16,384 rows in each ``showFoundResults(waiting:)``.
     public var isFindingResults: Bool {
         guard isActive, let current = remembered.last, current.text == text else { return false }
-        return current.scan != nil
+        return !current.isComplete
     }
 
     /// Adds to the results table the rest of the results, when the thread
-    /// finding them is done (or, `waiting`, once it is): the rows are
-    /// appended to the table — inserted, or the table reloaded for many rows,
-    /// keeping the selection and the offset — and later updates narrow from
-    /// them. Call it when the caller is idle: a run loop's turn, a terminal
-    /// waiting for a key, a timer.
+    /// finding them is done (or, `waiting`, once it is) or the last rows
+    /// left to test are tested (a slice of them each call; `waiting`, all):
+    /// the rows are appended to the table — inserted, or the table reloaded
+    /// for many rows, keeping the selection and the offset — and later
+    /// updates narrow from them. Call it when the caller is idle: a run
+    /// loop's turn, a terminal waiting for a key, a timer.
     ///
     /// - Parameter waiting: whether to wait for the thread (a few
-    ///   milliseconds at a million rows).
+    ///   milliseconds at a million rows), or test every row left.
     /// - Returns: whether every result is shown (``isFindingResults`` is false).
-    /// - Throws: a `TableViewError` the results table raised; the search's
-    ///   results are complete either way.
-    /// - Complexity: O(1) while the thread runs; O(*m*) for *m* rows found, then the window.
+    /// - Throws: a `TableViewError` the results table raised (the search's
+    ///   results are complete); a `FetchError` the predicate raised on a row
+    ///   tested now, as ``update(text:)`` would have: the results table keeps
+    ///   the rows it shows, and the search is not remembered.
+    /// - Complexity: O(1) while the thread runs; a slice of 16,384 scope or
+    ///   predicate tests; O(*m*) for *m* rows found, then the window.
     @discardableResult
     public func showFoundResults(waiting: Bool = false) throws -> Bool {
         guard isActive, rememberedGeneration == base.controller.fetchGeneration else {
@@ -468,6 +476,21 @@ public final class TableSearch<R: Record & Codable> {
         let shown = results.rows.count
         guard isFindingResults else { return true }
         takeFinishedScans(waiting: waiting)
+        if let k = remembered.indices.last, remembered[k].filteredUpTo != nil {
+            // The index the candidates were found in (a change since started the search again).
+            guard let index = indexedKeys.flatMap({ base.controller.searchIndex($0) }) else {
+                // The index is made again: the search starts over, on the predicate.
+                remembered.removeLast()
+                if let text { try search(text, scope: selectedSearchScopeIndex) }
+                return !isFindingResults
+            }
+            do {
+                try remembered[k].filter(budget: waiting ? .max : filterSlice, index: index)
+            } catch {
+                remembered.removeLast()   // not remembered: the same text searches again
+                throw error
+            }
+        }
         guard !isFindingResults, let current = remembered.last else { return false }
         results.rows = current.rows
         results.recomputeRuns()
@@ -510,8 +533,13 @@ public final class TableSearch<R: Record & Codable> {
     }
 
     /// The number of main rows from which a search through the index finds
-    /// all but the first rows on a thread of its own (internal: tests lower it).
+    /// all but the first rows later (internal: tests lower it).
     var scanInBackgroundFrom = 1 << 15
+
+    /// Candidates tested by a scope or the predicate in one slice: the first
+    /// one in ``update(text:)``, each next one in ``showFoundResults(waiting:)``
+    /// (internal: tests lower it).
+    var filterSlice = 1 << 14
 
     /// Adds what the finished scans found to their searches (all positions
     /// as they were when the scans started: every change waits for them).
@@ -596,7 +624,12 @@ public final class TableSearch<R: Record & Codable> {
             forgetRemembered()
             return
         }
-        // Scans still running found positions as they were before the change: theirs first.
+        // A search testing its candidates a slice at a time found them at
+        // the positions before the change: it starts again after it (others
+        // testing theirs are let go). Scans still running found positions as
+        // they were before the change too: theirs first.
+        let restart = remembered.last.map { $0.filteredUpTo != nil && $0.text == text } ?? false
+        remembered.removeAll { $0.filteredUpTo != nil }
         let wasScanning = isFindingResults
         takeFinishedScans(waiting: true)
         let removed = Array(Set(removed)).sorted()
@@ -623,6 +656,11 @@ public final class TableSearch<R: Record & Codable> {
                     remembered[k].candidates = nil
                 }
             }
+        }
+        if restart, let text {
+            // A row whose predicate fails is left out, as a changed row is above.
+            do { try search(text, scope: selectedSearchScopeIndex, leavingOutFailures: true) } catch { cancel() }
+            return
         }
         guard let current = remembered.last, current.text == text else { return }
         results.rows = current.rows
@@ -707,9 +745,42 @@ struct _RememberedSearch<R: Record & Codable> {
     /// The rest of its scan, while it runs on a thread of its own: the
     /// candidates and rows hold the positions before the scan's source only.
     var scan: _BackgroundScan?
+    /// Where testing its candidates stopped (the rows hold those before),
+    /// while the rest is tested on the caller's thread a slice at a time.
+    var filteredUpTo: Int?
+    /// Whether a candidate is a row (its scope and text), for those left,
+    /// by the index they were found in.
+    var keep: ((Int32, _FoldedRows) throws(FetchError) -> Bool)?
+
+    /// Whether its rows are all found.
+    var isComplete: Bool { scan == nil && filteredUpTo == nil }
 
     /// The rows it holds.
     var size: Int { rows.count + (candidates?.count ?? 0) }
+
+    /// Tests up to `budget` of the candidates left (fewer once `rowLimit`
+    /// rows are found), found in `index`, and appends those that are rows.
+    ///
+    /// - Throws: what the predicate throws on a candidate (unless
+    ///   `leavingOutFailures`: then the candidate is left out); the rows
+    ///   hold those before it, and the testing stops at it.
+    mutating func filter(budget: Int, rowLimit: Int = .max, index: _FoldedRows, leavingOutFailures: Bool = false) throws(FetchError) {
+        guard let from = filteredUpTo, let candidates, let keep else { return }
+        var k = from
+        defer {
+            filteredUpTo = k < candidates.count ? k : nil
+            if filteredUpTo == nil { self.keep = nil }
+        }
+        let end = candidates.count - k <= budget ? candidates.count : k + budget
+        while k < end && rows.count < rowLimit {
+            do {
+                if try keep(candidates[k], index) { rows.append(candidates[k]) }
+            } catch {
+                if !leavingOutFailures { throw error }
+            }
+            k += 1
+        }
+    }
 }
 
 /// Why a search could not do what it was asked.
