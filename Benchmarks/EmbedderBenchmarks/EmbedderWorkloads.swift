@@ -36,7 +36,7 @@ public enum EmbedderWorkloads {
 
     public static var all: [EmbedderWorkload] {
         [1_000_000, 10_000].flatMap { count in
-            [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) } + [firstDelete(count), laterDeletes(count)]
+            [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) } + [firstKey(count), firstDelete(count), laterDeletes(count)]
         } + [restOfResults(1_000_000)]
     }
 
@@ -170,6 +170,24 @@ public enum EmbedderWorkloads {
         }
         made.smallerCounterpart = nil
         return made
+    }
+
+    /// The first search keystroke right after the first screen, before the
+    /// search index is made (a new screen for each sample): the predicate,
+    /// a slice of rows at a time.
+    static func firstKey(_ count: Int) -> EmbedderWorkload {
+        workload("search-first-key", count, "the first search keystroke (m) right after the first screen, before the search index is made (a new screen each sample)", samples: 6) {
+            let context = context(count)
+            var screen: PeopleScreen?
+            return EmbedderSamples(
+                setUp: {
+                    if let screen { waitForSearchIndex(screen) }
+                    screen = nil
+                    screen = Self.screen(context)
+                },
+                action: { run { try screen?.type("m") } },
+                counters: ["people": count])
+        }
     }
 
     /// The first swipe-to-delete after the fetch (a new screen for each sample).

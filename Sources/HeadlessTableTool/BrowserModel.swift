@@ -32,11 +32,9 @@ package final class BrowserModel {
     package private(set) var status = "", deletedIDs: [RecordValue] = []
     package private(set) var columns = 80, lines = 24
 
-    /// A browser of `controller`'s objects (fetched here if they are not),
-    /// each row showing its `textKey` (else title, name or text) and
-    /// `detailKey`, in a table of `style`; the first row selected. `delete` deletes an object
-    /// through the store (what it throws is shown); `unsavedNote` is the
-    /// status line's note after a delete that will not last (nil: saved).
+    /// A browser of `controller`'s objects (fetched here if they are not), each row showing its `textKey` (else title,
+    /// name or text) and `detailKey`, in a table of `style`; the first row selected. `delete` deletes an object through
+    /// the store (what it throws is shown); `unsavedNote` is the status line's note after a delete that will not last.
     package init(
         name: String, controller: FetchedResultsController<DynamicObject>, style: TableView.Style = .plain, textKey: String?, detailKey: String?,
         unsavedNote: String?, delete: @escaping (DynamicObject) throws -> Void
@@ -63,31 +61,32 @@ package final class BrowserModel {
         search = try TableSearch(binding, results: sectioned ? .sectioned : .flat) { text in try RecordTable.matching(text, textKey: textKey) }
         binding.onDelete = { [unowned self] object in try delete(object); self.deletedIDs.append(object.id) }
         table.renderer = mainScreen
-        adopt(search)
+        adopt()
         try table.pressKey(.home)
     }
 
-    /// The search once the predicate failed on a row whose searched value it
-    /// cannot take (a number): such rows do not match, the search goes on
-    /// (over the predicate, without the folded index).
-    func tolerantSearch() -> TableSearch<DynamicObject> {
+    /// Once the predicate failed on a row whose searched value it cannot take
+    /// (a number): a search where such rows do not match (over the predicate,
+    /// without the folded index) takes over, and searches the text again.
+    func becomeTolerant() {
         let textKey = textKey
-        return adopt(TableSearch(binding, results: self.search.resultsLayout, predicate: { text in
+        search.cancel()
+        (search, tolerant) = (TableSearch(binding, results: search.resultsLayout, predicate: { text in
             let compiled = try RecordTable.matching(text, textKey: textKey).compiled(for: DynamicObject.self)
             return RecordPredicate { (try? compiled.evaluate($0, variables: [:])) == true }
         }, narrows: { new, old in
             // The old text's predicate matches the new text: so does every text containing it.
             let probe = DynamicObject(fields: DynamicRecord(fields: [("id", .int(0)), ("text", .string(new))]))
             return (try? RecordTable.matching(old, textKey: "text").evaluate(with: probe)) == true
-        }))
+        }), true)
+        adopt()
+        setSearch(searchText)
     }
 
-    /// A search whose results table is drawn on the results screen, its selection following deletes.
-    @discardableResult
-    private func adopt(_ search: TableSearch<DynamicObject>) -> TableSearch<DynamicObject> {
+    /// The search's results table drawn on the results screen, its selection following deletes.
+    private func adopt() {
         search.resultsTable.renderer = resultsScreen
         search.resultsTable.selectionFollowsDeletes = true
-        return search
     }
 
     // MARK: Keys
@@ -131,10 +130,13 @@ package final class BrowserModel {
     /// Whether the search is still finding results: the loop calls ``idle(waiting:)`` soon.
     package var isBusy: Bool { search.isFindingResults }
 
-    /// Between keys: shows what the search found since (`TableSearch.showFoundResults`); true when the screen changed.
+    /// Between keys: shows what the search found since (`TableSearch.showFoundResults`), the first row selected if none is; true when the screen changed.
     @discardableResult
     package func idle(waiting: Bool = false) -> Bool {
-        do { guard isBusy, try search.showFoundResults(waiting: waiting) else { return false } } catch { status = "search: \(error)" }
+        do {
+            guard isBusy, try search.showFoundResults(waiting: waiting) else { return false }
+            if search.resultsTable.indexPathForSelectedRow == nil { try search.resultsTable.pressKey(.home) }
+        } catch where !tolerant { becomeTolerant() } catch { status = "search: \(error)" }
         settle()
         return true
     }
@@ -168,11 +170,7 @@ package final class BrowserModel {
         searchText = text
         guard !text.isEmpty else { return search.isActive ? search.cancel() : () }
         do {
-            do { try search.update(text: text) } catch where !tolerant {
-                search.cancel()
-                (search, tolerant) = (tolerantSearch(), true)
-                try search.update(text: text)
-            }
+            do { try search.update(text: text) } catch where !tolerant { return becomeTolerant() }
             try search.resultsTable.setContentOffset(0)
             try search.resultsTable.selectRow(at: nil)
             try search.resultsTable.pressKey(.home)

@@ -1,6 +1,7 @@
 import FetchedResults
 import Foundation
 import HeadlessTableView
+import InternalTableUtilities
 import PredicateFormat
 import Records
 import TableDiff
@@ -57,10 +58,11 @@ import TableDiff
 ///   (`FormatPredicate.provablyNarrows(_:for:)`; for a closure search, when
 ///   `narrows` says so), or over every row of the main table.
 ///
-/// In a big table an index search that scans every row finds the first two
-/// screens of results at once and the rest on a thread of its own
-/// (``isFindingResults``); ``showFoundResults(waiting:)`` or
-/// ``showAllResults(isolation:)`` adds them when the caller is idle.
+/// In a big table a search finds the first two screens of results at once
+/// and the rest later — on a thread of its own where the index's bytes
+/// decide every row, else a slice of tests at a time (``isFindingResults``);
+/// ``showFoundResults(waiting:)`` or ``showAllResults(isolation:)`` adds them
+/// when the caller is idle.
 public final class TableSearch<R: Record & Codable> {
     /// How the results are laid out.
     public enum ResultsLayout: Hashable, Sendable {
@@ -287,10 +289,10 @@ public final class TableSearch<R: Record & Codable> {
     ///   at first) — in a table of 32,768 rows or more, only until two
     ///   screens of results are found (or 65,536 rows scanned), the rest on a
     ///   thread of its own; with a scope or rows the bytes cannot decide,
-    ///   the scan, then scope or predicate tests until two screens of results
-    ///   are found (or 16,384 tested), the rest later (see
-    ///   ``isFindingResults``); O(*m*) predicate evaluations otherwise. Then
-    ///   the window.
+    ///   the scan, then scope or predicate tests. O(*m*) predicate
+    ///   evaluations otherwise. The tests, in a table of 4,096 rows or more,
+    ///   only until two screens of results are found (or about 4 ms of tests
+    ///   are done), the rest later (see ``isFindingResults``). Then the window.
     public func update(text: String) throws {
         try search(text, scope: selectedSearchScopeIndex)
     }
@@ -382,6 +384,7 @@ public final class TableSearch<R: Record & Codable> {
                 }
                 // In a big table, the first screens' worth now and the rest later.
                 let inParts = controller.numberOfRows >= scanInBackgroundFrom
+                let testsInParts = controller.numberOfRows >= Swift.min(scanInBackgroundFrom, testInPartsFrom)
                 if index.isExact && scopeMatches == nil {
                     // The bytes decide every row: the rows are the candidates
                     // (the same list, shared); the rest on a thread of its own.
@@ -392,16 +395,15 @@ public final class TableSearch<R: Record & Codable> {
                     // The scope, or the predicate for a row the bytes cannot
                     // decide, tests each candidate: the rest a slice at a time
                     // on this thread (`showFoundResults`).
-                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: index.scan(plan, source).found, rows: [], matches: matches)
-                    entry.keep = { position, index throws(FetchError) in
-                        if index.kind(at: Int(position)) != _FoldedRows.exact { return try matches(try record(position)) }
+                    let candidates = index.scan(plan, source).found
+                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: candidates, rows: [], matches: matches)
+                    entry.startTesting(candidates, count: candidates.count) { position, index throws(FetchError) in
+                        // The predicate decides a row the bytes cannot (or, the index gone, every row).
+                        guard let index, index.kind(at: Int(position)) == _FoldedRows.exact else { return try matches(try record(position)) }
                         guard let scopeMatches else { return true }
                         return try scopeMatches(try record(position))
                     }
-                    entry.filteredUpTo = 0
-                    try entry.filter(
-                        budget: inParts ? filterSlice : .max, rowLimit: inParts ? firstScanRows : .max, index: index,
-                        leavingOutFailures: leavingOutFailures)
+                    try entry.test(firstSliceOf: testsInParts ? slice : nil, rowLimit: firstScanRows, index: index, leavingOutFailures: leavingOutFailures)
                 }
                 method = .index(narrowedFrom: from?.text)
             } else {
@@ -410,13 +412,14 @@ public final class TableSearch<R: Record & Codable> {
                 for earlier in remembered.reversed() where earlier.scope == scope && earlier.isComplete && (from == nil || earlier.rows.count < from!.rows.count) {
                     if textNarrows(text, format, from: earlier.text, earlier.format) { from = earlier }
                 }
-                var rows: [Int32] = []
-                if let from {
-                    for position in from.rows where try matches(try record(position)) { rows.append(position) }
-                } else {
-                    for position in 0..<Int32(truncatingIfNeeded: controller.numberOfRows) where try matches(try record(position)) { rows.append(position) }
+                // In a big table, until two screens of results are found (or
+                // a slice's time is up), the rest a slice at a time.
+                let testsInParts = controller.numberOfRows >= Swift.min(scanInBackgroundFrom, testInPartsFrom)
+                entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: nil, rows: [], matches: matches)
+                entry.startTesting(from?.rows, count: from?.rows.count ?? controller.numberOfRows) { position, _ throws(FetchError) in
+                    try matches(try record(position))
                 }
-                entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: nil, rows: rows, matches: matches)
+                try entry.test(firstSliceOf: testsInParts ? slice : nil, rowLimit: firstScanRows, index: nil, leavingOutFailures: leavingOutFailures)
                 method = .predicate(narrowedFrom: from?.text)
             }
         }
@@ -442,9 +445,11 @@ public final class TableSearch<R: Record & Codable> {
     /// ``update(text:)`` returns, and the rest later: a keystroke costs about
     /// the window, not the table. Where the index's bytes decide every row,
     /// the rest is found on a thread of its own (the first rows, or what
-    /// 65,536 rows hold, now). Where a scope, or the predicate for rows the
-    /// bytes cannot decide, tests the rows the bytes found, the rest is tested
-    /// on the caller's thread, 16,384 rows in each ``showFoundResults(waiting:)``.
+    /// 65,536 rows hold, now). Where rows are tested — by a scope, or by the
+    /// predicate (rows the bytes cannot decide, a format the index does not
+    /// answer, a closure search, a search before the index is made) — the
+    /// rest is tested on the caller's thread (in a table of 4,096 rows or
+    /// more), about 4 ms of tests in each ``showFoundResults(waiting:)``.
     public var isFindingResults: Bool {
         guard isActive, let current = remembered.last, current.text == text else { return false }
         return !current.isComplete
@@ -465,8 +470,9 @@ public final class TableSearch<R: Record & Codable> {
     ///   results are complete); a `FetchError` the predicate raised on a row
     ///   tested now, as ``update(text:)`` would have: the results table keeps
     ///   the rows it shows, and the search is not remembered.
-    /// - Complexity: O(1) while the thread runs; a slice of 16,384 scope or
-    ///   predicate tests; O(*m*) for *m* rows found, then the window.
+    /// - Complexity: O(1) while the thread runs; about 4 ms of scope or
+    ///   predicate tests (65,536 at most); O(*m*) for *m* rows found, then
+    ///   the window.
     @discardableResult
     public func showFoundResults(waiting: Bool = false) throws -> Bool {
         guard isActive, rememberedGeneration == base.controller.fetchGeneration else {
@@ -476,16 +482,11 @@ public final class TableSearch<R: Record & Codable> {
         let shown = results.rows.count
         guard isFindingResults else { return true }
         takeFinishedScans(waiting: waiting)
-        if let k = remembered.indices.last, remembered[k].filteredUpTo != nil {
+        if let k = remembered.indices.last, remembered[k].testedUpTo != nil {
             // The index the candidates were found in (a change since started the search again).
-            guard let index = indexedKeys.flatMap({ base.controller.searchIndex($0) }) else {
-                // The index is made again: the search starts over, on the predicate.
-                remembered.removeLast()
-                if let text { try search(text, scope: selectedSearchScopeIndex) }
-                return !isFindingResults
-            }
+            let index = indexedKeys.flatMap { base.controller.searchIndex($0) }
             do {
-                try remembered[k].filter(budget: waiting ? .max : filterSlice, index: index)
+                try remembered[k].test(waiting ? nil : slice, index: index)
             } catch {
                 remembered.removeLast()   // not remembered: the same text searches again
                 throw error
@@ -536,10 +537,15 @@ public final class TableSearch<R: Record & Codable> {
     /// all but the first rows later (internal: tests lower it).
     var scanInBackgroundFrom = 1 << 15
 
-    /// Candidates tested by a scope or the predicate in one slice: the first
-    /// one in ``update(text:)``, each next one in ``showFoundResults(waiting:)``
-    /// (internal: tests lower it).
-    var filterSlice = 1 << 14
+    /// The number of main rows from which the rows a search tests (by a
+    /// scope or the predicate) are tested in slices (internal: tests lower
+    /// it, and ``scanInBackgroundFrom`` lowers it too).
+    var testInPartsFrom = 1 << 12
+
+    /// A slice of tests by a scope or the predicate — the first one in
+    /// ``update(text:)``, each next one in ``showFoundResults(waiting:)``:
+    /// at most so many rows and so long (internal: tests make it rows only).
+    var slice = _TestSlice(rows: 1 << 16, nanoseconds: 4_000_000)
 
     /// Adds what the finished scans found to their searches (all positions
     /// as they were when the scans started: every change waits for them).
@@ -628,8 +634,8 @@ public final class TableSearch<R: Record & Codable> {
         // the positions before the change: it starts again after it (others
         // testing theirs are let go). Scans still running found positions as
         // they were before the change too: theirs first.
-        let restart = remembered.last.map { $0.filteredUpTo != nil && $0.text == text } ?? false
-        remembered.removeAll { $0.filteredUpTo != nil }
+        let restart = remembered.last.map { $0.testedUpTo != nil && $0.text == text } ?? false
+        remembered.removeAll { $0.testedUpTo != nil }
         let wasScanning = isFindingResults
         takeFinishedScans(waiting: true)
         let removed = Array(Set(removed)).sorted()
@@ -745,42 +751,72 @@ struct _RememberedSearch<R: Record & Codable> {
     /// The rest of its scan, while it runs on a thread of its own: the
     /// candidates and rows hold the positions before the scan's source only.
     var scan: _BackgroundScan?
-    /// Where testing its candidates stopped (the rows hold those before),
-    /// while the rest is tested on the caller's thread a slice at a time.
-    var filteredUpTo: Int?
-    /// Whether a candidate is a row (its scope and text), for those left,
-    /// by the index they were found in.
-    var keep: ((Int32, _FoldedRows) throws(FetchError) -> Bool)?
+    /// While the rows it tests (the candidates of the index, an earlier
+    /// search's rows, or every row) are tested on the caller's thread a slice
+    /// at a time: where the testing stopped (the rows hold those before).
+    var testedUpTo: Int?
+    /// The positions to test (nil: every position below `testCount`).
+    var toTest: [Int32]?
+    var testCount = 0
+    /// Whether a position is a row (its scope and text), given the index
+    /// the candidates were found in (when it is still there).
+    var keep: ((Int32, _FoldedRows?) throws(FetchError) -> Bool)?
 
     /// Whether its rows are all found.
-    var isComplete: Bool { scan == nil && filteredUpTo == nil }
+    var isComplete: Bool { scan == nil && testedUpTo == nil }
 
     /// The rows it holds.
     var size: Int { rows.count + (candidates?.count ?? 0) }
 
-    /// Tests up to `budget` of the candidates left (fewer once `rowLimit`
-    /// rows are found), found in `index`, and appends those that are rows.
+    /// Starts testing `positions` (nil: every position below `count`) with `keep`.
+    mutating func startTesting(_ positions: [Int32]?, count: Int, keep: @escaping (Int32, _FoldedRows?) throws(FetchError) -> Bool) {
+        toTest = positions
+        testCount = positions?.count ?? count
+        self.keep = keep
+        testedUpTo = 0
+    }
+
+    /// The first slice of tests: within `slice` until `rowLimit` rows are
+    /// found; every position when `slice` is nil.
+    mutating func test(firstSliceOf slice: _TestSlice?, rowLimit: Int, index: _FoldedRows?, leavingOutFailures: Bool) throws(FetchError) {
+        try test(slice, rowLimit: slice == nil ? .max : rowLimit, index: index, leavingOutFailures: leavingOutFailures)
+    }
+
+    /// Tests the positions left — within `slice` (every one when nil),
+    /// fewer once `rowLimit` rows are found — and appends those that are rows.
     ///
-    /// - Throws: what the predicate throws on a candidate (unless
-    ///   `leavingOutFailures`: then the candidate is left out); the rows
-    ///   hold those before it, and the testing stops at it.
-    mutating func filter(budget: Int, rowLimit: Int = .max, index: _FoldedRows, leavingOutFailures: Bool = false) throws(FetchError) {
-        guard let from = filteredUpTo, let candidates, let keep else { return }
+    /// - Throws: what the predicate throws on a position (unless
+    ///   `leavingOutFailures`: then it is left out); the rows hold those
+    ///   before it, and the testing stops at it.
+    mutating func test(_ slice: _TestSlice?, rowLimit: Int = .max, index: _FoldedRows?, leavingOutFailures: Bool = false) throws(FetchError) {
+        guard let from = testedUpTo, let keep else { return }
         var k = from
         defer {
-            filteredUpTo = k < candidates.count ? k : nil
-            if filteredUpTo == nil { self.keep = nil }
+            testedUpTo = k < testCount ? k : nil
+            if testedUpTo == nil { (self.keep, toTest) = (nil, nil) }
         }
-        let end = candidates.count - k <= budget ? candidates.count : k + budget
+        let budget = slice?.rows ?? .max
+        let end = testCount - k <= budget ? testCount : k + budget
+        let deadline = slice?.nanoseconds.map { _Monotonic.nanoseconds() &+ $0 }
         while k < end && rows.count < rowLimit {
+            // The clock every 64 tests.
+            if let deadline, (k - from) & 63 == 63, _Monotonic.nanoseconds() > deadline { break }
+            let position = toTest?[k] ?? Int32(truncatingIfNeeded: k)
             do {
-                if try keep(candidates[k], index) { rows.append(candidates[k]) }
+                if try keep(position, index) { rows.append(position) }
             } catch {
                 if !leavingOutFailures { throw error }
             }
             k += 1
         }
     }
+}
+
+/// How much of a search's testing one call does: at most so many rows, and
+/// (when `nanoseconds` is not nil) about so long.
+struct _TestSlice {
+    var rows: Int
+    var nanoseconds: UInt64?
 }
 
 /// Why a search could not do what it was asked.

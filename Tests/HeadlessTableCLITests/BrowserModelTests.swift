@@ -1,6 +1,7 @@
 import Foundation
 import HeadlessTable
 @testable import HeadlessTableTool
+@testable import TableBindings
 import TableTestSupport
 import Testing
 import ToolArguments
@@ -240,6 +241,29 @@ import ToolArguments
         check("ax", from: "a", "ax filters a's results")
         model.handle(.character("é"))
         check("axé", from: "ax", "a non-ASCII text narrows too: axé folds to axe")
+    }
+
+    /// In a big table the search's rows are tested a slice at a time between
+    /// keys: a name that is a number, found in a later slice, makes the
+    /// search the tolerant one there too, and the first result is selected.
+    @Test func aNumberFoundBetweenKeysMakesTheSearchTolerant() throws {
+        let objects = (0..<5_000).map { k in
+            DynamicObject(fields: DynamicRecord(fields: [("id", .int(k)), ("name", k == 4_500 ? .int(7) : .string("an \(k)"))]))
+        }
+        let model = try BrowseSession(arguments: ["--sort", "id", "people.json"], objects: objects).model
+        model.waitForSearchIndex()
+        model.search.slice = _TestSlice(rows: 1_000, nanoseconds: nil)
+        model.handle(.character("/"))
+        model.handle(.character("a"))
+        #expect(model.isBusy && !model.tolerant, "the first slice found the first rows; row 4,500 is tested later")
+        var turns = 0
+        while model.isBusy && turns < 10_000 {
+            model.idle()
+            turns += 1
+        }
+        #expect(model.tolerant && !model.isBusy && model.status == "", "\(model.status)")
+        #expect(model.listedObjects.map(\.id) == objects.filter { $0.id != .int(4_500) }.map(\.id))
+        #expect(model.selectedObject?.id == .int(0))
     }
 
     @Test func sectionsHeadersAndDeletesThatEmptyASection() throws {
