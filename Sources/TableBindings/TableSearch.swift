@@ -289,10 +289,11 @@ public final class TableSearch<R: Record & Codable> {
     ///   at first) — in a table of 32,768 rows or more, only until two
     ///   screens of results are found (or 65,536 rows scanned), the rest on a
     ///   thread of its own; with a scope or rows the bytes cannot decide,
-    ///   the scan, then scope or predicate tests. O(*m*) predicate
-    ///   evaluations otherwise. The tests, in a table of 4,096 rows or more,
-    ///   only until two screens of results are found (or about 4 ms of tests
-    ///   are done), the rest later (see ``isFindingResults``). Then the window.
+    ///   the scan and scope or predicate tests. O(*m*) predicate
+    ///   evaluations otherwise. The tests (and that scan), in a table of
+    ///   4,096 rows or more, only until two screens of results are found (or
+    ///   about 4 ms of tests are done), the rest later (see
+    ///   ``isFindingResults``). Then the window.
     public func update(text: String) throws {
         try search(text, scope: selectedSearchScopeIndex)
     }
@@ -380,7 +381,7 @@ public final class TableSearch<R: Record & Codable> {
                 var source = _ScanSource(positions: 0..<Int32(truncatingIfNeeded: controller.numberOfRows))
                 if let from, let list = from.candidates {
                     // An earlier search still scanning: its candidates so far, then what it has left.
-                    source = from.scan.map { $0.source.after(list) } ?? _ScanSource(list: list)
+                    source = from.scan.map { $0.source.after(list) } ?? from.scanLeft.map { $0.after(list) } ?? _ScanSource(list: list)
                 }
                 // In a big table, the first screens' worth now and the rest later.
                 let inParts = controller.numberOfRows >= scanInBackgroundFrom
@@ -393,11 +394,12 @@ public final class TableSearch<R: Record & Codable> {
                     entry.scan = found.rest.map { _BackgroundScan(index, plan, $0, after: found.found) }
                 } else {
                     // The scope, or the predicate for a row the bytes cannot
-                    // decide, tests each candidate: the rest a slice at a time
-                    // on this thread (`showFoundResults`).
-                    let candidates = index.scan(plan, source).found
-                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: candidates, rows: [], matches: matches)
-                    entry.startTesting(candidates, count: candidates.count) { position, index throws(FetchError) in
+                    // decide, tests each candidate: the scan and the tests a
+                    // slice at a time on this thread (`showFoundResults`).
+                    let found = index.scan(plan, source, budget: testsInParts ? slice.scanPositions : .max)
+                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: found.found, rows: [], matches: matches)
+                    entry.scanLeft = found.rest
+                    entry.startTesting(.candidates) { position, index throws(FetchError) in
                         // The predicate decides a row the bytes cannot (or, the index gone, every row).
                         guard let index, index.kind(at: Int(position)) == _FoldedRows.exact else { return try matches(try record(position)) }
                         guard let scopeMatches else { return true }
@@ -416,7 +418,7 @@ public final class TableSearch<R: Record & Codable> {
                 // a slice's time is up), the rest a slice at a time.
                 let testsInParts = controller.numberOfRows >= Swift.min(scanInBackgroundFrom, testInPartsFrom)
                 entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: nil, rows: [], matches: matches)
-                entry.startTesting(from?.rows, count: from?.rows.count ?? controller.numberOfRows) { position, _ throws(FetchError) in
+                entry.startTesting(from.map { .list($0.rows) } ?? .every(controller.numberOfRows)) { position, _ throws(FetchError) in
                     try matches(try record(position))
                 }
                 try entry.test(firstSliceOf: testsInParts ? slice : nil, rowLimit: firstScanRows, index: nil, leavingOutFailures: leavingOutFailures)
@@ -751,13 +753,16 @@ struct _RememberedSearch<R: Record & Codable> {
     /// The rest of its scan, while it runs on a thread of its own: the
     /// candidates and rows hold the positions before the scan's source only.
     var scan: _BackgroundScan?
-    /// While the rows it tests (the candidates of the index, an earlier
-    /// search's rows, or every row) are tested on the caller's thread a slice
-    /// at a time: where the testing stopped (the rows hold those before).
+    /// While the rows it tests are tested on the caller's thread a slice at
+    /// a time: where the testing stopped (the rows hold those before).
     var testedUpTo: Int?
-    /// The positions to test (nil: every position below `testCount`).
-    var toTest: [Int32]?
-    var testCount = 0
+    /// What it tests: its candidates (more as the scan goes on), an earlier
+    /// search's rows, or every position below a count.
+    enum Tested { case candidates, list([Int32]), every(Int) }
+    var tested = Tested.every(0)
+    /// What its index scan has left, scanned a slice at a time as the tests
+    /// reach the end of the candidates found so far.
+    var scanLeft: _ScanSource?
     /// Whether a position is a row (its scope and text), given the index
     /// the candidates were found in (when it is still there).
     var keep: ((Int32, _FoldedRows?) throws(FetchError) -> Bool)?
@@ -768,12 +773,20 @@ struct _RememberedSearch<R: Record & Codable> {
     /// The rows it holds.
     var size: Int { rows.count + (candidates?.count ?? 0) }
 
-    /// Starts testing `positions` (nil: every position below `count`) with `keep`.
-    mutating func startTesting(_ positions: [Int32]?, count: Int, keep: @escaping (Int32, _FoldedRows?) throws(FetchError) -> Bool) {
-        toTest = positions
-        testCount = positions?.count ?? count
+    /// Starts testing with `keep`.
+    mutating func startTesting(_ tested: Tested, keep: @escaping (Int32, _FoldedRows?) throws(FetchError) -> Bool) {
+        self.tested = tested
         self.keep = keep
         testedUpTo = 0
+    }
+
+    /// The number of positions to test (so far).
+    var testCount: Int {
+        switch tested {
+        case .candidates: candidates?.count ?? 0
+        case .list(let list): list.count
+        case .every(let count): count
+        }
     }
 
     /// The first slice of tests: within `slice` until `rowLimit` rows are
@@ -790,24 +803,47 @@ struct _RememberedSearch<R: Record & Codable> {
     ///   before it, and the testing stops at it.
     mutating func test(_ slice: _TestSlice?, rowLimit: Int = .max, index: _FoldedRows?, leavingOutFailures: Bool = false) throws(FetchError) {
         guard let from = testedUpTo, let keep else { return }
-        var k = from
+        var k = from, tests = 0
         defer {
-            testedUpTo = k < testCount ? k : nil
-            if testedUpTo == nil { (self.keep, toTest) = (nil, nil) }
+            testedUpTo = k < testCount || scanLeft != nil ? k : nil
+            if testedUpTo == nil { (self.keep, tested) = (nil, .every(0)) }
         }
         let budget = slice?.rows ?? .max
-        let end = testCount - k <= budget ? testCount : k + budget
         let deadline = slice?.nanoseconds.map { _Monotonic.nanoseconds() &+ $0 }
-        while k < end && rows.count < rowLimit {
+        func late() -> Bool { deadline.map { _Monotonic.nanoseconds() > $0 } ?? false }
+        var count = testCount
+        while tests < budget && rows.count < rowLimit {
+            if k == count {
+                // The candidates found so far are tested: the scan goes on.
+                guard let left = scanLeft else { break }
+                if let index, let plan {
+                    let more = index.scan(plan, left, budget: slice?.scanPositions ?? .max)
+                    candidates?.append(contentsOf: more.found)
+                    scanLeft = more.rest
+                } else {
+                    // The index gone: every position left is a candidate (the predicate decides).
+                    candidates?.append(contentsOf: left.positions)
+                    scanLeft = nil
+                }
+                count = testCount
+                if late() { break }
+                continue
+            }
             // The clock every 64 tests.
-            if let deadline, (k - from) & 63 == 63, _Monotonic.nanoseconds() > deadline { break }
-            let position = toTest?[k] ?? Int32(truncatingIfNeeded: k)
+            if tests & 63 == 63 && late() { break }
+            let position: Int32
+            switch tested {
+            case .candidates: position = candidates?[k] ?? 0
+            case .list(let list): position = list[k]
+            case .every: position = Int32(truncatingIfNeeded: k)
+            }
             do {
                 if try keep(position, index) { rows.append(position) }
             } catch {
                 if !leavingOutFailures { throw error }
             }
             k += 1
+            tests += 1
         }
     }
 }
@@ -817,6 +853,8 @@ struct _RememberedSearch<R: Record & Codable> {
 struct _TestSlice {
     var rows: Int
     var nanoseconds: UInt64?
+    /// The positions of the index one step of a scan goes through.
+    var scanPositions = 1 << 16
 }
 
 /// Why a search could not do what it was asked.

@@ -86,7 +86,7 @@ import TableTestSupport
             let scopes: [TableSearch<DynamicObject>.Scope] = scoped ? [.init("All"), .init("Even", predicate: RecordPredicate { Self.isEven($0) })] : []
             let search = try TableSearch(binding, format: format, results: sectioned ? .sectioned : .flat, scopes: scopes)
             search.scanInBackgroundFrom = 0
-            search.slice = _TestSlice(rows: 5, nanoseconds: nil)
+            search.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
             TableSearchIndexTests.waitForIndex(search)
             #expect(search.isSearchIndexReady == (formatIndex < 2))
             let arguments = format.components(separatedBy: "%@").count - 1

@@ -127,6 +127,16 @@ package struct _ScanSource: Sendable {
     /// A sorted list of positions before this source's, then this source.
     package func after(_ list: [Int32]) -> _ScanSource { _ScanSource(segments: [.list(list, from: 0)] + segments) }
 
+    /// The positions to scan, in order.
+    package var positions: [Int32] {
+        segments.flatMap { segment -> [Int32] in
+            switch segment {
+            case .list(let list, let from): Array(list[Swift.min(Swift.max(0, from), list.count)...])
+            case .range(let range): Array(range)
+            }
+        }
+    }
+
     /// The number of positions to scan.
     var count: Int {
         segments.reduce(0) { total, segment in
