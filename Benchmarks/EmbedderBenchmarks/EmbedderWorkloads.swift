@@ -172,38 +172,42 @@ public enum EmbedderWorkloads {
         return made
     }
 
-    /// The first search keystroke right after the first screen, before the
-    /// search index is made (a new screen for each sample): the predicate,
-    /// a slice of rows at a time.
-    static func firstKey(_ count: Int) -> EmbedderWorkload {
-        workload("search-first-key", count, "the first search keystroke (m) right after the first screen, before the search index is made (a new screen each sample)", samples: 6) {
+    /// One action right after the first screen, on a new screen each sample
+    /// (made in the set-up, then `before` on it; the last screen let go
+    /// first, once its background work is done when `settling`).
+    static func onNewScreen(
+        _ kind: String, _ count: Int, _ summary: String, settling: Bool,
+        before: @escaping (PeopleScreen) throws -> Void = { _ in }, action: @escaping (PeopleScreen) throws -> Void
+    ) -> EmbedderWorkload {
+        workload(kind, count, summary + " (a new screen each sample)", samples: 6) {
             let context = context(count)
             var screen: PeopleScreen?
             return EmbedderSamples(
                 setUp: {
-                    if let screen { waitForSearchIndex(screen) }
+                    if settling, let screen { waitForSearchIndex(screen) }
                     screen = nil
-                    screen = Self.screen(context)
+                    let made = Self.screen(context)
+                    screen = made
+                    run { try before(made) }
                 },
-                action: { run { try screen?.type("m") } },
+                action: { run { if let screen { try action(screen) } } },
                 counters: ["people": count])
         }
     }
 
-    /// The first swipe-to-delete after the fetch (a new screen for each sample).
+    /// The first search keystroke right after the first screen, before the
+    /// search index is made: the predicate, a slice of rows at a time.
+    static func firstKey(_ count: Int) -> EmbedderWorkload {
+        onNewScreen(
+            "search-first-key", count, "the first search keystroke (m) right after the first screen, before the search index is made",
+            settling: true, action: { try $0.type("m") })
+    }
+
+    /// The first swipe-to-delete after the fetch.
     static func firstDelete(_ count: Int) -> EmbedderWorkload {
-        workload("first-delete", count, "the first swipe-to-delete right after the first screen (a new screen each sample)", samples: 6) {
-            let context = context(count)
-            var screen: PeopleScreen?
-            return EmbedderSamples(
-                setUp: {
-                    screen = nil
-                    screen = Self.screen(context)
-                    run { try screen?.moveSelection(by: 3) }
-                },
-                action: { run { try screen?.deleteSelected() } },
-                counters: ["people": count])
-        }
+        onNewScreen(
+            "first-delete", count, "the first swipe-to-delete right after the first screen", settling: false,
+            before: { try $0.moveSelection(by: 3) }, action: { try $0.deleteSelected() })
     }
 
     /// Swipe-to-delete after the first one, once the screen's background

@@ -34,7 +34,7 @@ package final class BrowserModel {
 
     /// A browser of `controller`'s objects (fetched here if they are not), each row showing its `textKey` (else title,
     /// name or text) and `detailKey`, in a table of `style`; the first row selected. `delete` deletes an object through
-    /// the store (what it throws is shown); `unsavedNote` is the status line's note after a delete that will not last.
+    /// the store (what it throws is shown); `unsavedNote` is the status line's note after a delete that will not last (nil: saved).
     package init(
         name: String, controller: FetchedResultsController<DynamicObject>, style: TableView.Style = .plain, textKey: String?, detailKey: String?,
         unsavedNote: String?, delete: @escaping (DynamicObject) throws -> Void

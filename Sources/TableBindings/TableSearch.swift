@@ -385,7 +385,6 @@ public final class TableSearch<R: Record & Codable> {
                 }
                 // In a big table, the first screens' worth now and the rest later.
                 let inParts = controller.numberOfRows >= scanInBackgroundFrom
-                let testsInParts = controller.numberOfRows >= Swift.min(scanInBackgroundFrom, testInPartsFrom)
                 if index.isExact && scopeMatches == nil {
                     // The bytes decide every row: the rows are the candidates
                     // (the same list, shared); the rest on a thread of its own.
@@ -396,16 +395,15 @@ public final class TableSearch<R: Record & Codable> {
                     // The scope, or the predicate for a row the bytes cannot
                     // decide, tests each candidate: the scan and the tests a
                     // slice at a time on this thread (`showFoundResults`).
-                    let found = index.scan(plan, source, budget: testsInParts ? slice.scanPositions : .max)
-                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: found.found, rows: [], matches: matches)
-                    entry.scanLeft = found.rest
+                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: [], rows: [], matches: matches)
+                    entry.scanLeft = source
                     entry.startTesting(.candidates) { position, index throws(FetchError) in
                         // The predicate decides a row the bytes cannot (or, the index gone, every row).
                         guard let index, index.kind(at: Int(position)) == _FoldedRows.exact else { return try matches(try record(position)) }
                         guard let scopeMatches else { return true }
                         return try scopeMatches(try record(position))
                     }
-                    try entry.test(firstSliceOf: testsInParts ? slice : nil, rowLimit: firstScanRows, index: index, leavingOutFailures: leavingOutFailures)
+                    try testFirstSlice(of: &entry, index: index, leavingOutFailures: leavingOutFailures)
                 }
                 method = .index(narrowedFrom: from?.text)
             } else {
@@ -414,14 +412,11 @@ public final class TableSearch<R: Record & Codable> {
                 for earlier in remembered.reversed() where earlier.scope == scope && earlier.isComplete && (from == nil || earlier.rows.count < from!.rows.count) {
                     if textNarrows(text, format, from: earlier.text, earlier.format) { from = earlier }
                 }
-                // In a big table, until two screens of results are found (or
-                // a slice's time is up), the rest a slice at a time.
-                let testsInParts = controller.numberOfRows >= Swift.min(scanInBackgroundFrom, testInPartsFrom)
                 entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: nil, rows: [], matches: matches)
                 entry.startTesting(from.map { .list($0.rows) } ?? .every(controller.numberOfRows)) { position, _ throws(FetchError) in
                     try matches(try record(position))
                 }
-                try entry.test(firstSliceOf: testsInParts ? slice : nil, rowLimit: firstScanRows, index: nil, leavingOutFailures: leavingOutFailures)
+                try testFirstSlice(of: &entry, index: nil, leavingOutFailures: leavingOutFailures)
                 method = .predicate(narrowedFrom: from?.text)
             }
         }
@@ -548,6 +543,14 @@ public final class TableSearch<R: Record & Codable> {
     /// ``update(text:)``, each next one in ``showFoundResults(waiting:)``:
     /// at most so many rows and so long (internal: tests make it rows only).
     var slice = _TestSlice(rows: 1 << 16, nanoseconds: 4_000_000)
+
+    /// The first slice of a search's tests: in a big table until two screens
+    /// of results are found (or the slice is spent), the rest later; every
+    /// row in a smaller one.
+    private func testFirstSlice(of entry: inout _RememberedSearch<R>, index: _FoldedRows?, leavingOutFailures: Bool) throws(FetchError) {
+        let inParts = base.controller.numberOfRows >= Swift.min(scanInBackgroundFrom, testInPartsFrom)
+        try entry.test(inParts ? slice : nil, rowLimit: inParts ? firstScanRows : .max, index: index, leavingOutFailures: leavingOutFailures)
+    }
 
     /// Adds what the finished scans found to their searches (all positions
     /// as they were when the scans started: every change waits for them).
@@ -760,8 +763,8 @@ struct _RememberedSearch<R: Record & Codable> {
     /// search's rows, or every position below a count.
     enum Tested { case candidates, list([Int32]), every(Int) }
     var tested = Tested.every(0)
-    /// What its index scan has left, scanned a slice at a time as the tests
-    /// reach the end of the candidates found so far.
+    /// What its index scan has left (at first, all it scans), scanned a
+    /// step at a time as the tests reach the end of the candidates found so far.
     var scanLeft: _ScanSource?
     /// Whether a position is a row (its scope and text), given the index
     /// the candidates were found in (when it is still there).
@@ -787,12 +790,6 @@ struct _RememberedSearch<R: Record & Codable> {
         case .list(let list): list.count
         case .every(let count): count
         }
-    }
-
-    /// The first slice of tests: within `slice` until `rowLimit` rows are
-    /// found; every position when `slice` is nil.
-    mutating func test(firstSliceOf slice: _TestSlice?, rowLimit: Int, index: _FoldedRows?, leavingOutFailures: Bool) throws(FetchError) {
-        try test(slice, rowLimit: slice == nil ? .max : rowLimit, index: index, leavingOutFailures: leavingOutFailures)
     }
 
     /// Tests the positions left — within `slice` (every one when nil),
