@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "TableDiff", dependencies: ["InternalTableUtilities"]),
         // Records: `Record`, `RecordValue`, `DynamicObject`, JSON (and its streaming
         // reader) and the binary form the store's journal writes.
-        .target(name: "Records", dependencies: ["TableDiff", "InternalTableUtilities"]),
+        .target(name: "Records", dependencies: ["InternalTableUtilities"]),
         // The predicate format language over records (as NSPredicate lives in Foundation).
         .target(name: "PredicateFormat", dependencies: ["Records", "InternalTableUtilities"]),
         // The store and its journal file, contexts, merge policies, fetch requests,
@@ -43,7 +43,7 @@ let package = Package(
         // the diffable data source.
         .target(name: "HeadlessTableView", dependencies: ["TableDiff", "InternalTableUtilities"]),
         // Tables bound to fetched results controllers, and search.
-        .target(name: "TableBindings", dependencies: ["HeadlessTableView", "FetchedResults", "InternalTableUtilities"]),
+        .target(name: "TableBindings", dependencies: ["HeadlessTableView", "FetchedResults", "Records", "PredicateFormat", "TableDiff", "InternalTableUtilities"]),
         // The umbrella: `import HeadlessTable` re-exports every module above.
         .target(name: "HeadlessTable", dependencies: ["TableDiff", "Records", "PredicateFormat", "FetchedResults", "HeadlessTableView", "TableBindings"]),
         // Text snapshots for XCTest and Swift Testing.
@@ -51,7 +51,7 @@ let package = Package(
         // The seeds' photo diary: the tool's demo plays its story, and so does the photo-diary example.
         .target(name: "PhotoDiary", dependencies: ["HeadlessTable"]),
         // The command-line tool's commands, as a library: tests and benchmarks call them in-process.
-        .target(name: "HeadlessTableTool", dependencies: ["HeadlessTable", "PhotoDiary", "InternalTableUtilities", "ToolArguments"]),
+        .target(name: "HeadlessTableTool", dependencies: ["HeadlessTable", "PhotoDiary", "ToolArguments"], packageAccess: false),
         // The command-line tool: a few lines that run HeadlessTableTool.
         .executableTarget(name: "headless-table", dependencies: ["HeadlessTableTool"]),
         // An embedder's workloads, written from the README and the docs: the
@@ -74,36 +74,57 @@ let package = Package(
         .target(name: "DirectoryStore", dependencies: ["FetchedResults"], path: "Examples/DirectoryStore/Persistence"),
         .executableTarget(name: "directory-store", dependencies: ["DirectoryStore"], path: "Examples/DirectoryStore/App"),
 
-        // Shared by the test targets: seeded generators and the independent UIKit oracle.
-        .target(name: "TableTestSupport", dependencies: ["TableDiff", "Records", "PredicateFormat", "FetchedResults", "InternalTableUtilities"], path: "Tests/TableTestSupport"),
+        // The one test-support module: seeded generators, the independent UIKit
+        // oracle, the records the tests share, fixtures and temporary folders.
+        .target(
+            name: "TableTestSupport",
+            dependencies: ["TableDiff", "Records", "PredicateFormat", "FetchedResults", "HeadlessTableView", "InternalTableUtilities"],
+            path: "Tests/TableTestSupport"),
         // Saves into a store forever, to be killed mid-save by the crash-safety test.
         .executableTarget(name: "store-crash-writer", dependencies: ["TableTestSupport"], path: "Tests/StoreCrashWriter"),
+
+        // A test target per module: `swift test` runs them (unit and property
+        // tests; property tests run their full case counts with
+        // HEADLESS_TABLE_FULL_TESTS=1, as CI does).
+        .testTarget(name: "InternalTableUtilitiesTests", dependencies: ["InternalTableUtilities", "TableTestSupport"]),
         .testTarget(
             name: "TableDiffTests",
             dependencies: ["TableDiff", "TableSnapshotTesting", "TableTestSupport"],
-            exclude: ["__Snapshots__"]
-        ),
+            exclude: ["__Snapshots__"]),
+        .testTarget(name: "RecordsTests", dependencies: ["Records", "TableTestSupport"]),
+        .testTarget(
+            name: "PredicateFormatTests",
+            dependencies: ["PredicateFormat", "Records", "InternalTableUtilities", "TableSnapshotTesting", "TableTestSupport"],
+            exclude: ["__Snapshots__"]),
         .testTarget(
             name: "FetchedResultsTests",
-            dependencies: ["Records", "PredicateFormat", "FetchedResults", "TableTestSupport", "TableSnapshotTesting", "InternalTableUtilities", "store-crash-writer"],
-            exclude: ["__Snapshots__"]
-        ),
+            dependencies: ["FetchedResults", "Records", "PredicateFormat", "TableDiff", "InternalTableUtilities", "TableTestSupport", "TableSnapshotTesting"]),
         .testTarget(
-            name: "HeadlessTableTests",
-            dependencies: ["HeadlessTable", "TableTestSupport", "TableSnapshotTesting"],
-            exclude: ["__Snapshots__"]
-        ),
+            name: "HeadlessTableViewTests",
+            dependencies: ["HeadlessTableView", "TableDiff", "TableTestSupport", "TableSnapshotTesting"],
+            exclude: ["__Snapshots__"]),
         .testTarget(
-            name: "HeadlessTableCLITests",
-            dependencies: ["HeadlessTableTool", "headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "InternalTableUtilities", "ToolArguments"],
-            exclude: ["__Snapshots__"]
-        ),
+            name: "TableBindingsTests",
+            dependencies: ["TableBindings", "HeadlessTable", "TableTestSupport", "TableSnapshotTesting"],
+            exclude: ["__Snapshots__"]),
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),
         .testTarget(
-            name: "ExamplesTests",
-            dependencies: ["TableSnapshotTesting", "TableTestSupport", "headless-table", "photo-diary", "to-do", "groceries", "names", "contacts", "DiffBasics", "directory-store", "DirectoryStore"],
-            exclude: ["__Snapshots__"]
-        ),
+            name: "HeadlessTableToolTests",
+            dependencies: ["HeadlessTableTool", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "ToolArguments"],
+            exclude: ["__Snapshots__"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["DirectoryStore", "FetchedResults", "TableTestSupport"]),
+        // Process-level and long tests — processes killed mid-save, two
+        // processes on one file, the terminal through tmux, generated files of
+        // a million rows, every example and the demo run as processes — as
+        // swift-nio keeps its crash tester apart: skipped by a plain `swift
+        // test`, run by `.ci/run` (HEADLESS_TABLE_FULL_TESTS=1).
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "HeadlessTableTool", "HeadlessTable", "TableTestSupport", "TableSnapshotTesting", "ToolArguments", "InternalTableUtilities",
+                "headless-table", "store-crash-writer", "photo-diary", "to-do", "groceries", "names", "contacts", "DiffBasics", "directory-store",
+            ],
+            exclude: ["__Snapshots__"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -59,11 +59,7 @@ public enum EmbedderWorkloads {
     /// Waits (up to a minute) until the screen's search index is made, when
     /// the index answers its search.
     static func waitForSearchIndex(_ screen: PeopleScreen) {
-        var waited = 0
-        while screen.search.usesSearchIndex && !screen.search.isSearchIndexReady && waited < 60_000 {
-            usleep(1_000)
-            waited += 1
-        }
+        screen.search.waitForSearchIndex(timeout: 60)
     }
 
     static func run(_ body: () throws -> Void) {

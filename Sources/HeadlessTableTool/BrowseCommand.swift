@@ -1,6 +1,5 @@
 import Foundation
 import HeadlessTable
-import InternalTableUtilities
 import ToolArguments
 
 /// `headless-table browse [DATA] [--store PATH | --write] [--where FORMAT] [--arg JSON]… [--sort KEY[,-KEY]…]
@@ -120,9 +119,9 @@ enum BrowseCommand {
 /// In memory, the store starts with DATA's objects (no inserts to save); the
 /// controller fetches from it, ordered and sectioned by the library's own
 /// rules, and the model's table is bound to it.
-package final class BrowseSession {
+public final class BrowseSession {
     /// The browser.
-    package let model: BrowserModel
+    public let model: BrowserModel
     /// The context deletes go through.
     let context: ObjectContext<DynamicObject>
     /// `--write`: DATA's path and its objects in its order.
@@ -131,17 +130,17 @@ package final class BrowseSession {
     /// A browse of the objects `arguments` (browse's, DATA among them) say,
     /// with DATA's objects given already read (for the benchmark: the time
     /// from the data read to the first screen).
-    package convenience init(arguments: [String], objects: [DynamicObject]) throws {
+    public convenience init(arguments: [String], objects: [DynamicObject]) throws {
         let parsed = try ArgumentParser.parse(arguments, command: BrowseCommand.declaration)
         try self.init(try BrowseCommand.Options.parse(parsed), read: objects)
     }
 
     /// How long each step of opening took, for the benchmark.
-    package private(set) var timings = BrowseTimings()
+    public private(set) var timings = BrowseTimings()
 
     /// Waits until the store is built (for the benchmark and tests): it is
     /// built before the fetch.
-    package func waitForStore() {}
+    public func waitForStore() {}
 
     /// Rows read from the store at a time: a few screens.
     static let fetchBatchSize = 128
@@ -290,14 +289,14 @@ package final class BrowseSession {
 
 /// How long each step of opening a browse took, in seconds: what the
 /// benchmark reports of the first screen.
-package struct BrowseTimings: Equatable, Sendable {
+public struct BrowseTimings: Equatable, Sendable {
     /// Opening the store: a file's (loading DATA into a new one), or one in
     /// memory that starts with DATA's objects.
-    package var store: Double = 0
+    public var store: Double = 0
     /// The controller's fetch.
-    package var fetch: Double = 0
+    public var fetch: Double = 0
     /// Making the browser and its first screen.
-    package var model: Double = 0
+    public var model: Double = 0
 }
 
 /// Seconds since the last lap (or since it was made).
@@ -313,12 +312,12 @@ struct _Laps {
 }
 
 /// A key the browser knows.
-package enum Key: Hashable, Sendable {
+public enum Key: Hashable, Sendable {
     case up, down, pageUp, pageDown, home, end, enter, escape, backspace, quit
     case character(Character)
 
     /// The keys in bytes read from a terminal.
-    package static func parse(_ bytes: [UInt8]) -> [Key] {
+    public static func parse(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         var i = 0
         while i < bytes.count {
@@ -355,7 +354,7 @@ package enum Key: Hashable, Sendable {
                 // A character, in UTF-8.
                 let length = byte < 0xC0 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
                 let end = Swift.min(bytes.count, i + length)
-                if let text = _validatedUTF8String(bytes[i..<end]), let c = text.first { keys.append(.character(c)) }
+                if let text = String(bytes: bytes[i..<end], encoding: .utf8), let c = text.first { keys.append(.character(c)) }
                 i = end
                 continue
             }
@@ -368,11 +367,7 @@ package enum Key: Hashable, Sendable {
 extension BrowserModel {
     /// Waits (up to a minute) until the search's folded index is made, when
     /// the index answers the search (for the benchmark and tests).
-    package func waitForSearchIndex() {
-        var waited = 0
-        while !tolerant && search.usesSearchIndex && !search.isSearchIndexReady && waited < 60_000 {
-            Thread.sleep(forTimeInterval: 0.001)
-            waited += 1
-        }
+    public func waitForSearchIndex() {
+        if !tolerant { search.waitForSearchIndex(timeout: 60) }
     }
 }

@@ -12,11 +12,11 @@ import HeadlessTable
 ///
 /// The terminal loop only reads keys, hands them to ``handle(_:)`` and
 /// writes ``screen()``; tests and the benchmark drive it the same way, headless.
-package final class BrowserModel {
+public final class BrowserModel {
     /// The file's (or store's) name, for the title line.
     let name: String
     /// The fetch, and the main table bound to it.
-    package let controller: FetchedResultsController<DynamicObject>
+    public let controller: FetchedResultsController<DynamicObject>
     let table: TableView
     let binding: FetchedResultsTableBinding<DynamicObject>
     /// The search: its results table shows while it is on; whether it is the tolerant one.
@@ -27,15 +27,15 @@ package final class BrowserModel {
     let textKey: String?, unsavedNote: String?
 
     /// Typing into the search field; its text.
-    package private(set) var typing = false, searchText = ""
+    public private(set) var typing = false, searchText = ""
     /// The last change, for the status line (shown once); the ids deleted.
-    package private(set) var status = "", deletedIDs: [RecordValue] = []
-    package private(set) var columns = 80, lines = 24
+    public private(set) var status = "", deletedIDs: [RecordValue] = []
+    public private(set) var columns = 80, lines = 24
 
     /// A browser of `controller`'s objects (fetched here if they are not), each row showing its `textKey` (else title,
     /// name or text) and `detailKey`, in a table of `style`; the first row selected. `delete` deletes an object through
     /// the store (what it throws is shown); `unsavedNote` is the status line's note after a delete that will not last (nil: saved).
-    package init(
+    public init(
         name: String, controller: FetchedResultsController<DynamicObject>, style: TableView.Style = .plain, textKey: String?, detailKey: String?,
         unsavedNote: String?, delete: @escaping (DynamicObject) throws -> Void
     ) throws {
@@ -92,7 +92,7 @@ package final class BrowserModel {
     // MARK: Keys
 
     /// Sets the terminal's size (at least 1 column and 4 lines).
-    package func resize(columns: Int, lines: Int) {
+    public func resize(columns: Int, lines: Int) {
         self.columns = Swift.min(TextRenderer.maximumWidth, Swift.max(1, columns))
         self.lines = Swift.min(TextRenderer.maximumLines, Swift.max(4, lines))
         settle()
@@ -100,7 +100,7 @@ package final class BrowserModel {
 
     /// Acts on a key; false to quit.
     @discardableResult
-    package func handle(_ key: Key) -> Bool {
+    public func handle(_ key: Key) -> Bool {
         defer { settle() }
         if typing {
             switch key {
@@ -128,11 +128,11 @@ package final class BrowserModel {
     }
 
     /// Whether the search is still finding results: the loop calls ``idle(waiting:)`` soon.
-    package var isBusy: Bool { search.isFindingResults }
+    public var isBusy: Bool { search.isFindingResults }
 
     /// Between keys: shows what the search found since (`TableSearch.showFoundResults`), the first row selected if none is; true when the screen changed.
     @discardableResult
-    package func idle(waiting: Bool = false) -> Bool {
+    public func idle(waiting: Bool = false) -> Bool {
         do {
             guard isBusy, try search.showFoundResults(waiting: waiting) else { return false }
             if search.resultsTable.indexPathForSelectedRow == nil { try search.resultsTable.pressKey(.home) }
@@ -208,7 +208,7 @@ package final class BrowserModel {
     /// The whole screen, a line each (without escape codes): a title line,
     /// the search field and the table's window, and a status line; each
     /// `columns` wide. The status line shows the last change once.
-    package func screen() -> [String] {
+    public func screen() -> [String] {
         let table = shownTable
         let found = search.isActive ? rowCount(table) : nil
         let count = rowCount(self.table)
@@ -230,17 +230,17 @@ package final class BrowserModel {
     func rowCount(_ table: TableView) -> Int { (0..<table.numberOfSections).reduce(0) { $0 + table.numberOfRows(inSection: $1) } }
 
     /// The section index of the table on screen; nil without one.
-    package var indexTitles: [String]? { shownTable.sectionIndexTitles }
+    public var indexTitles: [String]? { shownTable.sectionIndexTitles }
 
     /// The number of rows of each section of the table on screen.
-    package var sectionCounts: [Int] { (0..<shownTable.numberOfSections).map { shownTable.numberOfRows(inSection: $0) } }
+    public var sectionCounts: [Int] { (0..<shownTable.numberOfSections).map { shownTable.numberOfRows(inSection: $0) } }
 
     /// The selected row's object, if any.
-    package var selectedObject: DynamicObject? { shownTable.indexPathForSelectedRow.flatMap { try? object(at: $0) } }
+    public var selectedObject: DynamicObject? { shownTable.indexPathForSelectedRow.flatMap { try? object(at: $0) } }
 
     /// The objects of the table on screen, in order (for tests).
-    package var listedObjects: [DynamicObject] { (search.isActive ? search.fetchedObjects : controller.fetchedObjects) ?? [] }
+    public var listedObjects: [DynamicObject] { (search.isActive ? search.fetchedObjects : controller.fetchedObjects) ?? [] }
 
     /// How the last search found its results (for tests).
-    package var lastSearchMethod: TableSearch<DynamicObject>.UpdateMethod? { search.lastUpdateMethod }
+    public var lastSearchMethod: TableSearch<DynamicObject>.UpdateMethod? { search.lastUpdateMethod }
 }

@@ -3,11 +3,11 @@ import HeadlessTable
 import ToolArguments
 
 /// Where a command writes: standard output and standard error, or buffers in tests.
-package struct CommandOutput: Sendable {
-    package var out: @Sendable (String) -> Void
-    package var err: @Sendable (String) -> Void
+public struct CommandOutput: Sendable {
+    public var out: @Sendable (String) -> Void
+    public var err: @Sendable (String) -> Void
 
-    package static let standard = CommandOutput(
+    public static let standard = CommandOutput(
         out: { FileHandle.standardOutput.write(Data($0.utf8)) },
         err: { FileHandle.standardError.write(Data($0.utf8)) })
 }
@@ -27,7 +27,7 @@ struct CommandError: Error, CustomStringConvertible {
 }
 
 /// The command-line tool's entry point.
-package enum HeadlessTableCommand {
+public enum HeadlessTableCommand {
     /// The tool's commands, each declared once (in its own file): parsing,
     /// usage and help are made from these.
     static let tool = ToolDeclaration(
@@ -52,7 +52,7 @@ package enum HeadlessTableCommand {
         """
 
     /// Runs the tool with `arguments` (without the program name) and returns the exit status.
-    package static func run(arguments: [String], output: CommandOutput) -> Int32 {
+    public static func run(arguments: [String], output: CommandOutput) -> Int32 {
         do {
             switch try ArgumentParser.parse(arguments, tool: tool) {
             case .help(let text), .version(let text):
@@ -71,6 +71,27 @@ package enum HeadlessTableCommand {
         } catch {
             return fail(CommandError("\(error)"), command: nil, output: output)
         }
+    }
+
+    /// Runs the tool with `arguments` in this process and returns its exit
+    /// status and what it wrote on each stream: what the tests compare.
+    public static func runCapturing(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
+        final class Streams: @unchecked Sendable {
+            let lock = NSLock()
+            var out = "", err = ""
+            func append(_ text: String, toOut: Bool) {
+                lock.lock()
+                defer { lock.unlock() }
+                if toOut { out += text } else { err += text }
+            }
+        }
+        let streams = Streams()
+        let status = run(
+            arguments: arguments,
+            output: CommandOutput(out: { streams.append($0, toOut: true) }, err: { streams.append($0, toOut: false) }))
+        streams.lock.lock()
+        defer { streams.lock.unlock() }
+        return (status, streams.out, streams.err)
     }
 
     static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {

@@ -1,6 +1,5 @@
 import Foundation
 import HeadlessTable
-import InternalTableUtilities
 import ToolArguments
 
 /// `headless-table scroll [DATA] [--rows N] [--height H] [--row-height h|--random-heights]
@@ -165,8 +164,10 @@ enum ScrollCommand {
         var offset = 0.0
         while offset < end {
             offset = min(end, offset + step)
-            let elapsed = try _Monotonic.measure { try table.setContentOffset(offset) }
-            statistics.frameTimes.append(Double(elapsed) / 1e9)
+            // DispatchTime: monotonic on every platform, no newer OS needed (Clock needs macOS 13).
+            let start = DispatchTime.now().uptimeNanoseconds
+            try table.setContentOffset(offset)
+            statistics.frameTimes.append(Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9)
             statistics.frames += 1
             statistics.maxVisibleRows = max(statistics.maxVisibleRows, table.indexPathsForVisibleRows.count)
         }

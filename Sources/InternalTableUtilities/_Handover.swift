@@ -31,6 +31,14 @@ package final class _Handover<Value>: @unchecked Sendable {
         return made
     }
 
+    /// The value once it is made, waiting until `deadline` at most (nil then).
+    package func wait(until deadline: Date) -> Value? {
+        condition.lock()
+        defer { condition.unlock() }
+        while made == nil && condition.wait(until: deadline) {}
+        return made
+    }
+
     /// The value, once it is made.
     package func wait() -> Value {
         condition.lock()

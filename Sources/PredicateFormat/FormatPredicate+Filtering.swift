@@ -1,6 +1,5 @@
 import Foundation
 import Records
-import TableDiff
 
 extension Sequence where Element: Record {
     /// The records a format predicate matches, in order — Foundation's

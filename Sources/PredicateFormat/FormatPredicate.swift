@@ -1,6 +1,5 @@
 import Foundation
 import Records
-import TableDiff
 
 /// A predicate written in Core Data's format language — `NSPredicate(format:)`,
 /// which Foundation does not offer on Linux.

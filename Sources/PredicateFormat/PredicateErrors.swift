@@ -1,6 +1,5 @@
 import Foundation
 import Records
-import TableDiff
 
 /// Why a format string is not a predicate: where (a character offset into the
 /// format), what was found there, and what was expected.

@@ -1,6 +1,5 @@
 import Foundation
 import Records
-import TableDiff
 
 // The syntax tree of a format predicate, and its canonical text: printing a
 // tree gives a format string that parses back to the same tree (see

@@ -1,6 +1,5 @@
 import Foundation
 import Records
-import TableDiff
 
 /// Variables bound while evaluating: `$NAME`s given to `evaluate`, and the
 /// variable of each enclosing `SUBQUERY`.

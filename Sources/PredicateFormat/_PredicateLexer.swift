@@ -1,6 +1,5 @@
 import Foundation
 import Records
-import TableDiff
 
 /// A token of the format language, with where it starts (a UTF-8 offset into
 /// the format) and how long it is.

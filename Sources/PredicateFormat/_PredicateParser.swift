@@ -1,7 +1,6 @@
 import Foundation
 import InternalTableUtilities
 import Records
-import TableDiff
 
 /// A recursive-descent parser for the format language (the grammar in Predicates.md):
 /// NOT over AND over OR, arithmetic with the usual precedence, format

@@ -1,6 +1,5 @@
 import Foundation
 import Records
-import TableDiff
 
 /// The meaning of the format language on values (as Predicates.md documents
 /// it, with its choices where Apple's documentation is silent): comparisons, arithmetic,

@@ -1,7 +1,6 @@
 import Foundation
 import InternalTableUtilities
 import Records
-import TableDiff
 
 /// How strings compare under a comparison's options. `[n]` supersedes `[c]`
 /// and `[d]`; `[l]` has no effect.

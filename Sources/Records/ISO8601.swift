@@ -1,5 +1,4 @@
 import Foundation
-import TableDiff
 
 /// ISO 8601 dates, read and written without a formatter (deterministic, and
 /// the same on every platform).

@@ -1,6 +1,5 @@
 import Foundation
 import InternalTableUtilities
-import TableDiff
 
 /// Why a JSON text could not be read: where, and what was expected.
 public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {

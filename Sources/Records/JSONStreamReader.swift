@@ -1,6 +1,5 @@
 import Foundation
 import InternalTableUtilities
-import TableDiff
 
 #if canImport(Darwin)
 import Darwin

@@ -1,5 +1,4 @@
 import Foundation
-import TableDiff
 
 /// A record: the user's own type, with an identity, whose values can be read by
 /// key — for predicates, sort keys and section keys.
@@ -281,8 +280,4 @@ func _identical(_ a: RecordValue, _ b: RecordValue) -> Bool {
             && zip(x.values, y.values).allSatisfy { _identical($0, $1) }
     default: return false
     }
-}
-
-extension DynamicObject: TableDiffable {
-    public func isContentEqual(to other: DynamicObject) -> Bool { _fields == other._fields }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import TableDiff
 
 /// A Swift value that can be read as a ``RecordValue`` (the value types of records).
 public protocol RecordValueConvertible {

@@ -1,5 +1,4 @@
 import Foundation
-import TableDiff
 
 /// A value of a dynamic record: what JSON holds, plus dates.
 ///
@@ -66,8 +65,6 @@ extension RecordValue: Hashable {
         }
     }
 }
-
-extension RecordValue: TableDiffable {}
 
 extension RecordValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral

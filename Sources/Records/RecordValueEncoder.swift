@@ -1,5 +1,4 @@
 import Foundation
-import TableDiff
 
 /// Encodes an `Encodable` value as a ``RecordValue``: how `Codable` records
 /// without declared keys expose their values.

@@ -1,5 +1,4 @@
 import Foundation
-import TableDiff
 
 // Reads values written by `_BinaryRecordEncoder` in place, with every read checked
 // against the end of the bytes: a damaged encoding is a DecodingError, never

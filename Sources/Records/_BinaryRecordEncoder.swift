@@ -1,5 +1,4 @@
 import Foundation
-import TableDiff
 
 // The journal file's encoding of a record: the record's own `Codable`
 // conformance, written as tagged binary values (documented in the DocC

@@ -1,4 +1,3 @@
-import TableDiff
 /// The plain order of strings: the Unicode scalars of their NFC forms,
 /// lexicographically (UTF-8 bytes order as their scalars do) — the order
 /// `String`'s `<` documents, with canonically equivalent strings equal, as

@@ -136,6 +136,20 @@ public final class TableSearch<R: Record & Codable> {
         return base.controller.searchIndex(indexedKeys) != nil
     }
 
+    /// Waits until the main controller's folded index for this search is
+    /// made (see ``isSearchIndexReady``), at most `timeout` seconds, and says
+    /// whether it is. It blocks the calling thread: for tools, tests and
+    /// benchmarks that want the index's answers from the first keystroke —
+    /// a UI needs no wait (a search takes the predicate meanwhile).
+    ///
+    /// - Returns: ``isSearchIndexReady``: false at once for a search the index
+    ///   cannot answer (``usesSearchIndex`` is false).
+    @discardableResult
+    public func waitForSearchIndex(timeout: TimeInterval = 60) -> Bool {
+        guard let indexedKeys else { return false }
+        return base.controller.waitForSearchIndex(indexedKeys, until: Date(timeIntervalSinceNow: timeout))
+    }
+
     /// The main table's binding.
     let base: FetchedResultsTableBinding<R>
     let makePredicate: (String) throws -> RecordPredicate<R>

@@ -11,12 +11,12 @@
 ///   an option given twice, an option without the one it applies with, two of
 ///   a group that goes one at a time, and a missing or extra positional are
 ///   refused. Every refusal is one ``UsageError``.
-package enum ArgumentParser {
+public enum ArgumentParser {
     /// The words that ask for help.
     static let helpWords: Set<String> = ["-h", "--help"]
 
     /// A tool's command line (without the program's name).
-    package static func parse(_ arguments: [String], tool: ToolDeclaration) throws(UsageError) -> Invocation {
+    public static func parse(_ arguments: [String], tool: ToolDeclaration) throws(UsageError) -> Invocation {
         guard let first = arguments.first else { return .missingCommand(HelpText.tool(tool)) }
         let rest = Array(arguments.dropFirst())
         if helpWords.contains(first) { return .help(HelpText.tool(tool)) }
@@ -46,7 +46,7 @@ package enum ArgumentParser {
     }
 
     /// A tool without commands (`table-benchmarks`): help, version, or its arguments.
-    package static func parse(_ arguments: [String], single command: CommandDeclaration, tool: String, version: String) throws(UsageError) -> Invocation {
+    public static func parse(_ arguments: [String], single command: CommandDeclaration, tool: String, version: String) throws(UsageError) -> Invocation {
         if helpRequested(arguments) { return .help(HelpText.command(command, tool: tool, version: true)) }
         let end = arguments.firstIndex(of: "--") ?? arguments.count
         if arguments[..<end].contains("--version") { return .version("\(tool) \(version)\n") }
@@ -63,7 +63,7 @@ package enum ArgumentParser {
     }
 
     /// A command's arguments (after its name).
-    package static func parse(_ arguments: [String], command: CommandDeclaration) throws(UsageError) -> ParsedArguments {
+    public static func parse(_ arguments: [String], command: CommandDeclaration) throws(UsageError) -> ParsedArguments {
         let name = command.name.isEmpty ? nil : command.name
         do {
             return try parseArguments(arguments, command: command)

@@ -1,18 +1,18 @@
 /// A command of a tool, declared once: what it takes and what it does.
 /// Parsing (``ArgumentParser``) and help (``HelpText``) read only this.
-package struct CommandDeclaration: Sendable {
+public struct CommandDeclaration: Sendable {
     /// The word that runs it (`diff`); empty for a tool without commands.
-    package var name: String
+    public var name: String
     /// One line for the tool's list of commands.
-    package var summary: String
-    package var positionals: [PositionalDeclaration]
-    package var options: [OptionDeclaration]
+    public var summary: String
+    public var positionals: [PositionalDeclaration]
+    public var options: [OptionDeclaration]
     /// Options of which at most one may be given (`--offset` and `--row`).
-    package var exclusive: [[String]]
+    public var exclusive: [[String]]
     /// Paragraphs after the options in the command's help.
-    package var discussion: String
+    public var discussion: String
 
-    package init(
+    public init(
         _ name: String, summary: String, positionals: [PositionalDeclaration] = [], options: [OptionDeclaration] = [],
         exclusive: [[String]] = [], discussion: String = ""
     ) {
@@ -25,19 +25,19 @@ package struct CommandDeclaration: Sendable {
     }
 
     /// The option called `name` (without dashes), if declared.
-    package func option(_ name: String) -> OptionDeclaration? { options.first { $0.name == name } }
+    public func option(_ name: String) -> OptionDeclaration? { options.first { $0.name == name } }
 }
 
 /// A tool: its commands, its version, and the notes its help ends with.
-package struct ToolDeclaration: Sendable {
-    package var name: String
-    package var version: String
-    package var summary: String
-    package var commands: [CommandDeclaration]
+public struct ToolDeclaration: Sendable {
+    public var name: String
+    public var version: String
+    public var summary: String
+    public var commands: [CommandDeclaration]
     /// Paragraphs after the list of commands in the tool's help.
-    package var notes: String
+    public var notes: String
 
-    package init(name: String, version: String, summary: String, commands: [CommandDeclaration], notes: String = "") {
+    public init(name: String, version: String, summary: String, commands: [CommandDeclaration], notes: String = "") {
         self.name = name
         self.version = version
         self.summary = summary
@@ -45,5 +45,5 @@ package struct ToolDeclaration: Sendable {
         self.notes = notes
     }
 
-    package func command(_ name: String) -> CommandDeclaration? { commands.first { $0.name == name } }
+    public func command(_ name: String) -> CommandDeclaration? { commands.first { $0.name == name } }
 }

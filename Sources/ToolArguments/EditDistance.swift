@@ -1,9 +1,9 @@
 /// Edit distance, for "did you mean" suggestions.
-package enum EditDistance {
+public enum EditDistance {
     /// The edits from `a` to `b` — insert, delete or replace a character, or
     /// swap two neighbours (optimal string alignment) — at most `limit + 1`
     /// (the words compared are short: both are cut to 64 characters first).
-    package static func distance(_ a: String, _ b: String, limit: Int = 3) -> Int {
+    public static func distance(_ a: String, _ b: String, limit: Int = 3) -> Int {
         let a = Array(a.prefix(64)), b = Array(b.prefix(64))
         if abs(a.count - b.count) > limit { return limit + 1 }
         if a.isEmpty || b.isEmpty { return min(limit + 1, max(a.count, b.count)) }
@@ -27,7 +27,7 @@ package enum EditDistance {
 
     /// The candidate closest to `word`, if one is within a third of its
     /// length (at least 1, at most 3 edits), or starts with it; nil otherwise.
-    package static func closest(to word: String, among candidates: [String]) -> String? {
+    public static func closest(to word: String, among candidates: [String]) -> String? {
         guard !word.isEmpty else { return nil }
         let limit = min(3, max(1, word.count / 3))
         let scored = candidates.map { ($0, distance(word, $0, limit: limit)) }.filter { $0.1 <= limit }

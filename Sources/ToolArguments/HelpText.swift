@@ -1,11 +1,11 @@
 /// Usage and help, made from the declarations alone, so that they cannot
 /// drift from what the parser takes.
-package enum HelpText {
+public enum HelpText {
     /// The width help is wrapped to.
     static let width = 80
 
     /// The tool's help: usage, the commands, the notes.
-    package static func tool(_ tool: ToolDeclaration) -> String {
+    public static func tool(_ tool: ToolDeclaration) -> String {
         var lines = [
             "usage: \(tool.name) COMMAND [ARGUMENTS] [OPTIONS]",
             "       \(tool.name) COMMAND --help      a command's arguments and options",
@@ -32,7 +32,7 @@ package enum HelpText {
     /// `headless-table diff OLD NEW [--id KEY] [--format text|json] [--render] …`:
     /// every positional and every option that is not hidden, groups that go
     /// one at a time as `[--offset Y | --row S,R]`.
-    package static func synopsis(_ command: CommandDeclaration, tool: String) -> String {
+    public static func synopsis(_ command: CommandDeclaration, tool: String) -> String {
         synopsisItems(command, tool: tool).joined(separator: " ")
     }
 
@@ -55,7 +55,7 @@ package enum HelpText {
 
     /// A command's help: usage, what it does, its arguments and options
     /// (with defaults, ranges and the options they apply with), the discussion.
-    package static func command(_ command: CommandDeclaration, tool: String, version: Bool = false) -> String {
+    public static func command(_ command: CommandDeclaration, tool: String, version: Bool = false) -> String {
         let items = synopsisItems(command, tool: tool)
         var lines = wrap(items: ["usage:"] + items, indent: 7 + items.prefix(command.name.isEmpty ? 1 : 2).joined(separator: " ").count + 1)
         lines += [""] + wrap(command.summary, indent: 0, first: 0)

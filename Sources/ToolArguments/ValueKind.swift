@@ -1,6 +1,6 @@
 /// What an option takes: nothing (a flag), a text, one of a few words, or a
 /// number in a range. The range is checked when parsing and shown in help.
-package enum ValueKind: Sendable, Equatable {
+public enum ValueKind: Sendable, Equatable {
     /// No value: the option is there or not.
     case flag
     /// Any text; the name stands for it in usage (`KEY`, `FORMAT`).
@@ -13,7 +13,7 @@ package enum ValueKind: Sendable, Equatable {
     case number(String, ClosedRange<Double>)
 
     /// How usage shows the value: `KEY`, `text|json`, `W`; nil for a flag.
-    package var placeholder: String? {
+    public var placeholder: String? {
         switch self {
         case .flag: nil
         case .text(let name), .integer(let name, _), .number(let name, _): name
@@ -22,7 +22,7 @@ package enum ValueKind: Sendable, Equatable {
     }
 
     /// The range as help shows it (`1…10000`), if any.
-    package var rangeText: String? {
+    public var rangeText: String? {
         switch self {
         case .integer(_, let range): range.upperBound == Int.max ? "at least \(range.lowerBound)" : "\(range.lowerBound)…\(range.upperBound)"
         case .number(_, let range): "\(Self.format(range.lowerBound))…\(Self.format(range.upperBound))"
@@ -31,7 +31,7 @@ package enum ValueKind: Sendable, Equatable {
     }
 
     /// A number as people write it: `10`, not `10.0`.
-    package static func format(_ x: Double) -> String {
+    public static func format(_ x: Double) -> String {
         x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
     }
 

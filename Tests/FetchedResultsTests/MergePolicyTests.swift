@@ -285,29 +285,6 @@ import Testing
         #expect(try ObjectStore<Note>(fileURL: url).object(withID: 1)?.title == "A again")
     }
 
-    /// Two processes save 1,000 times each into one file at the same time:
-    /// every save is there at the end.
-    @Test func twoProcessesSavingIntoOneFileLoseNothing() throws {
-        let writer = try BuiltExecutable.url("store-crash-writer")
-        let url = temporaryURL()
-        let processes = try (1...2).map { tag in
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = [url.path, "--share", "\(tag)", "1000"]
-            process.standardOutput = Pipe()
-            try process.run()
-            return process
-        }
-        for process in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-        }
-        let store = try ObjectStore<VersionedRow>(fileURL: url)
-        let ids = Set(store.allObjects().map(\.id))
-        #expect(ids == Set((0..<1000).map { 1_000_000 + $0 } + (0..<1000).map { 2_000_000 + $0 }))
-        #expect(store.version == 2_000)
-    }
-
     @Test func contextsPostObjectsDidChangeAndWillSave() async throws {
         let store = ObjectStore<Note>()
         let context = ObjectContext(store: store, name: "main")

@@ -312,32 +312,4 @@ import TableTestSupport
         try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: url.path + ".missing")
         #expect(throws: StoreError.self) { try ObjectStore<Note>(fileURL: url) }
     }
-
-    /// A writer killed at random moments while it saves pairs of rows: every
-    /// pair it acknowledged is in the store, and no pair is there by half.
-    @Test func killedWritersLoseNoAcknowledgedSaveAndApplyNoPartialOne() throws {
-        let writer = try BuiltExecutable.url("store-crash-writer")
-        let url = temporaryURL()
-        var g = SeededGenerator(seed: 200)
-        var torn = 0
-        for trial in 0..<200 {
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = [url.path, "--pairs"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            usleep(UInt32.random(in: 2_000...40_000, using: &g))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let acks = printed.split(separator: "\n").compactMap { Int($0) }
-            let store = try ObjectStore<VersionedRow>(fileURL: url)
-            torn += store.recoveries.count
-            let ids = Set(store.allObjects().map(\.id))
-            for n in acks { #expect(ids.contains(2 * n) && ids.contains(2 * n + 1), "trial \(trial): acknowledged pair \(n) is missing") }
-            for id in ids { #expect(ids.contains(id ^ 1), "trial \(trial): half of pair \(id / 2)") }
-        }
-        print("200 kills, \(torn) torn saves dropped")
-    }
 }

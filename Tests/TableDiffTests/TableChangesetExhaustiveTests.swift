@@ -40,7 +40,7 @@ import Testing
 
     /// Permutations of n ≤ 5 rows; old and new split every way into ≤ 3
     /// sections named A, B, C; optionally the first row's content changed.
-    @Test(arguments: 0...5)
+    @Test(arguments: 0...TestScale.cases(4, full: 5))
     func everyPermutationAndSplit(rows n: Int) {
         let names = ["A", "B", "C"]
         let old = (0..<n).map { Item(id: $0) }
@@ -62,7 +62,7 @@ import Testing
 
     /// Permutations of n ≤ 3 rows split every way, with every naming of the new
     /// sections from A–D (sections inserted, deleted, moved, renamed).
-    @Test(arguments: 0...3)
+    @Test(arguments: 0...TestScale.cases(2, full: 3))
     func everyNamingOfSections(rows n: Int) {
         let old = (0..<n).map { Item(id: $0) }
         var failures: [String] = []

@@ -8,7 +8,7 @@ import Testing
     func randomPairsReplayUnderUIKitRules(shape: TableGenerator.Shape) {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed &+ UInt64(TableGenerator.Shape.allCases.firstIndex(of: shape)!))
-        let pairs = 2_000   // × 6 shapes: 12,000 pairs per run
+        let pairs = TestScale.cases(500, full: 2_000)   // × 6 shapes: 12,000 pairs in the full run
         var failures = 0
         for _ in 0..<pairs {
             let (old, new) = TableGenerator.pair(shape, &g)

@@ -265,7 +265,7 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
         var refusals = 0, calls = 0
-        for run in 0..<60 {
+        for run in 0..<TestScale.cases(15, full: 60) {
             var snapshot = TableSnapshot<Int, Item>()
             var model = SnapshotModel()
             var history: [String] = []
@@ -303,7 +303,7 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed &+ UInt64(shape.rawValue.count))
         var failures = 0
-        for _ in 0..<1_500 {
+        for _ in 0..<TestScale.cases(300, full: 1_500) {
             let (generatedOld, generated) = TableGenerator.pair(shape, &g)
             let old = generatedOld.map { TableSection(name: $0.name, rows: $0.rows.map { Item(id: $0.id) }) }
             let oldIDs = Set(old.flatMap(\.rows).map(\.id))

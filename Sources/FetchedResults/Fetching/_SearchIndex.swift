@@ -614,6 +614,19 @@ extension FetchedResultsController {
         return rows.count == results.ordered.count ? rows : nil
     }
 
+    /// Waits until the folded text of `keys` is made and current, until
+    /// `deadline` at most: true when it is (``searchIndex(_:)`` then gives it).
+    /// False at once when nothing is making it (no search asked for it, or
+    /// the results are not current: a save not merged yet).
+    package func waitForSearchIndex(_ keys: [String], until deadline: Date) -> Bool {
+        while true {
+            if searchIndex(keys) != nil { return true }
+            guard let pending = searchIndexes.first(where: { $0.keys == keys })?.pending, pending.wait(until: deadline) != nil else {
+                return false
+            }
+        }
+    }
+
     /// Starts making every kept index again (after a fetch).
     func startBuildingSearchIndexes() {
         for slot in searchIndexes { startBuilding(slot) }

@@ -1,0 +1,114 @@
+import Foundation
+import HeadlessTableView
+import TableDiff
+import TableTestSupport
+import Testing
+
+/// Terminal columns and line templates.
+@Suite struct TerminalTextTests {
+    /// Widths a terminal gives (as wcwidth and the East Asian Width table say).
+    @Test(arguments: [
+        ("a", 1), ("~", 1), (" ", 1), ("é", 1), ("e\u{301}", 1), ("\u{301}", 0), ("\u{200B}", 0), ("\u{AD}", 0),
+        ("中", 2), ("あ", 2), ("ア", 2), ("ｱ", 1), ("Ａ", 2), ("한", 2), ("\u{1100}", 2), ("\u{1160}", 0), ("\u{3000}", 2),
+        ("😀", 2), ("👩‍👩‍👧", 2), ("🇯🇵", 2), ("☀️", 2), ("☀", 1), ("✓", 1), ("─", 1), ("…", 1), ("\u{7}", 0),
+        ("𠀋", 2), ("\u{3FFFD}", 2), ("x\u{20DD}", 1),
+    ] as [(Character, Int)])
+    func characterWidths(character: Character, width: Int) {
+        #expect(TerminalText.width(of: character) == width, "\(character.unicodeScalars.map { String($0.value, radix: 16) })")
+    }
+
+    @Test func textWidthsCountControlsAsTheSpaceTheyBecome() {
+        #expect(TerminalText.width(of: "中文 ok") == 7)
+        #expect(TerminalText.width(of: "") == 0)
+        #expect(TerminalText.width(of: "a\tb\n") == 4)
+        #expect(TerminalText.sanitized("a\tb\r\nc\u{85}") == "a b c ")   // CR LF is one character
+        #expect(TerminalText.width(of: "Zoe\u{308} 👍🏽") == 6)
+    }
+
+    @Test func fittingPadsAlignsAndCuts() {
+        #expect(TerminalText.fitting("ab", into: 5) == "ab   ")
+        #expect(TerminalText.fitting("ab", into: 5, alignment: .right) == "   ab")
+        #expect(TerminalText.fitting("ab", into: 5, alignment: .center) == " ab  ")
+        #expect(TerminalText.fitting("Grüße aus Köln", into: 8) == "Grüße a…")
+        #expect(TerminalText.fitting("Grüße aus Köln", into: 8, ellipsis: "...") == "Grüße...")
+        // A wide character straddling the cut leaves a space.
+        #expect(TerminalText.fitting("中文字", into: 4) == "中 …")
+        #expect(TerminalText.fitting("中文字", into: 1) == "…")
+        #expect(TerminalText.fitting("abc", into: 2, ellipsis: "...") == "ab")
+        #expect(TerminalText.fitting("anything", into: 0) == "")
+        #expect(TerminalText.fitting("a\nb", into: 3) == "a b")
+    }
+
+    /// Random texts from hard pieces fit any width exactly, keep a prefix of
+    /// the text, and are unchanged when they fit.
+    @Test func fittingAlwaysGivesTheWidth() {
+        var g = SeededGenerator(seed: SeededGenerator.runSeed())
+        let pieces = ["a", "中", "👩‍👩‍👧", "e\u{301}", "\u{301}", "\t", "🇯🇵", "ｶ", "…", " "]
+        for _ in 0..<3_000 {
+            let text = (0..<Int.random(in: 0...12, using: &g)).map { _ in pieces.randomElement(using: &g)! }.joined()
+            let width = Int.random(in: 0...20, using: &g)
+            let alignment = [TerminalText.Alignment.left, .right, .center].randomElement(using: &g)!
+            let ellipsis = ["…", "...", ""].randomElement(using: &g)!
+            let fitted = TerminalText.fitting(text, into: width, alignment: alignment, ellipsis: ellipsis)
+            #expect(TerminalText.width(of: fitted) == width, "\(text.debugDescription) into \(width)")
+            let clean = TerminalText.sanitized(text)
+            if width == 0 {
+                #expect(fitted.isEmpty)
+            } else if TerminalText.width(of: clean) <= width {
+                // Only padding added (compared by scalars: a mark may join the padding).
+                func unpadded(_ s: String) -> [Unicode.Scalar] { s.unicodeScalars.filter { $0 != " " } }
+                #expect(unpadded(fitted) == unpadded(clean), "\(text.debugDescription)")
+            } else if TerminalText.width(of: ellipsis) <= width {
+                #expect(fitted.hasSuffix(ellipsis))
+                var kept = fitted.dropLast(ellipsis.count)
+                while kept.last == " " { kept.removeLast() }
+                #expect(clean.hasPrefix(kept), "\(fitted.debugDescription)")
+            }
+        }
+    }
+
+    // MARK: Templates
+
+    @Test func templatesLayOutFieldsInTheWidth() throws {
+        let layout: TextLineTemplate = "{title} {date:>12}"
+        #expect(layout.fieldNames == ["title", "date"])
+        let line = layout.line(["title": "Walk by the river", "date": "12 May 2026"])
+        #expect(line.rendered(width: 32) == "Walk by the river    12 May 2026")
+        #expect(line.rendered(width: 24) == "Walk by th…  12 May 2026")
+        // Narrower than the fixed parts: the fixed field gives up its padding.
+        #expect(line.rendered(width: 12) == " 12 May 2026")
+        #expect(line.rendered(width: 8) == " 12 May…")
+        #expect(line.rendered(width: 1) == "…")
+        #expect(line.rendered(width: 0) == "")
+        let centred = try TextLineTemplate(parsing: "[{a:^5}|{b:<4}|{c:>}]{{x}}")
+        #expect(centred.line(["a": "hi", "b": "x", "c": "y"]).rendered(width: 20) == "[ hi  |x   |   y]{x}")
+        // Missing values are empty; several flexible fields share the width,
+        // the shortest kept whole.
+        #expect(centred.line([:]).rendered(width: 16) == "[     |    |]{x}")
+        let two: TextLineTemplate = "{a} {b}"
+        #expect(two.line(["a": "aaaaaaaaaa", "b": "bb"]).rendered(width: 8) == "aaaa… bb")
+        #expect(two.line(["a": "aaaaaaaaaa", "b": "bbbbbbbbbb"]).rendered(width: 9) == "aaa… bbb…")
+    }
+
+    @Test(arguments: [
+        ("{title", TextLineTemplateError.unclosedBrace(offset: 0)),
+        ("ab {x {y}", .unclosedBrace(offset: 3, nestedAt: 6)),
+        ("a } b", .unopenedBrace(offset: 2)),
+        ("{ }", .emptyFieldName(offset: 0)),
+        ("{:>3}", .emptyFieldName(offset: 0)),
+        ("x{date:>abc}", .badSpec("date:>abc", offset: 1)),
+        ("{date:0}", .badSpec("date:0", offset: 0)),
+        ("{date:1001}", .badSpec("date:1001", offset: 0)),
+        ("{date:99999999999999999999999}", .badSpec("date:99999999999999999999999", offset: 0)),
+    ])
+    func malformedTemplatesAreTypedErrors(template: String, error: TextLineTemplateError) {
+        #expect(throws: error) { try TextLineTemplate(parsing: template) }
+        // Written as a literal, it is text.
+        #expect(TextLineTemplate(stringLiteral: template).line([:]).rendered(width: 40).hasPrefix(template))
+    }
+
+    @Test func templateErrorsSayWhatToWrite() {
+        #expect(TextLineTemplateError.unclosedBrace(offset: 4).description == "The field at offset 4 has no closing `}`; write `{{` for a literal brace.")
+        #expect(TextLineTemplateError.badSpec("d:x", offset: 0).description.contains("as in `{date:>12}`"))
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Testing
+import HeadlessTable
+@testable import TableBindings
+import TableTestSupport
+
+/// A search in a big table finds its first rows at once and the rest on a
+/// thread of its own (`isFindingResults`, `showFoundResults`). Checked with
+/// the threshold lowered to every table: while rows are still being found,
+/// the results table shows the first of the predicate's answers, in order;
+/// once they are shown, all of them — with typing, backspaces, saves and
+/// deletes from the results in between, whenever the thread is done or not.
+@Suite struct TableSearchStreamingTests {
+    /// Names whose every character is one scalar (the index decides every row).
+    static let syllables = ["an", "na", "mü", "Mü", "ka", "KA", "l", "ö", "e", "é", "ß", " ", "Zoë"]
+    static let texts = ["a", "n", "an", "m", "mü", "mu", "k", "ka", "kal", "e", "é", " ", "ss", "ö", "zo"]
+    /// Two the index answers, one it does not (the predicate tests every row).
+    static let formats = ["name CONTAINS[cd] %@", "name BEGINSWITH[cd] %@ OR city CONTAINS[cd] %@", "name ENDSWITH[cd] %@"]
+
+    static func name(_ g: inout SeededGenerator, clusters: Bool = false) -> String {
+        // A character of two scalars makes the row one the predicate decides.
+        (0..<g.int(1...5)).map { _ in clusters && g.chance(0.05) ? "👍🏽" : syllables[g.int(0..<syllables.count)] }.joined()
+    }
+
+    static func object(_ id: Int, _ g: inout SeededGenerator, clusters: Bool = false) -> DynamicObject {
+        var fields: [(String, RecordValue)] = [("id", .int(id)), ("name", .string(name(&g, clusters: clusters)))]
+        if g.chance(0.8) { fields.append(("city", .string(name(&g, clusters: clusters)))) }
+        return DynamicObject(fields: DynamicRecord(fields: fields))
+    }
+
+    /// Whether an object is in the even scope.
+    static func isEven(_ object: DynamicObject) -> Bool {
+        if case .int(let id) = object.id { return id % 2 == 0 }
+        return false
+    }
+
+    /// The rows of a table, counting across sections.
+    static func rowCount(_ table: TableView) -> Int {
+        (0..<table.numberOfSections).reduce(0) { $0 + table.numberOfRows(inSection: $1) }
+    }
+
+    /// The ids the results table shows, in order.
+    static func shownIDs(_ search: TableSearch<DynamicObject>) throws -> [RecordValue] {
+        var ids: [RecordValue] = []
+        for section in 0..<search.resultsTable.numberOfSections {
+            for row in 0..<search.resultsTable.numberOfRows(inSection: section) {
+                ids.append(try search.object(at: TablePath(row: row, section: section)).id)
+            }
+        }
+        return ids
+    }
+
+    /// With a scope (`scoped`), rows the predicate decides (`clusters`) or a
+    /// format the index does not answer, the rest is tested a slice at a time
+    /// on this thread (slices of 5).
+    @Test(arguments: [
+        (0, false, false, false), (1, false, false, false), (0, true, false, false), (0, false, true, false), (1, true, true, true),
+        (2, false, false, false), (2, true, true, true),
+    ])
+    func theFirstRowsNowTheRestLaterAlwaysThePredicates(format formatIndex: Int, sectioned: Bool, scoped: Bool, clusters: Bool) throws {
+        let format = Self.formats[formatIndex]
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed &+ UInt64(formatIndex) &* 31 &+ (sectioned ? 7 : 0) &+ (scoped ? 11 : 0) &+ (clusters ? 13 : 0))
+        let texts = Self.texts + (clusters ? ["👍", "👍🏽"] : [])
+        var partial = 0
+        var nextID = 0
+        for round in 0..<TestScale.cases(2, full: 3) {
+            let store = ObjectStore<DynamicObject>()
+            let context = ObjectContext(store: store)
+            let count = [150, 500, 1_500][round]
+            for _ in 0..<count {
+                try context.insert(Self.object(nextID, &g, clusters: clusters))
+                nextID += 1
+            }
+            try context.save()
+            let request = FetchRequest<DynamicObject>(sortKeys: (sectioned ? [SortKey("city")] : []) + [SortKey("name"), SortKey("id")])
+            let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectioned ? "city" : nil)
+            let table = TableView(viewportHeight: 200)
+            table.rowHeight = 20
+            try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+            let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+            binding.onDelete = { object in
+                _ = try context.delete(object.id)
+                try context.save()
+            }
+            let scopes: [TableSearch<DynamicObject>.Scope] = scoped ? [.init("All"), .init("Even", predicate: RecordPredicate { Self.isEven($0) })] : []
+            let search = try TableSearch(binding, format: format, results: sectioned ? .sectioned : .flat, scopes: scopes)
+            search.scanInBackgroundFrom = 0
+            search.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
+            TableSearchIndexTests.waitForIndex(search)
+            #expect(search.isSearchIndexReady == (formatIndex < 2))
+            let arguments = format.components(separatedBy: "%@").count - 1
+            var text = ""
+            for step in 0..<30 {
+                let where_ = "seed \(seed), \(format), round \(round), step \(step)"
+                switch g.int(0..<11) {
+                case 0...3: text += texts[g.int(0..<texts.count)]
+                case 4: text = String(text.dropLast())
+                case 5: text = ""
+                case 6: text = texts[g.int(0..<texts.count)]
+                case 10: if scoped { try search.selectScope(at: g.int(0..<2)) }
+                case 7:
+                    if search.isActive, Self.rowCount(search.resultsTable) > 0 {
+                        try search.resultsTable.commit(.delete, forRowAt: TablePath(row: 0, section: 0))
+                    }
+                default:
+                    let ids = controller.fetchedObjects?.map(\.id) ?? []
+                    for _ in 0..<g.int(1...3) {
+                        if ids.isEmpty || g.chance(0.4) {
+                            try context.insert(Self.object(nextID, &g, clusters: clusters))
+                            nextID += 1
+                        } else if case .int(let id) = ids[g.int(0..<ids.count)], context.object(withID: .int(id)) != nil {
+                            if g.chance(0.4) { _ = try context.delete(.int(id)) } else { try context.update(Self.object(id, &g, clusters: clusters)) }
+                        }
+                    }
+                    try context.save()
+                }
+                try search.update(text: text)
+                // Sometimes the thread is waited for, sometimes taken when done, sometimes left running.
+                switch g.int(0..<3) {
+                case 0: #expect(try search.showFoundResults(waiting: true), "\(where_)")
+                case 1: try search.showFoundResults()
+                default: break
+                }
+                let predicate = try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: arguments))
+                let inScope = { (object: DynamicObject) in search.selectedSearchScopeIndex == 0 || Self.isEven(object) }
+                let expected = try (controller.fetchedObjects ?? []).filter { try predicate.evaluate(with: $0) && inScope($0) }.map(\.id)
+                let shown = try Self.shownIDs(search)
+                #expect(Self.rowCount(search.resultsTable) == shown.count, "\(where_)")
+                if search.isFindingResults {
+                    partial += 1
+                    #expect(Array(expected.prefix(shown.count)) == shown, "\(where_): \"\(text)\": the first results, in order")
+                    if !scoped && !clusters && formatIndex < 2 {
+                        #expect(shown.count < expected.count || shown.count >= 64, "\(where_): \(shown.count) of \(expected.count)")
+                    }
+                    // The selection stays on its row when the rest comes in
+                    // (waited for, or taken in idle turns).
+                    let selected = shown.isEmpty ? nil : TablePath(row: 0, section: 0)
+                    try search.resultsTable.selectRow(at: selected)
+                    if g.chance(0.5) {
+                        #expect(try search.showFoundResults(waiting: true), "\(where_)")
+                    } else {
+                        var turns = 0
+                        while try !search.showFoundResults() && turns < 100_000 {
+                            turns += 1
+                            if turns % 100 == 0 { usleep(100) }
+                        }
+                    }
+                    #expect(!search.isFindingResults)
+                    #expect(search.resultsTable.indexPathForSelectedRow == selected, "\(where_)")
+                }
+                #expect(try Self.shownIDs(search) == expected, "\(where_): \"\(text)\" by \(String(describing: search.lastUpdateMethod))")
+                #expect(search.fetchedObjects?.count == expected.count, "\(where_)")
+            }
+            search.cancel()
+            #expect(!search.isFindingResults)
+        }
+        #expect(partial > 0, "seed \(seed): searches still finding rows when checked: \(partial)")
+    }
+
+    @Test func theRestIsShownByAnAsyncCallAndAChangeWaitsForIt() async throws {
+        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        var g = SeededGenerator(seed: 25)
+        for id in 0..<3_000 { try context.insert(Self.object(id, &g)) }
+        try context.save()
+        let controller = FetchedResultsController(fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey("id")]), context: context)
+        let table = TableView(viewportHeight: 100)
+        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+        let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+        let search = try TableSearch(binding, format: "name CONTAINS[cd] %@")
+        search.scanInBackgroundFrom = 0
+        TableSearchIndexTests.waitForIndex(search)
+        let all = try (controller.fetchedObjects ?? []).filter { try FormatPredicate(format: "name CONTAINS[cd] 'a'").evaluate(with: $0) }.map(\.id)
+        #expect(all.count > 200)
+
+        try search.update(text: "a")
+        #expect(search.isFindingResults)
+        #expect(Self.rowCount(search.resultsTable) == search.firstScanRows)
+        try await search.showAllResults()
+        #expect(!search.isFindingResults)
+        #expect(try Self.shownIDs(search) == all)
+
+        // A save while the rest is being found: the rest first, then the change.
+        try search.update(text: "")
+        #expect(search.isFindingResults)
+        _ = try context.delete(.int(2_999))
+        try context.save()
+        #expect(!search.isFindingResults)
+        #expect(try Self.shownIDs(search) == (controller.fetchedObjects ?? []).map(\.id))
+        #expect(Self.rowCount(search.resultsTable) == 2_999)
+    }
+
+    /// A scope failing on a row tested in a later slice: that call throws (as
+    /// the update does when it tests every row at once), the results table
+    /// keeps the rows it shows, and the search is not remembered.
+    @Test func aRowFailingInALaterSliceIsThrownThen() throws {
+        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        for id in 0..<400 {
+            let city: RecordValue = id == 350 ? .int(7) : .string(id % 3 == 0 ? "Paris" : "Oslo")   // CONTAINS on an Int throws
+            try context.insert(DynamicObject(fields: DynamicRecord(fields: [("id", .int(id)), ("name", .string("anna \(id)")), ("city", city)])))
+        }
+        try context.save()
+        let controller = FetchedResultsController(fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey("id")]), context: context)
+        let table = TableView(viewportHeight: 100)
+        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+        let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+        let scopes: [TableSearch<DynamicObject>.Scope] = [.init("All"), .init("a", predicate: RecordPredicate(try FormatPredicate(format: "city CONTAINS 'a'")))]
+
+        // At once: the update throws, and the search stays as it was.
+        let atOnce = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: scopes)
+        TableSearchIndexTests.waitForIndex(atOnce)
+        try atOnce.selectScope(at: 1)
+        #expect(throws: FetchError.self) { try atOnce.update(text: "a") }
+        #expect(!atOnce.isActive)
+
+        // In slices: the first rows now, the failing row in a later call.
+        let search = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: scopes)
+        search.scanInBackgroundFrom = 0
+        search.slice = _TestSlice(rows: 40, nanoseconds: nil)
+        TableSearchIndexTests.waitForIndex(search)
+        try search.selectScope(at: 1)
+        try search.update(text: "a")
+        #expect(search.isFindingResults)
+        let first = try Self.shownIDs(search)
+        #expect(first == (0..<40).filter { $0 % 3 == 0 }.map { RecordValue.int($0) })
+        var calls = 0
+        var failed = false
+        while !failed && calls < 20 {
+            calls += 1
+            do { try search.showFoundResults() } catch is FetchError { failed = true }
+        }
+        #expect(failed && calls == 8, "the slice from 320 tests row 350 (the 8th call): \(calls)")
+        #expect(!search.isFindingResults)
+        #expect(try Self.shownIDs(search) == first, "the rows shown stay")
+        try search.update(text: "a")
+        #expect(search.lastUpdateMethod != .remembered, "searched again: \(String(describing: search.lastUpdateMethod))")
+    }
+}
