@@ -48,11 +48,11 @@ public enum EmbedderWorkloads {
             smallerCounterpart: count >= 1_000_000 ? "embed/\(kind)-10k" : nil, maxSamples: samples, prepare: prepare)
     }
 
-    static func context(_ count: Int) -> ObjectContext<Person> {
+    static func context(_ count: Int) -> ObjectContext {
         do { return try People.store(count) } catch { fatalError("the benchmark's store: \(error)") }
     }
 
-    static func screen(_ context: ObjectContext<Person>) -> PeopleScreen {
+    static func screen(_ context: ObjectContext) -> PeopleScreen {
         do { return try PeopleScreen(context: context) } catch { fatalError("the benchmark's screen: \(error)") }
     }
 

@@ -19,7 +19,7 @@ public struct Person: Record, Codable, Sendable {
 /// `name CONTAINS[cd] %@`, and a text renderer drawing the table on screen.
 /// Each method is one user action, drawn.
 public final class PeopleScreen {
-    public let context: ObjectContext<Person>
+    public let context: ObjectContext
     public let controller: FetchedResultsController<Person>
     public let table: TableView
     public let binding: FetchedResultsTableBinding<Person>
@@ -29,7 +29,7 @@ public final class PeopleScreen {
     public private(set) var screen = ""
 
     /// Opens the screen over `context`: fetch, bind, first frame.
-    public init(context: ObjectContext<Person>) throws {
+    public init(context: ObjectContext) throws {
         self.context = context
         var request = FetchRequest<Person>(sortKeys: [SortKey("name")])
         request.fetchBatchSize = 50
@@ -45,7 +45,7 @@ public final class PeopleScreen {
             return cell
         }
         binding.onDelete = { [context] person in
-            try context.delete(person.id)
+            try context.delete(person)
             _ = try context.save()
         }
         search = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: Self.scopes)
@@ -151,8 +151,8 @@ public enum People {
     }
 
     /// A store in memory holding `count` people, saved once.
-    public static func store(_ count: Int) throws -> ObjectContext<Person> {
-        let context = ObjectContext(store: ObjectStore<Person>())
+    public static func store(_ count: Int) throws -> ObjectContext {
+        let context = ObjectContext(store: ObjectStore(for: Person.self))
         for person in make(count) { try context.insert(person) }
         _ = try context.save()
         return context

@@ -12,7 +12,7 @@ enum BindingWorkloads {
         typealias Person = FetchWorkloads.Person
         let cities = (0..<sections).map { String(format: "City %05d", $0) }
         var g = SplitMix64(seed: 5)
-        let store = ObjectStore<Person>()
+        let store = ObjectStore(for: Person.self)
         let writer = ObjectContext(store: store)
         for id in 0..<100_000 {
             var person = FetchWorkloads.people(1, seed: UInt64(id))[0]
@@ -34,7 +34,7 @@ enum BindingWorkloads {
         var round = 0
         let save = {
             round += 1
-            guard var person = writer.object(withID: Int(g.next() % 100_000)) else { return }
+            guard var person = try? writer.object(Person.self, id: Int(g.next() % 100_000)) else { return }
             switch round % 3 {
             case 0: person.notes = "edited \(round)"
             case 1: person.lastName = FetchWorkloads.names[Int(g.next() % 20)] + "\(g.next() % 1000)"

@@ -43,8 +43,8 @@ enum FetchWorkloads {
         predicate: RecordPredicate { $0.age >= 20 && $0.age <= 60 },
         sortKeys: [SortKey("city"), SortKey("lastName")])
 
-    static func store(_ people: [Person]) -> ObjectContext<Person> {
-        let context = ObjectContext(store: ObjectStore<Person>())
+    static func store(_ people: [Person]) -> ObjectContext {
+        let context = ObjectContext(store: ObjectStore(for: Person.self))
         for person in people { try? context.insert(person) }
         _ = try? context.save()
         return context
@@ -116,7 +116,7 @@ enum FetchWorkloads {
             summary: "performFetch of \(count) names sorted and sectioned by the German index (TableIndexCollation), against the same names sorted by .localizedStandard and by .plain, one section",
             targets: [Target(against: "localizedStandardSort", atMost: 1.5)]
         ) {
-            let context = ObjectContext(store: ObjectStore<Name>())
+            let context = ObjectContext(store: ObjectStore(for: Name.self))
             for name in names(count) { try? context.insert(name) }
             _ = try? context.save()
             let german = TableIndexCollation(localeIdentifier: "de")
@@ -171,7 +171,7 @@ enum FetchWorkloads {
                 round += 1
                 for _ in 0..<k {
                     let id = Int(g.next() % 1_000_000)
-                    guard var person = writer.object(withID: id) else { continue }
+                    guard var person = try? writer.object(Person.self, id: id) else { continue }
                     switch round % 3 {
                     case 0: person.notes = "edited \(round)"
                     case 1: person.lastName = names[Int(g.next() % 20)] + "\(g.next() % 1000)"

@@ -1,9 +1,9 @@
 import Foundation
 import HeadlessTable
 
-/// The object graph (issue 28): a predicate through a to-one relationship
-/// over a million objects, against the same predicate on a copy of the
-/// objects with the related value inlined.
+/// Relationships: a predicate through a to-one relationship over a million
+/// objects, against the same predicate on a copy of the objects with the
+/// related value inlined.
 enum GraphWorkloads {
     static var all: [Workload] { [toOnePredicate()] }
 
@@ -39,14 +39,13 @@ enum GraphWorkloads {
         ) {
             var g = SplitMix64(seed: 28)
             let months = (0..<entries).map { _ in Int(g.next() % 12) + 1 }
-            let linked, inlined: ObjectGraphContext
+            let linked, inlined: ObjectContext
             do {
                 let model = try ObjectModel(
                     .entity(Entry.self),
                     .entity(Medium.self, relationships: [.toOne("entry", \.entry, to: Entry.self)]))
-                linked = ObjectGraphContext(store: ObjectGraphStore(model: model))
-                let flat = try ObjectModel(.entity(InlinedMedium.self))
-                inlined = ObjectGraphContext(store: ObjectGraphStore(model: flat))
+                linked = ObjectContext(store: ObjectStore(model: model))
+                inlined = ObjectContext(store: ObjectStore(for: InlinedMedium.self))
                 for (id, month) in months.enumerated() { try linked.insert(Entry(id: id, month: month)) }
                 for id in 0..<media {
                     let entry = Int(g.next() % UInt64(entries)), kb = Int(g.next() % 100)
@@ -58,9 +57,9 @@ enum GraphWorkloads {
             } catch {
                 fatalError("graph/to-one-predicate-1M: \(error)")
             }
-            let through = GraphFetchRequest(entityName: "Medium", predicate: try? FormatPredicate(format: "entry.month == 3 AND kb > 10"))
-            let copied = GraphFetchRequest(entityName: "InlinedMedium", predicate: try? FormatPredicate(format: "month == 3 AND kb > 10"))
-            func count(_ context: ObjectGraphContext, _ request: GraphFetchRequest) -> Int { (try? context.fetch(request).count) ?? -1 }
+            let through = FetchRequest<Medium>(predicate: try? RecordPredicate(format: "entry.month == 3 AND kb > 10"))
+            let copied = FetchRequest<InlinedMedium>(predicate: try? RecordPredicate(format: "month == 3 AND kb > 10"))
+            func count<R: Record & Codable>(_ context: ObjectContext, _ request: FetchRequest<R>) -> Int { (try? context.fetch(request).count) ?? -1 }
             return Prepared(
                 subject: { blackHole(count(linked, through)) },
                 baselines: [Baseline(name: "inlined", run: { blackHole(count(inlined, copied)) }, maxSamples: 5)],

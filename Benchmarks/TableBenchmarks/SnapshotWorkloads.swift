@@ -195,7 +195,7 @@ enum SnapshotWorkloads {
                 try? table.register(TableViewCell.self, forCellReuseIdentifier: "row")
                 return table
             }
-            func controller(_ context: ObjectContext<Person>) -> FetchedResultsController<Person> {
+            func controller(_ context: ObjectContext) -> FetchedResultsController<Person> {
                 let controller = FetchedResultsController(fetchRequest: FetchWorkloads.request, context: context, sectionNameKeyPath: "city")
                 try? controller.performFetch()
                 _ = controller.indexPath(forObjectWithID: 0)   // the identity index, built once
@@ -229,10 +229,10 @@ enum SnapshotWorkloads {
             let shown = followedController.fetchedObjects?.map(\.id) ?? []
             var g = SplitMix64(seed: 99)
             var round = 0
-            func save(into context: ObjectContext<Person>) {
+            func save(into context: ObjectContext) {
                 round += 1
                 let id = shown[Int(g.next() % UInt64(shown.count))]
-                guard var person = writer.object(withID: id) else { return }
+                guard var person = try? writer.object(Person.self, id: id) else { return }
                 switch round % 3 {
                 case 0: person.notes = "edited \(round)"
                 case 1: person.lastName = FetchWorkloads.names[Int(g.next() % 20)] + "\(g.next() % 1000)"

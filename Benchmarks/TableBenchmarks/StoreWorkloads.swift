@@ -16,9 +16,9 @@ enum StoreWorkloads {
     }
 
     /// A file store of `people`, saved once and compacted (a snapshot, an empty journal).
-    static func fileStore(_ people: [Person], at url: URL) -> ObjectStore<Person> {
+    static func fileStore(_ people: [Person], at url: URL) -> ObjectStore {
         do {
-            let store = try ObjectStore<Person>(fileURL: url)
+            let store = try ObjectStore(for: Person.self, fileURL: url)
             let context = ObjectContext(store: store)
             for person in people { try context.insert(person) }
             try context.save()
@@ -30,13 +30,13 @@ enum StoreWorkloads {
     }
 
     /// Saves one changed record each time it runs.
-    static func saver(_ store: ObjectStore<Person>, count: Int, seed: UInt64) -> () -> Void {
+    static func saver(_ store: ObjectStore, count: Int, seed: UInt64) -> () -> Void {
         let context = ObjectContext(store: store)
         var g = SplitMix64(seed: seed)
         var round = 0
         return {
             round += 1
-            guard var person = context.object(withID: Int(g.next() % UInt64(count))) else { return }
+            guard var person = try? context.object(Person.self, id: Int(g.next() % UInt64(count))) else { return }
             person.notes = "edited \(round)"
             try? context.update(person)
             do { try context.save() } catch { fatalError("store benchmark: \(error)") }
@@ -52,7 +52,7 @@ enum StoreWorkloads {
             let root = folder()
             let big = fileStore(FetchWorkloads.people(1_000_000), at: root.appendingPathComponent("1M.htstore"))
             let small = fileStore(FetchWorkloads.people(10_000), at: root.appendingPathComponent("10k.htstore"))
-            let memory = ObjectStore<Person>()
+            let memory = ObjectStore(for: Person.self)
             let memoryContext = ObjectContext(store: memory)
             for person in FetchWorkloads.people(1_000_000) { try? memoryContext.insert(person) }
             _ = try? memoryContext.save()
@@ -83,7 +83,7 @@ enum StoreWorkloads {
             try? encoder.encode(people).write(to: jsonURL)
             let size = { (url: URL) in ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.intValue ?? 0 }
             return Prepared(
-                subject: { blackHole((try? ObjectStore<Person>(fileURL: url))?.count) },
+                subject: { blackHole((try? ObjectStore(for: Person.self, fileURL: url))?.count) },
                 baselines: [
                     Baseline(name: "parsePlainJSON", run: { blackHole(try? JSON.parse(Data(contentsOf: jsonURL))) }, maxSamples: 5)
                 ],

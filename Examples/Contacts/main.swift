@@ -17,7 +17,7 @@ struct Contact: Record, Codable, Equatable {
     ]
 }
 
-let store = ObjectStore<Contact>()
+let store = ObjectStore(for: Contact.self)
 let seed = ObjectContext(store: store)
 for (k, person) in [("Ada", "Lovelace", 36), ("Alan", "Turing", 41), ("Grace", "Hopper", 85), ("Edsger", "Dijkstra", 72)].enumerated() {
     try seed.insert(Contact(id: k + 1, firstName: person.0, lastName: person.1, age: person.2))
@@ -27,7 +27,7 @@ _ = try seed.save()
 // The list: its own context and a controller sorted by age, then last name.
 let listContext = ObjectContext(store: store, name: "list")
 let controller = FetchedResultsController(
-    fetchRequest: FetchRequest(sortKeys: [SortKey("age"), SortKey("lastName")]), context: listContext)
+    fetchRequest: FetchRequest<Contact>(sortKeys: [SortKey("age"), SortKey("lastName")]), context: listContext)
 try controller.performFetch()
 let list = TableView(viewportHeight: 7 * 44)
 try list.register(TableViewCell.self, forCellReuseIdentifier: "contact")
@@ -66,7 +66,7 @@ let saved = try addContext.save()
 listContext.mergeChanges(fromContextDidSave: saved)
 show("The add screen saves; the list's context merges the save (Liskov, 36, sorts before Lovelace, 36)")
 
-if var ada = addContext.object(withID: 1) {
+if var ada = try addContext.object(Contact.self, id: 1) {
     ada.age = 75
     try addContext.update(ada)
     listContext.mergeChanges(fromContextDidSave: try addContext.save())

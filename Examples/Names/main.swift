@@ -21,7 +21,7 @@ func loadNames() throws -> [String] {
     return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
 }
 
-let store = ObjectStore<Person>()
+let store = ObjectStore(for: Person.self)
 let context = ObjectContext(store: store)
 for (k, name) in try loadNames().enumerated() { try context.insert(Person(id: k, name: name)) }
 _ = try context.save()
@@ -29,7 +29,7 @@ _ = try context.save()
 // UILocalizedIndexedCollation's counterpart: German sorting and sections.
 let german = TableIndexCollation(localeIdentifier: "de")
 let controller = FetchedResultsController(
-    fetchRequest: FetchRequest(sortKeys: [SortKey("name", collation: german)]), context: context,
+    fetchRequest: FetchRequest<Person>(sortKeys: [SortKey("name", collation: german)]), context: context,
     sectionNameKeyPath: "name", sectionCollation: german)
 try controller.performFetch()
 let table = TableView(viewportHeight: 12 * 44)

@@ -18,13 +18,13 @@ struct Item: Record, Codable, Equatable {
 
 /// The list: a table bound to a controller on the main context.
 final class ListScreen: TableViewDelegate {
-    let context: ObjectContext<Item>
+    let context: ObjectContext
     let table = TableView(viewportHeight: 6 * 44)
     let binding: FetchedResultsTableBinding<Item>
 
-    init(store: ObjectStore<Item>) throws {
+    init(store: ObjectStore) throws {
         context = ObjectContext(store: store, name: "list")
-        let controller = FetchedResultsController(fetchRequest: FetchRequest(sortKeys: [SortKey("createdAt")]), context: context)
+        let controller = FetchedResultsController(fetchRequest: FetchRequest<Item>(sortKeys: [SortKey("createdAt")]), context: context)
         try controller.performFetch()
         try table.register(TableViewCell.self, forCellReuseIdentifier: "item")
         binding = try table.bind(to: controller) { table, indexPath, item in
@@ -35,7 +35,7 @@ final class ListScreen: TableViewDelegate {
         }
         let context = context
         binding.onDelete = { item in
-            try context.delete(item.id)
+            try context.delete(item)
             _ = try context.save()
         }
         table.delegate = self
@@ -53,9 +53,9 @@ final class ListScreen: TableViewDelegate {
 
 /// The add screen: its own context, saved when the user taps Save.
 struct AddScreen {
-    let context: ObjectContext<Item>
+    let context: ObjectContext
 
-    func save(_ name: String, id: Int, at time: Double) throws -> ContextDidSave<Item> {
+    func save(_ name: String, id: Int, at time: Double) throws -> ContextDidSave {
         try context.insert(Item(id: id, name: name, createdAt: Date(timeIntervalSince1970: time)))
         return try context.save()
     }
@@ -74,7 +74,7 @@ final class Screen: TableRenderer {
     }
 }
 
-let store = ObjectStore<Item>()
+let store = ObjectStore(for: Item.self)
 let list = try ListScreen(store: store)
 let screen = try Screen(width: 36)
 list.table.renderer = screen

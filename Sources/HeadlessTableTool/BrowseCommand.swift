@@ -123,7 +123,7 @@ public final class BrowseSession {
     /// The browser.
     public let model: BrowserModel
     /// The context deletes go through.
-    let context: ObjectContext<DynamicObject>
+    let context: ObjectContext
     /// `--write`: DATA's path and its objects in its order.
     private(set) var writeBack: (path: String, objects: [DynamicObject])?
 
@@ -148,20 +148,24 @@ public final class BrowseSession {
     init(_ options: BrowseCommand.Options, read: [DynamicObject]? = nil) throws {
         var laps = _Laps(), timings = BrowseTimings()
         let query = options.query
-        if let entity = query.entity {
-            (context, model, self.timings) = try Self.browse(graph: try GraphFile.read(options.file ?? "", entity: entity, quiet: query.quiet), options)
-            return
-        }
         var request = FetchRequest<DynamicObject>(
             predicate: query.predicate.map(RecordPredicate.init), sortKeys: query.sortKeys.isEmpty ? [SortKey("id")] : query.sortKeys)
         // Records read from the store a batch at a time, as the screen shows
         // them: the controller holds no record per row (16 bytes each).
         request.fetchBatchSize = Self.fetchBatchSize
-        let context: ObjectContext<DynamicObject>
-        if let path = options.store {
-            let store: ObjectStore<DynamicObject>
+        let context: ObjectContext
+        var unsavedNote: String? = options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
+        if let entity = query.entity {
+            // A model file: the entity's objects in a store of the file's model;
+            // a delete applies its delete rules, and the controller follows.
+            let graph = try GraphFile.read(options.file ?? "", entity: entity, quiet: query.quiet)
+            context = graph.context
+            request.entityName = entity
+            unsavedNote = "not saved: a model file is browsed in memory"
+        } else if let path = options.store {
+            let store: ObjectStore
             do {
-                store = try ObjectStore<DynamicObject>(fileURL: URL(fileURLWithPath: path))
+                store = try ObjectStore(for: DynamicObject.self, fileURL: URL(fileURLWithPath: path))
             } catch {
                 throw CommandError("--store \(path): \(error)")
             }
@@ -188,7 +192,7 @@ public final class BrowseSession {
             let objects = try read ?? Self.read(file, quiet: query.quiet)
             writeBack = options.write ? (file, objects) : nil
             do {
-                context = ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
+                context = ObjectContext(store: try ObjectStore(records: objects))
             } catch {
                 throw CommandError("\(file): \(error)")
             }
@@ -199,71 +203,20 @@ public final class BrowseSession {
         do {
             try controller.performFetch()
         } catch {
-            throw CommandError("\(error)")
+            throw CommandError(query.message(for: error))
         }
         timings.fetch = laps.lap()
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
+        let entity = query.entity
         model = try BrowserModel(
             name: name, controller: controller, style: options.style, textKey: options.textKey, detailKey: options.detailKey,
-            unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
+            unsavedNote: unsavedNote
         ) { object in
-            try context.delete(object.id)
+            try context.delete(DynamicObject.self, id: object.id, entity: entity)
             _ = try context.save()
         }
         timings.model = laps.lap()
         self.timings = timings
-    }
-
-    /// A browse of a model file's objects of one entity: the graph fetches
-    /// them (predicate and sort keys through relationships); a controller
-    /// over their records in a plain store shows them; a delete goes through
-    /// the graph (its delete rules applied), and the records follow what it
-    /// changed (objects cascaded or nullified away, or now matching).
-    private static func browse(graph: GraphFile, _ options: BrowseCommand.Options) throws -> (ObjectContext<DynamicObject>, BrowserModel, BrowseTimings) {
-        var laps = _Laps(), timings = BrowseTimings()
-        let query = options.query
-        let sectionKey = query.sectionKey
-        func records() throws -> [DynamicObject] {
-            try graph.records(graph.fetch(query.predicate, sortKeys: query.sortKeys), sectionKeyPath: sectionKey)
-        }
-        let context: ObjectContext<DynamicObject>
-        do {
-            context = ObjectContext(store: try ObjectStore<DynamicObject>(records: try records()))
-        } catch let error as CommandError {
-            throw error
-        } catch {
-            throw CommandError("\(InputFile.name(graph.path)): \(error)")
-        }
-        timings.store = laps.lap()
-        let controller = FetchedResultsController(
-            fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey(GraphFile.orderKey)]), context: context,
-            sectionNameKeyPath: sectionKey == nil ? nil : GraphFile.sectionKey, sectionCollation: query.index?.collation)
-        do {
-            try controller.performFetch()
-        } catch {
-            throw CommandError(query.message(for: error))
-        }
-        timings.fetch = laps.lap()
-        let model = try BrowserModel(
-            name: URL(fileURLWithPath: graph.path).lastPathComponent, controller: controller, style: options.style,
-            textKey: options.textKey, detailKey: options.detailKey, unsavedNote: "not saved: a model file is browsed in memory"
-        ) { object in
-            try graph.context.delete(try graph.context.objectID(DynamicObject.self, id: object.id, entity: graph.entity))
-            try graph.context.save()
-            let fresh = try records()
-            let ids = Set(fresh.map(\.id))
-            for old in try context.fetch(FetchRequest<DynamicObject>()) where !ids.contains(old.id) { try context.delete(old.id) }
-            for record in fresh {
-                if let old = context.object(withID: record.id) {
-                    if old != record { try context.update(record) }
-                } else {
-                    try context.insert(record)
-                }
-            }
-            _ = try context.save()
-        }
-        timings.model = laps.lap()
-        return (context, model, timings)
     }
 
     /// DATA's objects in order, read by the input rules (each with a unique

@@ -25,18 +25,18 @@ enum DemoCommand {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw CommandError("--store: there is no folder \(folder) to keep the store in")
         }
-        let store: ObjectGraphStore
+        let store: ObjectStore
         do {
-            store = try ObjectGraphStore(model: DiaryModel.make(), fileURL: file)
+            store = try ObjectStore(model: DiaryModel.make(), fileURL: file)
         } catch {
             throw CommandError("--store: \(error)")
         }
-        let left = try store.objects(ofEntity: "DiaryEntry")
+        let left = store.objects(DiaryEntry.self)
         if !left.isEmpty {
             // A store kept from an earlier run: the story starts over (the entries' media go with them).
-            let reset = ObjectGraphContext(store: store)
-            for entry in left { try reset.delete(entry.id) }
-            for medium in try store.objects(ofEntity: "Medium") where try reset.object(withID: medium.id) != nil { try reset.delete(medium.id) }
+            let reset = ObjectContext(store: store)
+            for entry in left { try reset.delete(entry) }
+            for medium in store.objects(Medium.self) where try reset.object(Medium.self, id: medium.id) != nil { try reset.delete(medium) }
             try reset.save()
             output.out("(The store at \(file.path) held \(left.count) entries from an earlier run: starting over.)\n")
         }

@@ -3,8 +3,8 @@ import HeadlessTable
 import ToolArguments
 
 /// A model file: a model of several entities and their objects, read whole,
-/// checked, and loaded into an object graph (`--entity NAME` chooses the
-/// entity a command shows).
+/// checked, and loaded into a store of that model (`--entity NAME` chooses
+/// the entity a command shows: a fetch request of it, on the store).
 ///
 /// ```json
 /// {"model": {"Entry": {"relationships": {"media": {"destination": "Medium", "toMany": true,
@@ -22,7 +22,7 @@ struct GraphFile {
     /// The model the file declares.
     let model: ObjectModel
     /// A context of the store in memory holding every object, saved.
-    let context: ObjectGraphContext
+    let context: ObjectContext
     /// The entity asked for.
     let entity: String
     /// The file, for messages.
@@ -60,8 +60,8 @@ struct GraphFile {
             throw CommandError.usage("--entity \(UsageError.excerpt(entity)): \(file) has no such entity; its entities are \(model.entities.map(\.name).joined(separator: ", "))")
         }
         let objects = try Self.objects(top["objects"] ?? .record(DynamicRecord(fields: [])), model: model, file: file)
-        let store = ObjectGraphStore(model: model)
-        let context = ObjectGraphContext(store: store)
+        let store = ObjectStore(model: model)
+        let context = ObjectContext(store: store)
         do {
             // Every object without its relationships first, then each with
             // them: the context checks every id and keeps the inverses.
@@ -315,64 +315,10 @@ struct GraphFile {
 
     // MARK: Reading
 
-    /// The objects of the entity that match, in the order of the sort keys
-    /// (the file's order without), from `offset`, at most `limit`.
-    func fetch(_ predicate: FormatPredicate?, sortKeys: [SortKey], limit: Int? = nil, offset: Int = 0) throws -> [GraphObject] {
-        let request = GraphFetchRequest(entityName: entity, predicate: predicate, sortKeys: sortKeys, fetchLimit: limit.map { offset + $0 })
-        do throws(GraphFetchError) {
-            return Array(try context.fetch(request).dropFirst(offset))
-        } catch {
-            switch error {
-            case .evaluation(let message):
-                throw CommandError("--where: \(UsageError.excerpt(message, length: 200)) (evaluating \(UsageError.excerpt(predicate?.predicateFormat ?? "the search")))")
-            default:
-                throw CommandError("\(InputFile.name(path)): \(error)")
-            }
-        }
-    }
-
-    /// The value of a key path from an object: through its relationships
-    /// (a to-many one gives an array), then into its fields.
-    func value(of object: GraphObject, atKeyPath path: ArraySlice<String>) throws -> RecordValue {
-        guard let key = path.first else { return .null }
-        guard let r = model.entity(named: object.entityName)?.relationship(named: key) else {
-            return ((object.record as? DynamicObject)?.fields[key] ?? .null).value(atKeyPath: path.dropFirst())
-        }
-        let destinations: [GraphObject]
-        do throws(ObjectGraphError) {
-            destinations = try context.destinations(of: object.id, relationship: r.name)
-        } catch {
-            throw CommandError("\(InputFile.name(self.path)): \(error)")
-        }
-        if path.count == 1 { return r.isToMany ? .array(destinations.map { $0.id.key }) : destinations.first?.id.key ?? .null }
-        let values = try destinations.map { try value(of: $0, atKeyPath: path.dropFirst()) }
-        return r.isToMany ? .array(values) : values.first ?? .null
-    }
-
-    /// Keys of the records a controller orders and sections by (never keys of
-    /// a file: they start with a control character), left out of every output.
-    static let orderKey = "\u{1}order", sectionKey = "\u{1}section"
-
-    /// The objects as records a controller over a plain store orders (by
-    /// ``orderKey``, their place in `objects`) and sections (by
-    /// ``sectionKey``, the value of `sectionKeyPath` through relationships).
-    func records(_ objects: [GraphObject], sectionKeyPath: String?) throws -> [DynamicObject] {
-        let path = sectionKeyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init)[...] }
-        return try objects.enumerated().map { k, object in
-            var record = object.record as? DynamicObject ?? DynamicObject(fields: DynamicRecord(fields: [("id", object.id.key)]))
-            record.fields[Self.orderKey] = .int(k)
-            if let path { record.fields[Self.sectionKey] = try value(of: object, atKeyPath: path) }
-            return record
-        }
-    }
-
-    /// A record without the keys ``records(_:sectionKeyPath:)`` added.
-    static func plain(_ fields: DynamicRecord) -> DynamicRecord {
-        guard fields[orderKey] != nil else { return fields }
-        var plain = fields
-        plain[orderKey] = nil
-        plain[sectionKey] = nil
-        return plain
+    /// A request of the entity's objects: its predicate, sort keys, limit
+    /// and offset read through relationships by the store's context.
+    func request(_ predicate: FormatPredicate?, sortKeys: [SortKey], limit: Int? = nil, offset: Int = 0) -> FetchRequest<DynamicObject> {
+        FetchRequest(entityName: entity, predicate: predicate.map(RecordPredicate.init), sortKeys: sortKeys, fetchLimit: limit, fetchOffset: offset)
     }
 }
 

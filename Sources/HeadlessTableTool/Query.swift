@@ -139,7 +139,7 @@ struct Query {
     var sectionLabel: String { index?.label ?? sectionKey ?? "" }
 
     /// A fetched results controller of `request` in `context`, sectioned as the options say.
-    func controller(_ request: FetchRequest<DynamicObject>, in context: ObjectContext<DynamicObject>) -> FetchedResultsController<DynamicObject> {
+    func controller(_ request: FetchRequest<DynamicObject>, in context: ObjectContext) -> FetchedResultsController<DynamicObject> {
         FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectionKey, sectionCollation: index?.collation)
     }
 
@@ -147,12 +147,20 @@ struct Query {
     /// as a fetched results controller makes them — or in the data's order,
     /// in one section, when neither sort keys nor a section key are given.
     func sections(of path: String, also: FormatPredicate? = nil) throws -> [Section] {
-        if let entity { return try graphSections(of: try GraphFile.read(path, entity: entity, quiet: quiet), also: also) }
-        let context = ObjectContext(store: try Self.store(of: path, quiet: quiet))
-        let predicates = [predicate, also].compactMap { $0 }.map(RecordPredicate<DynamicObject>.init)
-        let request = FetchRequest<DynamicObject>(
-            predicate: predicates.dropFirst().reduce(predicates.first) { $0?.and($1) },
-            sortKeys: sortKeys, fetchLimit: limit, fetchOffset: offset)
+        let context: ObjectContext
+        var request: FetchRequest<DynamicObject>
+        if let entity {
+            // A model file: the entity's objects, key paths through relationships.
+            let graph = try GraphFile.read(path, entity: entity, quiet: quiet)
+            context = graph.context
+            request = graph.request(predicate(and: also), sortKeys: sortKeys, limit: limit, offset: offset)
+        } else {
+            context = ObjectContext(store: try Self.store(of: path, quiet: quiet))
+            let predicates = [predicate, also].compactMap { $0 }.map(RecordPredicate<DynamicObject>.init)
+            request = FetchRequest<DynamicObject>(
+                predicate: predicates.dropFirst().reduce(predicates.first) { $0?.and($1) },
+                sortKeys: sortKeys, fetchLimit: limit, fetchOffset: offset)
+        }
         do {
             if sortKeys.isEmpty && sectionKey == nil {
                 // No order asked for: the data's order (a controller needs sort keys).
@@ -170,34 +178,6 @@ struct Query {
     func predicate(and also: FormatPredicate?) -> FormatPredicate? {
         guard let predicate, let also else { return predicate ?? also }
         return FormatPredicate(.and([predicate.condition, also.condition]))
-    }
-
-    /// The sections of a model file's objects of ``entity`` that match (and
-    /// match `also`): the graph fetches them in order (key paths through
-    /// relationships), a controller over their records makes the sections.
-    func graphSections(of graph: GraphFile, also: FormatPredicate? = nil) throws -> [Section] {
-        let objects = try graph.fetch(predicate(and: also), sortKeys: sortKeys, limit: limit, offset: offset)
-        guard let sectionKey else {
-            return [("", nil, try graph.records(objects, sectionKeyPath: nil).map { DynamicObject(fields: GraphFile.plain($0.fields)) })]
-        }
-        let records = try graph.records(objects, sectionKeyPath: sectionKey)
-        let context: ObjectContext<DynamicObject>
-        do {
-            context = ObjectContext(store: try ObjectStore(records: records))
-        } catch {
-            throw CommandError("\(InputFile.name(graph.path)): \(error)")
-        }
-        let controller = FetchedResultsController(
-            fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey(GraphFile.orderKey)]), context: context,
-            sectionNameKeyPath: GraphFile.sectionKey, sectionCollation: index?.collation)
-        do {
-            try controller.performFetch()
-        } catch {
-            throw CommandError(message(for: error))
-        }
-        return (controller.sections ?? []).map { section in
-            (section.name, section.indexTitle, section.objects.map { DynamicObject(fields: GraphFile.plain($0.fields)) })
-        }
     }
 
     /// A library error in the words of the command line.
@@ -227,7 +207,7 @@ struct Query {
 
     /// A store in memory holding every object of the JSON array at `path`
     /// (saved once, in the file's order; the input rules: each with a unique id).
-    static func store(of path: String, quiet: Bool = false) throws -> ObjectStore<DynamicObject> {
+    static func store(of path: String, quiet: Bool = false) throws -> ObjectStore {
         let objects = try InputRules.objects(path, quiet: quiet)
         do {
             return try ObjectStore(records: objects)

@@ -134,7 +134,7 @@ final class RecordTable: TableViewDataSource {
     static func text(of record: DynamicRecord, textKey: String?) -> String {
         if let textKey { return record[textKey].map(Self.display) ?? "" }
         if let value = Self.textKeys.lazy.compactMap({ record[$0] }).first { return Self.display(value) }
-        var rest = GraphFile.plain(record)
+        var rest = record
         rest["id"] = nil
         return JSON.string(.record(rest))
     }

@@ -33,10 +33,9 @@ public struct DiaryEntry: Record, Codable, Equatable, Sendable {
     /// (`"image"`, `"audio"`), read through the relationship `media` in
     /// `context`; nil when it has none.
     ///
-    /// - Throws: `ObjectGraphError` when a medium it names is missing.
-    public func medium(forType type: String, in context: ObjectGraphContext) throws(ObjectGraphError) -> Medium? {
-        let id = try context.objectID(DiaryEntry.self, id: id)
-        return try context.destinations(of: id, relationship: "media").lazy.compactMap { $0.as(Medium.self) }.first { $0.type == type }
+    /// - Throws: `ContextError` when a medium it names is missing.
+    public func medium(forType type: String, in context: ObjectContext) throws(ContextError) -> Medium? {
+        try context.destinations(of: self, relationship: "media", as: Medium.self).first { $0.type == type }
     }
 
     /// "21 Nov 08:10", in English and UTC whatever the machine's settings.

@@ -9,11 +9,14 @@ public final class EntryCell: TableViewCell {
     var entry: DiaryEntry?
     /// The icon of the entry's media: ▣ a photo, ♪ a recording, ✎ text only.
     var icon = "✎"
-    /// What tapping the star does (set by the screen).
-    var onStar: ((EntryCell) -> Void)?
+    /// What tapping the star does (set by the screen): what it throws (a
+    /// save that failed) is the tap's.
+    var onStar: ((EntryCell) throws -> Void)?
 
     /// A tap on the star.
-    public func tapStar() { onStar?(self) }
+    ///
+    /// - Throws: what saving the entry threw; the entry is as it was.
+    public func tapStar() throws { try onStar?(self) }
 
     public override func textLines() -> [TextLine]? {
         entry.map { entry in

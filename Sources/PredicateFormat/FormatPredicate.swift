@@ -87,9 +87,8 @@ public struct FormatPredicate: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: `RecordKeyError` for a key the record type does not declare.
     public func compiled<R: Record>(for type: R.Type = R.self) throws(RecordKeyError) -> CompiledPredicate<R> {
-        let keys = R.recordKeys
         let compiler = _PredicateCompiler<R>(
-            reader: { path throws(RecordKeyError) in try keys.reader(forKeyPath: path).read },
+            reader: { path throws(RecordKeyError) in try R._reader(forKeyPath: path).read },
             rootValue: _recordValue)
         return CompiledPredicate(test: try compiler.condition(condition))
     }

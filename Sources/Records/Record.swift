@@ -68,6 +68,14 @@ public struct RecordKeyError: Error, Hashable, Sendable, CustomStringConvertible
     public var typeName: String
     public var knownKeys: [String]
 
+    /// An error from its parts: the key path from the key that cannot be
+    /// read, the type (or entity) it cannot be read from, and its keys.
+    public init(keyPath: String, typeName: String, knownKeys: [String]) {
+        self.keyPath = keyPath
+        self.typeName = typeName
+        self.knownKeys = knownKeys
+    }
+
     public var description: String {
         let first = keyPath.split(separator: ".", omittingEmptySubsequences: false).first.map(String.init) ?? keyPath
         return "\(typeName) has no key '\(first)'" + (knownKeys.isEmpty ? "" : " (its keys: \(knownKeys.joined(separator: ", ")))")
@@ -131,9 +139,36 @@ public struct RecordKeys<Root>: Sendable {
         case .lookup(let lookup):
             head = { lookup($0, first) ?? .null }
         }
-        if rest.isEmpty { return RecordReader(read: head) }
+        if rest.isEmpty { return RecordReader(head) }
         return RecordReader { root in head(root).value(atKeyPath: rest[...]) }
     }
+}
+
+extension Record {
+    /// A reader of a key path of this record type, as fetches, sort keys and
+    /// predicates read them: the declared keys, and `id` — the identity, as
+    /// a value — when they do not declare it.
+    ///
+    /// - Throws: ``RecordKeyError`` when the first key is neither.
+    @usableFromInline
+    package static func _reader(forKeyPath keyPath: String) throws(RecordKeyError) -> RecordReader<Self> {
+        do {
+            return try recordKeys.reader(forKeyPath: keyPath)
+        } catch {
+            let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard components.first == "id" else { throw error }
+            let rest = Array(components.dropFirst())
+            return RecordReader { record in _identityValue(record.id).value(atKeyPath: rest[...]) }
+        }
+    }
+}
+
+/// An identity as a value: what it converts or encodes to (its description
+/// when it does neither).
+package func _identityValue<ID>(_ id: ID) -> RecordValue {
+    if let convertible = id as? any RecordValueConvertible { return convertible.recordValue }
+    if let encodable = id as? any Encodable, let value = try? RecordValueEncoder().encode(encodable) { return value }
+    return .string("\(id)")
 }
 
 extension RecordKeys: ExpressibleByDictionaryLiteral {
@@ -154,6 +189,10 @@ extension RecordKeys where Root: Encodable & Sendable {
 /// A key path of a record type, resolved once: read it with `reader(record)`.
 public struct RecordReader<Root>: @unchecked Sendable {
     @usableFromInline package let read: (Root) -> RecordValue
+
+    /// A reader of `read`'s values (a key path read by other means: through
+    /// relationships, say).
+    package init(_ read: @escaping (Root) -> RecordValue) { self.read = read }
 
     /// The value at the key path in `root`: `.null` when the path leads nowhere.
     @inlinable

@@ -84,6 +84,10 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     /// How each kind of change shows; Apple's Core Data table template fades
     /// everything, and so does the binding unless told otherwise.
     public var rowAnimations = TableView.RowAnimations.fade
+    /// Whether the table shows the controller's section index titles (true
+    /// by default, as for a contacts list; a diary's months want none).
+    /// Set it before the table is first shown, or reload the table.
+    public var showsSectionIndex = true
 
     var change = _ReportedChange()
     /// How a user's move is written into the model; nil (the default): rows
@@ -125,7 +129,7 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     }
 
     public func sectionIndexTitles(for tableView: TableView) -> [String]? {
-        controller.sectionNameKeyPath == nil ? nil : controller.sectionIndexTitles
+        controller.sectionNameKeyPath == nil || !showsSectionIndex ? nil : controller.sectionIndexTitles
     }
 
     public func tableView(_ tableView: TableView, sectionForSectionIndexTitle title: String, at index: Int) -> Int {

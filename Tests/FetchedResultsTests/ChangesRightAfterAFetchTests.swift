@@ -13,7 +13,7 @@ import TableTestSupport
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed &+ 4096)
         for round in 0..<3 {
-            let context = ObjectContext(store: ObjectStore<Note>())
+            let context = ObjectContext(store: ObjectStore(for: Note.self))
             let count = 4_096 + g.int(0...3_000)
             for id in 0..<count {
                 try context.insert(Note(id: id, group: ["a", "b", "c"][g.int(0..<3)], rank: g.int(0...50), title: "t\(g.int(0...20))"))

@@ -82,8 +82,8 @@ import Testing
 
     // MARK: Fetching
 
-    func makeContext(_ names: [String?]) throws -> ObjectContext<Note> {
-        let context = ObjectContext(store: ObjectStore<Note>())
+    func makeContext(_ names: [String?]) throws -> ObjectContext {
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
         for (k, name) in names.enumerated() { try context.insert(Note(id: k, group: name, rank: k)) }
         try context.save()
         return context

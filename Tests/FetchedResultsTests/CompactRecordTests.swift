@@ -258,14 +258,14 @@ import Testing
             objects.append(DynamicObject(fields: DynamicRecord(fields: fields)))
         }
         do {
-            let store = try ObjectStore<DynamicObject>(fileURL: url)
+            let store = try ObjectStore(for: DynamicObject.self, fileURL: url)
             let context = ObjectContext(store: store)
             for object in objects { try context.insert(object) }
             try context.save()
             try context.delete(objects[5].id)
             try context.save()
         }
-        let reopened = try ObjectStore<DynamicObject>(fileURL: url)
+        let reopened = try ObjectStore(for: DynamicObject.self, fileURL: url)
         #expect(reopened.count == objects.count - 1)
         for object in objects where object.id != objects[5].id {
             let read = try #require(reopened.object(withID: object.id))

@@ -111,8 +111,8 @@ import Testing
 
     // MARK: The controller's invariants
 
-    func makeContext(_ notes: [Note]) throws -> ObjectContext<Note> {
-        let context = ObjectContext(store: ObjectStore<Note>())
+    func makeContext(_ notes: [Note]) throws -> ObjectContext {
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
         for note in notes { try context.insert(note) }
         try context.save()
         return context

@@ -113,7 +113,7 @@ import Testing
             values.append(.double(Bool.random(using: &g) ? d : d + 0.5))
         }
         values.shuffle(using: &g)
-        let store = ObjectStore<DynamicObject>()
+        let store = ObjectStore(for: DynamicObject.self)
         let context = ObjectContext(store: store)
         for (k, value) in values.enumerated() { try context.insert(DynamicObject(fields: DynamicRecord(fields: [("id", .int(k)), ("n", value)]))) }
         try context.save()
@@ -141,10 +141,10 @@ import Testing
         let values = Self.integers(count: 200, seed: 5)
         do {
             let url = folder.appendingPathComponent("objects.htstore")
-            let context = ObjectContext(store: try ObjectStore<DynamicObject>(fileURL: url))
+            let context = ObjectContext(store: try ObjectStore(for: DynamicObject.self, fileURL: url))
             for (k, value) in values.enumerated() { try context.insert(DynamicObject(fields: DynamicRecord(fields: [("id", value), ("k", .int(k)), ("list", RecordValue.array([value]))]))) }
             try context.save()
-            let reopened = try ObjectStore<DynamicObject>(fileURL: url)
+            let reopened = try ObjectStore(for: DynamicObject.self, fileURL: url)
             for (k, value) in values.enumerated() {
                 let object = reopened.object(withID: value)
                 #expect(object?.fields["k"] == .int(k) && object?.fields["list"] == .array([value]))
@@ -153,11 +153,11 @@ import Testing
         }
         do {
             let url = folder.appendingPathComponent("accounts.htstore")
-            let context = ObjectContext(store: try ObjectStore<Account>(fileURL: url))
+            let context = ObjectContext(store: try ObjectStore(for: Account.self, fileURL: url))
             let accounts = [Account(id: .max, balance: .min), Account(id: .max - 1, balance: .max), Account(id: 1 << 63, balance: -1)]
             for account in accounts { try context.insert(account) }
             try context.save()
-            let reopened = try ObjectStore<Account>(fileURL: url)
+            let reopened = try ObjectStore(for: Account.self, fileURL: url)
             #expect(Set(reopened.allObjects()) == Set(accounts))
             // A predicate over the typed record sees the exact values.
             let request = FetchRequest<Account>(predicate: try RecordPredicate(format: "id > 9223372036854775808 AND balance < 0"))

@@ -7,7 +7,7 @@ import Testing
 /// Fetch requests with format predicates: the order and the errors a fetch gives.
 @Suite struct FetchRequestPredicateTests {
     @Test func fetchRequestsTakeFormatStrings() throws {
-        let store = ObjectStore<DynamicObject>()
+        let store = ObjectStore(for: DynamicObject.self)
         let context = ObjectContext(store: store)
         for (k, name) in ["Anna", "Björn", "Émile", "Zoë", "Ånge"].enumerated() {
             try context.insert(DynamicObject(fields: DynamicRecord(fields: [("id", .int(k)), ("name", .string(name)), ("age", .int(20 + k * 5))])))

@@ -74,7 +74,7 @@ import Testing
         var nextID = 0
         var failures = 0
         for round in 0..<4 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store, name: "view")
             let writer = ObjectContext(store: store, name: "writer")
             for _ in 0..<g.int(0...12) {
@@ -146,7 +146,7 @@ import Testing
     /// once; the others go on; a controller followed by a sequence alone
     /// follows its context.
     @Test func aConsumerThatStopsIsReleased() async throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         var controller: FetchedResultsController<Note>! = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context)
         try controller.performFetch()
@@ -179,7 +179,7 @@ import Testing
     /// arrives on the main actor as a `Sendable` value, the index paths as
     /// they were when the change was reported (not as the controller is now).
     @Test func eventsKeepThePathsOfTheirChange() async throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         var controller: FetchedResultsController<Note>? = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context)
         try controller!.performFetch()

@@ -8,8 +8,8 @@ import Testing
 
 @Suite struct FetchedResultsControllerTests {
     /// A store with notes, and a context on it.
-    func makeContext(_ notes: [Note]) throws -> ObjectContext<Note> {
-        let context = ObjectContext(store: ObjectStore<Note>())
+    func makeContext(_ notes: [Note]) throws -> ObjectContext {
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
         for note in notes { try context.insert(note) }
         try context.save()
         return context
@@ -254,7 +254,7 @@ import Testing
     }
 
     @Test func ownChangesMergesAndRollbacks() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let view = ObjectContext(store: store, name: "view"), editor = ObjectContext(store: store, name: "editor")
         try view.insert(Note(id: 1, group: nil, rank: 1))
         try view.save()

@@ -39,7 +39,7 @@ import Testing
         var nextID = 0
         var checks = 0
         for _ in 0..<12 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store, name: "view")
             let writers = [ObjectContext(store: store, name: "w1"), ObjectContext(store: store, name: "w2")]
             for _ in 0..<g.int(0...15) {
@@ -127,7 +127,7 @@ import Testing
         let burst = NoteChangeBurst(groups: groups, changes: 1...4, noGroupOnInsert: 0, noGroupOnEdit: 0)
         var nextID = 0, outOfOrder = 0
         for _ in 0..<8 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store, name: "view")
             let writer = ObjectContext(store: store, name: "writer")
             // In order at first: the group follows the rank.

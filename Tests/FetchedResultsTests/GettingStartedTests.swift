@@ -40,7 +40,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
 
-        let store = try ObjectStore<Entry>(fileURL: folder.appendingPathComponent("diary.json"))
+        let store = try ObjectStore(for: Entry.self, fileURL: folder.appendingPathComponent("diary.json"))
         let view = ObjectContext(store: store, name: "view")
         let editor = ObjectContext(store: store, name: "editor")
 
@@ -67,7 +67,7 @@ import Testing
         #expect(screen.changes == ["insert Fog over the bridge - {0, 0}"])
         #expect(screen.stages == 1)
         // The save is in the file.
-        #expect(try ObjectStore<Entry>(fileURL: folder.appendingPathComponent("diary.json")).allObjects() == [first])
+        #expect(try ObjectStore(for: Entry.self, fileURL: folder.appendingPathComponent("diary.json")).allObjects() == [first])
     }
 
     /// The code above that the article shows, line for line (the test's own

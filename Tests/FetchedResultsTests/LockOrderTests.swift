@@ -55,8 +55,8 @@ import TableTestSupport
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lock-order-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent("store.htstore")
-        let persistence = JournalFilePersistence<Note>(fileURL: url, compactionRatio: 0, minimumJournalBytes: 0)
-        let (a, b) = (try ObjectStore(persistence: persistence), try ObjectStore<Note>(fileURL: url))
+        let persistence = JournalFilePersistence(fileURL: url, compactionRatio: 0, minimumJournalBytes: 0)
+        let (a, b) = (try ObjectStore(persistence: persistence), try ObjectStore(for: Note.self, fileURL: url))
         let (x, y) = (ObjectContext(store: a), ObjectContext(store: b))
         for k in 0..<20 {
             try (k % 2 == 0 ? x : y).insert(Note(id: k, group: nil, rank: k))

@@ -17,8 +17,8 @@ import Testing
 
     /// A store with note 1 (group "base", rank 0, title "base"); context `a`
     /// changes the title, and saves first; `b` then saves its own change.
-    func conflict(_ policy: MergePolicy, b change: (ObjectContext<Note>) throws -> Void) throws -> (ObjectStore<Note>, ObjectContext<Note>, Result<Void, StoreError>) {
-        let store = ObjectStore<Note>()
+    func conflict(_ policy: MergePolicy, b change: (ObjectContext) throws -> Void) throws -> (ObjectStore, ObjectContext, Result<Void, StoreError>) {
+        let store = ObjectStore(for: Note.self)
         let setup = ObjectContext(store: store)
         try setup.insert(Note(id: 1, group: "base", rank: 0, title: "base"))
         try setup.save()
@@ -94,7 +94,7 @@ import Testing
     /// the save says so; a record whose merge decodes is not listed.
     @Test(arguments: [MergePolicy.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump])
     func aMergeByPropertyThatFallsBackToAWholeRecordSaysSo(policy: MergePolicy) throws {
-        let store = ObjectStore<Bounds>()
+        let store = ObjectStore(for: Bounds.self)
         let setup = ObjectContext(store: store)
         try setup.insert(Bounds(id: 1, low: 0, high: 10))
         try setup.insert(Bounds(id: 2, low: 0, high: 10))
@@ -118,7 +118,7 @@ import Testing
     /// A context merging a save into a pending update it cannot merge by
     /// property keeps its update whole, and says so.
     @Test func mergingASaveThatCannotMergeByPropertySaysSo() throws {
-        let store = ObjectStore<Bounds>()
+        let store = ObjectStore(for: Bounds.self)
         let setup = ObjectContext(store: store)
         try setup.insert(Bounds(id: 1, low: 0, high: 10))
         try setup.insert(Bounds(id: 2, low: 0, high: 10))
@@ -145,7 +145,7 @@ import Testing
     @Test(arguments: [MergePolicy.error, .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback])
     func anUpdateIsBasedOnTheVersionReadEvenWhenAnotherSaveCameBetween(policy: MergePolicy) throws {
         for foreignSaves in 0...3 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")
             a.mergePolicy = policy
             try a.insert(Note(id: 1, group: nil, rank: 0, title: "t"))
@@ -185,7 +185,7 @@ import Testing
     /// its capacity of replaced versions since) is still merged, and the save
     /// says the merge could not tell which side changed what.
     @Test func aChangeOnAVersionTheStoreForgotIsMergedAndSaysSo() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")
         a.mergePolicy = .mergeByPropertyObjectTrump
         b.mergePolicy = .overwrite  // `b` saw none of `a`'s saves
@@ -207,7 +207,7 @@ import Testing
 
     @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump])
     func twoContextsOnTwoThreads(policy: MergePolicy) async throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let setup = ObjectContext(store: store)
         for id in 0..<10 { try setup.insert(Note(id: id, group: nil, rank: 0)) }
         try setup.save()
@@ -258,7 +258,7 @@ import Testing
     /// loses the other's saves, and each store's contexts hear of the other's.
     @Test func twoStoresOnOneFileKeepEachOthersSaves() async throws {
         let url = temporaryURL()
-        let a = try ObjectStore<Note>(fileURL: url), b = try ObjectStore<Note>(fileURL: url)
+        let a = try ObjectStore(for: Note.self, fileURL: url), b = try ObjectStore(for: Note.self, fileURL: url)
         let heard = b.didSaveNotifications()
         let ca = ObjectContext(store: a), cb = ObjectContext(store: b)
         try ca.insert(Note(id: 1, group: nil, rank: 0, title: "from A"))
@@ -269,7 +269,7 @@ import Testing
         var iterator = heard.makeAsyncIterator()
         let first = await iterator.next()
         #expect(first?.insertedIDs == [1] && first?.isExternal == true)
-        #expect(try ObjectStore<Note>(fileURL: url).allObjects().map(\.title) == ["from A", "from B"])
+        #expect(try ObjectStore(for: Note.self, fileURL: url).allObjects().map(\.title) == ["from A", "from B"])
         // An update in A of a record B changed meanwhile is a conflict, as in one store.
         let stale = ObjectContext(store: a)
         try stale.update(Note(id: 1, group: nil, rank: 1, title: "A again"))
@@ -282,11 +282,11 @@ import Testing
         #expect(a.object(withID: 1)?.rank == 9)   // picked up before the refused save
         stale.mergePolicy = .overwrite
         try stale.save()
-        #expect(try ObjectStore<Note>(fileURL: url).object(withID: 1)?.title == "A again")
+        #expect(try ObjectStore(for: Note.self, fileURL: url).object(withID: 1)?.title == "A again")
     }
 
     @Test func contextsPostObjectsDidChangeAndWillSave() async throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store, name: "main")
         let changes = context.objectsDidChangeNotifications()
         let willSave = context.willSaveNotifications()
@@ -295,7 +295,7 @@ import Testing
         let observers = [Notification.Name.objectContextObjectsDidChange, .objectContextWillSave, .objectContextDidSave].map { name in
             NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { note in
                 guard let object = note.object as AnyObject?, [contextID, storeID].contains(ObjectIdentifier(object)) else { return }
-                let inserted = (note.userInfo?[ObjectContext<Note>.insertedKey] as? [AnyHashable])?.count ?? -1
+                let inserted = (note.userInfo?[ObjectContext.insertedKey] as? [AnyHashable])?.count ?? -1
                 posted.items.append("\(note.name.rawValue.split(separator: ".").last!) \(inserted)")
             }
         }
@@ -322,7 +322,7 @@ import Testing
     /// With `automaticallyProcessesPendingChanges`, a controller on the context
     /// sees each insert when the call returns; inside `performChanges`, once.
     @Test func aControllerSeesItsOwnContextsInsertsAtOnce() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         context.automaticallyProcessesPendingChanges = true
         let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context)

@@ -31,7 +31,7 @@ import TableTestSupport
         for _ in 0..<20 {
             let notes = (0..<g.int(0...60)).map { id in Note(id: id * 7 % 61, group: ["a", "b", "c"][g.int(0..<3)], rank: g.int(0...5)) }
             let bulk = try ObjectStore(records: notes)
-            let saved = ObjectStore<Note>()
+            let saved = ObjectStore(for: Note.self)
             let inserting = ObjectContext(store: saved)
             for note in notes { try inserting.insert(note) }
             _ = try inserting.save()
@@ -52,7 +52,7 @@ import TableTestSupport
     }
 
     @Test func contextsInsertUpdateDeleteSaveAndRollBack() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         try context.insert(Note(id: 1, group: "a", rank: 1))
         try context.insert(Note(id: 2, group: "a", rank: 2))
@@ -90,7 +90,7 @@ import TableTestSupport
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
         for _ in 0..<30 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")
             var saved: [Int: Note] = [:]   // the store, as the model has it
             var view: [Int: Note] = [:]    // what `a` sees
@@ -177,7 +177,7 @@ import TableTestSupport
     }
 
     @Test func savesCollideWithClearErrorsAndChangeNothing() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let a = ObjectContext(store: store, name: "a"), b = ObjectContext(store: store, name: "b")
         try a.insert(Note(id: 1, group: nil, rank: 1))
         try b.insert(Note(id: 1, group: nil, rank: 2))
@@ -199,13 +199,13 @@ import TableTestSupport
     }
 
     @Test func savesArePostedAndStreamed() async throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store, name: "writer")
         let stream = store.didSaveNotifications()
         // The identities each notification carries: inserted, updated, deleted.
         let received = _Lock<[[[Int]]]>([])
         let observer = NotificationCenter.default.addObserver(forName: .objectContextDidSave, object: context, queue: nil) { note in
-            let ids = [ObjectContext<Note>.insertedKey, ObjectContext<Note>.updatedKey, ObjectContext<Note>.deletedKey].map { key in
+            let ids = [ObjectContext.insertedKey, ObjectContext.updatedKey, ObjectContext.deletedKey].map { key in
                 (note.userInfo?[key] as? [AnyHashable])?.compactMap { $0 as? Int } ?? []
             }
             received.withLock { $0.append(ids) }
@@ -232,7 +232,7 @@ import TableTestSupport
         let strange = "Ünïcödé 東京 👍🏽 e\u{301} \"quotes\" \\ \n tab\t"
         let dates = [Date(timeIntervalSinceReferenceDate: 0.1 + 0.2), Date(timeIntervalSince1970: -1e9 + 0.000123), Date.distantFuture]
         do {
-            let store = try ObjectStore<Note>(fileURL: url)
+            let store = try ObjectStore(for: Note.self, fileURL: url)
             let context = ObjectContext(store: store)
             for (k, date) in dates.enumerated() {
                 try context.insert(Note(id: k, group: k == 0 ? nil : strange, rank: -k, title: strange, created: date, tags: [strange, ""]))
@@ -242,7 +242,7 @@ import TableTestSupport
             try context.insert(Note(id: 7, group: "later", rank: 0))
             try context.save()
         }
-        let reopened = try ObjectStore<Note>(fileURL: url)
+        let reopened = try ObjectStore(for: Note.self, fileURL: url)
         let notes = reopened.allObjects()
         #expect(notes.map(\.id) == [0, 2, 7])
         #expect(notes[0].created == dates[0] && notes[1].created == dates[2])
@@ -270,7 +270,7 @@ import TableTestSupport
             let url = temporaryURL()
             try Data(text.utf8).write(to: url)
             do {
-                _ = try ObjectStore<Note>(fileURL: url)
+                _ = try ObjectStore(for: Note.self, fileURL: url)
                 Issue.record("opened a damaged store: \(text)")
             } catch {
                 guard case .corrupt(let path, let detail) = error else { Issue.record("\(error)"); continue }
@@ -285,10 +285,10 @@ import TableTestSupport
     @Test func anUnreadableOrUnwritableStoreIsAnError() throws {
         let folder = temporaryURL("folder")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        #expect(throws: StoreError.unreadable(path: folder.path, reason: "it is a folder")) { try ObjectStore<Note>(fileURL: folder) }
+        #expect(throws: StoreError.unreadable(path: folder.path, reason: "it is a folder")) { try ObjectStore(for: Note.self, fileURL: folder) }
         // A store whose folder disappears cannot save; memory stays as it was.
         let url = temporaryURL()
-        let store = try ObjectStore<Note>(fileURL: url)
+        let store = try ObjectStore(for: Note.self, fileURL: url)
         let context = ObjectContext(store: store)
         try context.insert(Note(id: 1, group: nil, rank: 0))
         try context.save()
@@ -301,7 +301,7 @@ import TableTestSupport
     /// Several contexts on several threads insert, update and save into one
     /// store at once (run with --sanitize=thread too).
     @Test func contextsOnManyThreadsShareAStore() async throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
                 group.addTask {

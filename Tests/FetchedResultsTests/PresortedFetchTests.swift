@@ -15,7 +15,7 @@ import Testing
             if let second { fields.append(("w", second[k])) }
             return DynamicObject(fields: DynamicRecord(fields: fields))
         }
-        let context = ObjectContext(store: try ObjectStore<DynamicObject>(records: objects))
+        let context = ObjectContext(store: try ObjectStore(records: objects))
         return try context.fetch(FetchRequest<DynamicObject>(sortKeys: sortKeys)).map { object in
             guard case .int(let id) = object.id else { return -1 }
             return id

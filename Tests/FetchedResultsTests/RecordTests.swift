@@ -80,7 +80,7 @@ struct Author: Record, Codable {
 @Suite struct SortKeyTests {
     /// Orders values with a sort key, through a context fetch.
     func sorted(_ titles: [String], _ comparison: SortKey.StringComparison, ascending: Bool = true) throws -> [String] {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for (k, title) in titles.enumerated() { try context.insert(Note(id: k, group: nil, rank: 0, title: title)) }
         return try context.fetch(FetchRequest(sortKeys: [SortKey("title", ascending: ascending, comparison: comparison)])).map(\.title)
@@ -99,7 +99,7 @@ struct Author: Record, Codable {
     }
 
     @Test func nilSortsFirstAndNumbersByValue() throws {
-        let store = ObjectStore<DynamicObject>()
+        let store = ObjectStore(for: DynamicObject.self)
         let context = ObjectContext(store: store)
         let values: [RecordValue] = [3, nil, 1.5, -2, 2, "x", .date(Date(timeIntervalSince1970: 0)), true]
         for (k, v) in values.enumerated() {
@@ -144,7 +144,7 @@ struct Author: Record, Codable {
         }
         #expect(try sorted(["Ω", "Ω\u{301}", "Ώ", "Ω"], .plain) == ["Ω\u{301}", "Ώ", "Ω", "Ω"])
         let ranks = [Int.max, 0, Int.min, -1, 1, Int.max - 1, Int.min + 1]
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for (k, rank) in ranks.enumerated() { try context.insert(Note(id: k, group: nil, rank: rank)) }
         #expect(try context.fetch(FetchRequest(sortKeys: [SortKey("rank")])).map(\.rank) == ranks.sorted())
@@ -186,7 +186,7 @@ struct Author: Record, Codable {
                 }
                 return compare(a.id, b.id)
             }
-            let context = ObjectContext(store: ObjectStore<Note>())
+            let context = ObjectContext(store: ObjectStore(for: Note.self))
             for note in notes { try context.insert(note) }
             try context.save()
             let expected = notes.sorted { order($0, $1) < 0 }.map(\.id)
@@ -195,7 +195,7 @@ struct Author: Record, Codable {
     }
 
     @Test func tiesKeepTheOrderOfInsertion() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for id in [5, 3, 9, 1] { try context.insert(Note(id: id, group: nil, rank: 0)) }
         try context.save()

@@ -11,8 +11,8 @@ import Testing
 @Suite struct RequestChangeAndFilterTests {
     static let words = ["jo", "jos", "José", "JOSEPH", "Müller", "mül", "Mueller", "müller", "anna", "Anne", "", "ÄBTE", "fog", "foggy", "e\u{301}"]
 
-    func makeContext(_ notes: [Note]) throws -> ObjectContext<Note> {
-        let context = ObjectContext(store: ObjectStore<Note>())
+    func makeContext(_ notes: [Note]) throws -> ObjectContext {
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
         for note in notes { try context.insert(note) }
         try context.save()
         return context
@@ -150,7 +150,7 @@ import Testing
         var narrowed = 0, declined = 0
         let letters = ["j", "o", "s", "é", "M", "ü", "l", "e", "a", "n", "\u{301}"]
         for round in 0..<30 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store), writer = ObjectContext(store: store)
             for note in randomNotes(&g, count: g.int(0...60)) { try view.insert(note) }
             try view.save()

@@ -29,7 +29,7 @@ import TableTestSupport
 
     @Test func aSaveAppendsOnlyItsChange() throws {
         let url = temporaryURL()
-        let store = try ObjectStore<Note>(fileURL: url)
+        let store = try ObjectStore(for: Note.self, fileURL: url)
         let context = ObjectContext(store: store)
         for id in 0..<10_000 { try context.insert(Note(id: id, group: "g\(id % 7)", rank: id, title: "note \(id)")) }
         try context.save()
@@ -40,7 +40,7 @@ import TableTestSupport
         #expect(grown > 0 && grown < 200, "a one-record save appended \(grown) bytes")
         try context.delete(3)
         try context.save()
-        let reopened = try ObjectStore<Note>(fileURL: url)
+        let reopened = try ObjectStore(for: Note.self, fileURL: url)
         #expect(reopened.count == 9_999)
         #expect(reopened.object(withID: 5_000)?.title == "changed" && reopened.object(withID: 3) == nil)
         #expect(reopened.version == store.version && reopened.recoveries.isEmpty)
@@ -48,7 +48,7 @@ import TableTestSupport
 
     @Test func compactionKeepsEverySave() throws {
         let url = temporaryURL()
-        let persistence = JournalFilePersistence<Note>(fileURL: url, compactionRatio: 0.1, minimumJournalBytes: 0)
+        let persistence = JournalFilePersistence(fileURL: url, compactionRatio: 0.1, minimumJournalBytes: 0)
         let store = try ObjectStore(persistence: persistence)
         let context = ObjectContext(store: store)
         var expected: [Int: Note] = [:]
@@ -63,7 +63,7 @@ import TableTestSupport
             if round % 50 == 0 { try store.compact() }
         }
         try store.compact()
-        let reopened = try ObjectStore<Note>(fileURL: url)
+        let reopened = try ObjectStore(for: Note.self, fileURL: url)
         #expect(Dictionary(uniqueKeysWithValues: reopened.allObjects().map { ($0.id, $0) }) == expected)
         #expect(reopened.version == store.version)
         let files = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
@@ -75,14 +75,14 @@ import TableTestSupport
     @Test(arguments: [(Double.infinity, 0), (0.5, Int.max), (.greatestFiniteMagnitude, Int.max)])
     func extremeCompactionSettings(ratio: Double, minimum: Int) throws {
         let url = temporaryURL()
-        let store = try ObjectStore(persistence: JournalFilePersistence<Note>(fileURL: url, compactionRatio: ratio, minimumJournalBytes: minimum))
+        let store = try ObjectStore(persistence: JournalFilePersistence(fileURL: url, compactionRatio: ratio, minimumJournalBytes: minimum))
         let context = ObjectContext(store: store)
         for k in 0..<50 {
             try context.insert(Note(id: k, group: nil, rank: k, title: String(repeating: "n", count: 200)))
             try context.save()
         }
         try store.compact()   // asked for: it runs
-        #expect(try ObjectStore<Note>(fileURL: url).count == 50)
+        #expect(try ObjectStore(for: Note.self, fileURL: url).count == 50)
     }
 
     /// Two stores on one file save from two threads while both compact it in
@@ -90,7 +90,7 @@ import TableTestSupport
     @Test func savesFromTwoStoresSurviveBackgroundCompactions() async throws {
         let url = temporaryURL()
         let stores = try (0..<2).map { _ in
-            try ObjectStore(persistence: JournalFilePersistence<Note>(fileURL: url, compactionRatio: 0.05, minimumJournalBytes: 0))
+            try ObjectStore(persistence: JournalFilePersistence(fileURL: url, compactionRatio: 0.05, minimumJournalBytes: 0))
         }
         let inode = { (try? FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber]) as? NSNumber }
         let firstFile = inode()
@@ -114,7 +114,7 @@ import TableTestSupport
             try store.mergeExternalChanges()
             store._checkInvariants()
         }
-        let reopened = try ObjectStore<Note>(fileURL: url)
+        let reopened = try ObjectStore(for: Note.self, fileURL: url)
         reopened._checkInvariants()
         #expect(reopened.count == 600)
         #expect(reopened.allObjects().filter { $0.group == "updated" }.count == 60)
@@ -133,7 +133,7 @@ import TableTestSupport
         ]}
         """
         try Data(json.utf8).write(to: url)
-        let store = try ObjectStore<Note>(fileURL: url)
+        let store = try ObjectStore(for: Note.self, fileURL: url)
         #expect(store.allObjects().map(\.id) == [1, 2])
         #expect(store.object(withID: 1) == Note(id: 1, group: nil, rank: -3, title: "Eins", created: Date(timeIntervalSinceReferenceDate: 1.5), tags: ["x"]))
         let context = ObjectContext(store: store)
@@ -141,7 +141,7 @@ import TableTestSupport
         try context.save()
         let head = try Data(contentsOf: url).prefix(8)
         #expect(head == Data("HTSTORE\n".utf8))
-        let reopened = try ObjectStore<Note>(fileURL: url)
+        let reopened = try ObjectStore(for: Note.self, fileURL: url)
         #expect(reopened.allObjects().map(\.id) == [1, 2, 3])
     }
 
@@ -150,7 +150,7 @@ import TableTestSupport
     @Test func everyBitFlipIsAnErrorOrTheExactData() throws {
         let url = temporaryURL()
         do {
-            let store = try ObjectStore<Note>(fileURL: url)
+            let store = try ObjectStore(for: Note.self, fileURL: url)
             let context = ObjectContext(store: store)
             for id in 0..<40 { try context.insert(Note(id: id, group: "g", rank: id, title: "n\(id)")) }
             try context.save()
@@ -159,7 +159,7 @@ import TableTestSupport
                 try context.save()
             }
         }
-        let committed = try ObjectStore<Note>(fileURL: url).allObjects()
+        let committed = try ObjectStore(for: Note.self, fileURL: url).allObjects()
         let original = try Data(contentsOf: url)
         var g = SeededGenerator(seed: 2)
         var errors = 0
@@ -170,7 +170,7 @@ import TableTestSupport
             let copy = temporaryURL()
             try damaged.write(to: copy)
             do {
-                let store = try ObjectStore<Note>(fileURL: copy)
+                let store = try ObjectStore(for: Note.self, fileURL: copy)
                 #expect(store.allObjects() == committed, "bit \(bit): opened with other data")
                 #expect(store.recoveries.isEmpty, "bit \(bit): dropped a committed save as torn: \(store.recoveries)")
             } catch {
@@ -195,7 +195,7 @@ import TableTestSupport
     @Test func damageOfManyKindsIsAnErrorAndLeavesTheFile() throws {
         let url = temporaryURL()
         do {
-            let context = ObjectContext(store: try ObjectStore<Note>(fileURL: url))
+            let context = ObjectContext(store: try ObjectStore(for: Note.self, fileURL: url))
             for id in 0..<100 { try context.insert(Note(id: id, group: nil, rank: id, title: "n\(id)")) }
             try context.save()
             try context.store.compact()
@@ -218,7 +218,7 @@ import TableTestSupport
             let copy = temporaryURL()
             try bytes.write(to: copy)
             do {
-                let store = try ObjectStore<Note>(fileURL: copy)
+                let store = try ObjectStore(for: Note.self, fileURL: copy)
                 Issue.record("\(name): opened with \(store.count) records, recoveries \(store.recoveries)")
             } catch {
                 switch error {
@@ -232,7 +232,7 @@ import TableTestSupport
         // whole, never empty).
         let empty = temporaryURL()
         try Data().write(to: empty)
-        #expect(throws: StoreError.corrupt(path: empty.path, reason: "the file is empty")) { try ObjectStore<Note>(fileURL: empty) }
+        #expect(throws: StoreError.corrupt(path: empty.path, reason: "the file is empty")) { try ObjectStore(for: Note.self, fileURL: empty) }
     }
 
     /// A save cut short (its frame only partly written) is dropped on opening
@@ -241,7 +241,7 @@ import TableTestSupport
         let url = temporaryURL()
         let sizes: (Int, Int)
         do {
-            let store = try ObjectStore<Note>(fileURL: url)
+            let store = try ObjectStore(for: Note.self, fileURL: url)
             let context = ObjectContext(store: store)
             try context.insert(Note(id: 1, group: nil, rank: 1))
             try context.save()
@@ -254,14 +254,14 @@ import TableTestSupport
         for cut in sizes.0 + 1 ..< sizes.1 {
             let copy = temporaryURL()
             try whole.prefix(cut).write(to: copy)
-            let store = try ObjectStore<Note>(fileURL: copy)
+            let store = try ObjectStore(for: Note.self, fileURL: copy)
             #expect(store.allObjects().map(\.id) == [1], "cut at \(cut)")
             #expect(store.recoveries.count == 1 && store.recoveries.first?.offset == sizes.0 && store.recoveries.first?.path == copy.path, "cut at \(cut): \(store.recoveries)")
             // The next save goes where the torn one was.
             let context = ObjectContext(store: store)
             try context.insert(Note(id: 3, group: nil, rank: 3))
             try context.save()
-            #expect(try ObjectStore<Note>(fileURL: copy).allObjects().map(\.id) == [1, 3])
+            #expect(try ObjectStore(for: Note.self, fileURL: copy).allObjects().map(\.id) == [1, 3])
         }
     }
 
@@ -283,11 +283,11 @@ import TableTestSupport
             Wide(id: 0, small: -1, values: [-1], maybe: -.greatestFiniteMagnitude, nested: ["": []]),
         ]
         do {
-            let context = ObjectContext(store: try ObjectStore<Wide>(fileURL: url))
+            let context = ObjectContext(store: try ObjectStore(for: Wide.self, fileURL: url))
             for record in records { try context.insert(record) }
             try context.save()
         }
-        #expect(try ObjectStore<Wide>(fileURL: url).allObjects() == records)
+        #expect(try ObjectStore(for: Wide.self, fileURL: url).allObjects() == records)
     }
 
     /// A file of other records (the app changed its record type) is a typed
@@ -295,12 +295,12 @@ import TableTestSupport
     @Test func recordsOfAnotherShapeAreAnError() throws {
         let url = temporaryURL()
         do {
-            let context = ObjectContext(store: try ObjectStore<VersionedRow>(fileURL: url))
+            let context = ObjectContext(store: try ObjectStore(for: VersionedRow.self, fileURL: url))
             try context.insert(VersionedRow(id: 1, version: 1, text: "one"))
             try context.save()
         }
         do {
-            let store = try ObjectStore<Note>(fileURL: url)
+            let store = try ObjectStore(for: Note.self, fileURL: url)
             Issue.record("opened VersionedRows as Notes: \(store.allObjects())")
         } catch {
             #expect(error.description.contains(url.path), "\(error)")
@@ -310,6 +310,6 @@ import TableTestSupport
     @Test func aDanglingSymbolicLinkIsAnError() throws {
         let url = temporaryURL()
         try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: url.path + ".missing")
-        #expect(throws: StoreError.self) { try ObjectStore<Note>(fileURL: url) }
+        #expect(throws: StoreError.self) { try ObjectStore(for: Note.self, fileURL: url) }
     }
 }

@@ -77,7 +77,7 @@ import Testing
     /// The controller's sections over a store of the same objects (inserted
     /// and saved one by one, in order).
     static func controlled(_ objects: [DynamicObject], _ c: Case) throws -> Sections {
-        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        let context = ObjectContext(store: ObjectStore(for: DynamicObject.self))
         for object in objects { try context.insert(object) }
         _ = try context.save()
         let controller = FetchedResultsController(fetchRequest: c.request, context: context, sectionNameKeyPath: c.sectionKey, sectionCollation: c.collation)

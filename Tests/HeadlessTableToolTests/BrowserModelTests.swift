@@ -163,7 +163,7 @@ import ToolArguments
         let model = session.model
         model.resize(columns: 40, lines: 12)
         // The fetch's order, independently: a context's fetch with the same sort.
-        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        let context = ObjectContext(store: ObjectStore(for: DynamicObject.self))
         for object in objects { try context.insert(object) }
         _ = try context.save()
         let base = try context.fetch(FetchRequest<DynamicObject>(sortKeys: [SortKey("name"), SortKey("id")]))

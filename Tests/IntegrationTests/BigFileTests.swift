@@ -40,7 +40,7 @@ struct BigFileTests {
     /// What `query` printed before: the store filled through a context, the
     /// fetch or the controller, the output written line by line.
     static func oldQuery(_ objects: [RecordValue], _ query: Query) throws -> String {
-        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        let context = ObjectContext(store: ObjectStore(for: DynamicObject.self))
         for object in objects { try context.insert(DynamicObject(fields: try #require(object.asRecord))) }
         _ = try context.save()
         let request = FetchRequest<DynamicObject>(

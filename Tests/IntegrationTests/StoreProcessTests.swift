@@ -62,7 +62,7 @@ struct StoreProcessTests {
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal, "round \(rounds): the writer exited by itself")
 
-            let store = try ObjectStore<VersionedRow>(fileURL: url)
+            let store = try ObjectStore(for: VersionedRow.self, fileURL: url)
             let all = store.allObjects()
             #expect(all.count == rows, "round \(rounds)")
             let versions = Set(all.map(\.version))
@@ -95,7 +95,7 @@ struct StoreProcessTests {
             process.waitUntilExit()
             let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             let acks = printed.split(separator: "\n").compactMap { Int($0) }
-            let store = try ObjectStore<VersionedRow>(fileURL: url)
+            let store = try ObjectStore(for: VersionedRow.self, fileURL: url)
             torn += store.recoveries.count
             let ids = Set(store.allObjects().map(\.id))
             for n in acks { #expect(ids.contains(2 * n) && ids.contains(2 * n + 1), "trial \(trial): acknowledged pair \(n) is missing") }
@@ -121,7 +121,7 @@ struct StoreProcessTests {
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
         }
-        let store = try ObjectStore<VersionedRow>(fileURL: url)
+        let store = try ObjectStore(for: VersionedRow.self, fileURL: url)
         let ids = Set(store.allObjects().map(\.id))
         #expect(ids == Set((0..<1000).map { 1_000_000 + $0 } + (0..<1000).map { 2_000_000 + $0 }))
         #expect(store.version == 2_000)

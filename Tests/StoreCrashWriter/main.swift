@@ -23,9 +23,9 @@ func fail(_ text: String) -> Never {
 }
 do {
     if arguments.count == 3, arguments[2] == "--pairs" {
-        let store = try ObjectStore<VersionedRow>(fileURL: URL(fileURLWithPath: arguments[1]))
+        let store = try ObjectStore(for: VersionedRow.self, fileURL: URL(fileURLWithPath: arguments[1]))
         let context = ObjectContext(store: store)
-        var n = (store.allObjects().map(\.id).max() ?? 0) / 2 + 1
+        var n = (store.objects(VersionedRow.self).map(\.id).max() ?? 0) / 2 + 1
         while true {
             try context.insert(VersionedRow(id: 2 * n, version: n, text: "pair \(n) a"))
             try context.insert(VersionedRow(id: 2 * n + 1, version: n, text: "pair \(n) b"))
@@ -34,7 +34,7 @@ do {
             n += 1
         }
     } else if arguments.count == 5, arguments[2] == "--share", let tag = Int(arguments[3]), let count = Int(arguments[4]) {
-        let store = try ObjectStore<VersionedRow>(fileURL: URL(fileURLWithPath: arguments[1]))
+        let store = try ObjectStore(for: VersionedRow.self, fileURL: URL(fileURLWithPath: arguments[1]))
         let context = ObjectContext(store: store)
         for k in 0..<count {
             try context.insert(VersionedRow(id: tag * 1_000_000 + k, version: k, text: "from \(tag)"))
@@ -46,9 +46,9 @@ do {
     guard arguments.count == 3, let rows = Int(arguments[2]) else {
         fail("usage: store-crash-writer PATH ROWS | PATH --pairs | PATH --share TAG COUNT")
     }
-    let store = try ObjectStore<VersionedRow>(fileURL: URL(fileURLWithPath: arguments[1]))
+    let store = try ObjectStore(for: VersionedRow.self, fileURL: URL(fileURLWithPath: arguments[1]))
     let context = ObjectContext(store: store)
-    var version = (store.allObjects().first?.version ?? 0) + 1
+    var version = (store.objects(VersionedRow.self).first?.version ?? 0) + 1
     if store.count == 0 {
         for id in 0..<rows { try context.insert(VersionedRow(id: id, version: version, text: "row \(id) — version \(version) ✓")) }
         try context.save()

@@ -9,7 +9,7 @@ import Testing
     /// prefetch distance a step: no step reads a batch on demand — each was
     /// read ahead when its first rows were announced.
     @Test func aBoundTableReadsEachBatchBeforeItsRowsShow() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for id in 0..<2_000 { try context.insert(Note(id: id, group: nil, rank: id)) }
         try context.save()

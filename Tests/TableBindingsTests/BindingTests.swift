@@ -43,7 +43,7 @@ import Testing
         var nextID = 0
         var batches = 0
         for round in 0..<10 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store, name: "view")
             let writers = [ObjectContext(store: store, name: "w1"), ObjectContext(store: store, name: "w2")]
             for _ in 0..<g.int(0...30) {
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func swipeToDeleteGoesThroughTheModel() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for id in 0..<5 { try context.insert(Note(id: id, group: nil, rank: id)) }
         try context.save()
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func searchFollowsChangesAndDeletes() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         let titles = ["Fog over the bridge", "First snow", "Lunch by the river", "Foggy morning", "Rainy walk"]
         for (id, title) in titles.enumerated() { try context.insert(Note(id: id, group: nil, rank: id, title: title)) }

@@ -18,7 +18,7 @@ import Testing
         let burst = NoteChangeBurst(groups: groups, noGroupOnInsert: 0, noGroupOnEdit: 0)
         var nextID = 0
         for round in 0..<8 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store, name: "view")
             let writer = ObjectContext(store: store, name: "writer")
             for _ in 0..<g.int(0...30) {
@@ -80,7 +80,7 @@ import Testing
             func controller(_ controller: FetchedResultsController<Note>, didChangeContentWith snapshot: TableSnapshot<String, Int>) { snapshots.append(snapshot) }
             func controller(_ controller: FetchedResultsController<Note>, didChange object: Note, at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) { objectCalls += 1 }
         }
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for id in 0..<4 { try context.insert(Note(id: id, group: id < 2 ? "x" : "y", rank: id)) }
         try context.save()

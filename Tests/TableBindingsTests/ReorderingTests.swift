@@ -229,7 +229,7 @@ import Testing
         let groups = ["a", "b", "c"]
         var renumbered = 0
         for round in 0..<5 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let context = ObjectContext(store: store, name: "view")
             // Distinct ranks, dense or spaced: dense ones leave no room between
             // neighbours, so that moves renumber.
@@ -312,7 +312,7 @@ import Testing
     }
 
     @Test func boundMovesThatCannotBeWritten() throws {
-        let store = ObjectStore<Note>()
+        let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for id in 0..<6 { try context.insert(Note(id: id, group: id < 3 ? "a" : "b", rank: id)) }
         try context.save()
@@ -368,7 +368,7 @@ import Testing
     }
 
     @Test func doubleOrdersTakeMidpoints() throws {
-        let store = ObjectStore<Task>()
+        let store = ObjectStore(for: Task.self)
         let context = ObjectContext(store: store)
         for id in 0..<4 { try context.insert(Task(id: id, list: id < 2 ? "home" : "work", displayOrder: Double(id))) }
         try context.save()

@@ -36,7 +36,7 @@ import Testing
         let names = ["Ada", "Bea", "Cleo", "Dora", "Emil", "Otto", "Zoe"]
         var batches = 0
         for round in 0..<20 {
-            let context = ObjectContext(store: ObjectStore<Note>())
+            let context = ObjectContext(store: ObjectStore(for: Note.self))
             for id in 0..<g.int(0...60) {
                 try context.insert(Note(id: id, group: ["a", "b", "c", "d", "e"][g.int(0..<(g.chance(0.5) ? 2 : 5))], rank: g.int(0...20), title: names[g.int(0..<names.count)]))
             }
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func switchingTheSortOrderAnimatesAsMoves() throws {
-        let context = ObjectContext(store: ObjectStore<Note>())
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
         for id in 0..<6 { try context.insert(Note(id: id, group: id < 3 ? "a" : "b", rank: id)) }
         try context.save()
         let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("group"), SortKey("rank")]), context: context, sectionNameKeyPath: "group")
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func aCachedBoundControllerFollowsCoreDataCacheRules() throws {
-        let context = ObjectContext(store: ObjectStore<Note>())
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
         for id in 0..<4 { try context.insert(Note(id: id, group: nil, rank: id)) }
         try context.save()
         let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context, cacheName: "notes")

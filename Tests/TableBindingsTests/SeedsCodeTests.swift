@@ -77,7 +77,7 @@ import Testing
         var nextID = 0, saves = 0, misplaced: [String] = []
         let burst = NoteChangeBurst(groups: groups, ranks: 0...12, changes: 1...6, kinds: 5, newRankChance: 0.6)
         for round in 0..<TestScale.cases(8, full: 25) {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store, name: "view")
             let writers = [ObjectContext(store: store, name: "w1"), ObjectContext(store: store, name: "w2")]
             for _ in 0..<g.int(0...30) {

@@ -70,7 +70,7 @@ import TableTestSupport
         var methods: [String: Int] = [:]
         var nextID = 0
         for round in 0..<6 {
-            let store = ObjectStore<DynamicObject>()
+            let store = ObjectStore(for: DynamicObject.self)
             let context = ObjectContext(store: store)
             // The last round is past the size from which the index is made
             // in the background; it takes fewer steps (each checks every row).

@@ -65,7 +65,7 @@ import TableTestSupport
         var partial = 0
         var nextID = 0
         for round in 0..<TestScale.cases(2, full: 3) {
-            let store = ObjectStore<DynamicObject>()
+            let store = ObjectStore(for: DynamicObject.self)
             let context = ObjectContext(store: store)
             let count = [150, 500, 1_500][round]
             for _ in 0..<count {
@@ -159,7 +159,7 @@ import TableTestSupport
     }
 
     @Test func theRestIsShownByAnAsyncCallAndAChangeWaitsForIt() async throws {
-        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        let context = ObjectContext(store: ObjectStore(for: DynamicObject.self))
         var g = SeededGenerator(seed: 25)
         for id in 0..<3_000 { try context.insert(Self.object(id, &g)) }
         try context.save()
@@ -194,7 +194,7 @@ import TableTestSupport
     /// the update does when it tests every row at once), the results table
     /// keeps the rows it shows, and the search is not remembered.
     @Test func aRowFailingInALaterSliceIsThrownThen() throws {
-        let context = ObjectContext(store: ObjectStore<DynamicObject>())
+        let context = ObjectContext(store: ObjectStore(for: DynamicObject.self))
         for id in 0..<400 {
             let city: RecordValue = id == 350 ? .int(7) : .string(id % 3 == 0 ? "Paris" : "Oslo")   // CONTAINS on an Int throws
             try context.insert(DynamicObject(fields: DynamicRecord(fields: [("id", .int(id)), ("name", .string("anna \(id)")), ("city", city)])))

@@ -39,7 +39,7 @@ import Testing
         weak var table: TableView?, results: TableView?, binding: FetchedResultsTableBinding<Note>?
         weak var search: TableSearch<Note>?, controller: FetchedResultsController<Note>?
         do {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store)
             for id in 0..<30 { try view.insert(Note(id: id, group: ["a", "b"][id % 2], rank: id, title: Self.words[id % Self.words.count])) }
             try view.save()
@@ -68,7 +68,7 @@ import Testing
         var narrowed = 0, fetched = 0, checks = 0
         var nextID = 0
         for round in 0..<12 {
-            let store = ObjectStore<Note>()
+            let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store, name: "view")
             let writer = ObjectContext(store: store, name: "writer")
             func randomNote() -> Note {
@@ -178,7 +178,7 @@ import Testing
     }
 
     @Test func closureSearchesNarrowOnlyWhenTheyOptIn() throws {
-        let context = ObjectContext(store: ObjectStore<Note>())
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
         for (id, title) in Self.words.enumerated() { try context.insert(Note(id: id, group: nil, rank: id, title: title)) }
         try context.save()
         let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context)
@@ -208,7 +208,7 @@ import Testing
     }
 
     @Test func scopesFlatResultsAndTheSearchFieldAsDrawn() throws {
-        let context = ObjectContext(store: ObjectStore<Note>())
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
         let people = [("Jo Abel", "a", 3), ("Josef Müller", "b", 12), ("José Anne", "a", 15), ("Anna Jonas", "c", 5), ("Zoë", "b", 1)]
         for (id, person) in people.enumerated() { try context.insert(Note(id: id, group: person.1, rank: person.2, title: person.0)) }
         try context.save()

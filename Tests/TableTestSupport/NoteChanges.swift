@@ -35,7 +35,7 @@ public struct NoteChangeBurst {
 
     /// Makes the burst's changes in `context`; `existing` are the identities
     /// in the store, `nextID` the identity of the next insert.
-    public func make(in context: ObjectContext<Note>, existing: [Int], nextID: inout Int, _ g: inout SeededGenerator) throws {
+    public func make(in context: ObjectContext, existing: [Int], nextID: inout Int, _ g: inout SeededGenerator) throws {
         func group(_ noGroup: Double) -> String? {
             noGroup > 0 && g.chance(noGroup) ? nil : groups[g.int(0..<groups.count)]
         }
@@ -45,9 +45,9 @@ public struct NoteChangeBurst {
                 try context.insert(Note(id: nextID, group: group(noGroupOnInsert), rank: g.int(ranks)))
                 nextID += 1
             case 1 where !existing.isEmpty:
-                _ = try? context.delete(existing[g.int(0..<existing.count)])
+                _ = try? context.delete(Note.self, id: existing[g.int(0..<existing.count)])
             default:
-                guard !existing.isEmpty, var note = context.object(withID: existing[g.int(0..<existing.count)]) else { continue }
+                guard !existing.isEmpty, var note = try context.object(Note.self, id: existing[g.int(0..<existing.count)]) else { continue }
                 note.version += 1
                 if g.chance(newRankChance) { note.rank = g.int(ranks) }
                 if g.chance(0.3) { note.group = group(noGroupOnEdit) }
@@ -60,7 +60,7 @@ public struct NoteChangeBurst {
 extension ObjectContext {
     /// Saves: the view context itself, or another context merged into the
     /// view; a save that fails (a conflict) is rolled back.
-    public func saveOrRollBack(mergingInto view: ObjectContext<R>) {
+    public func saveOrRollBack(mergingInto view: ObjectContext) {
         if self === view {
             do { try save() } catch { rollback() }
         } else {

@@ -5,7 +5,7 @@ import PredicateFormat
 import Records
 
 // directory-store [FOLDER]: an ObjectStore kept by your own persistence — here
-// a folder with one JSON file per record (DirectoryPersistence) — used exactly
+// a folder with one JSON file per object (DirectoryPersistence) — used exactly
 // as one on the embedded file: contexts, saves, a controller, another store.
 
 struct Book: Record, Codable, Hashable {
@@ -21,7 +21,7 @@ let keep = CommandLine.arguments.count > 1
 defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
 
 do {
-    let store = try ObjectStore(persistence: DirectoryPersistence<Book>(folder: folder))
+    let store = try ObjectStore(for: Book.self, persistence: DirectoryPersistence(folder: folder))
     let context = ObjectContext(store: store, name: "shelf")
     try context.insert(Book(id: "hobbit", title: "The Hobbit", year: 1937))
     try context.insert(Book(id: "dune", title: "Dune", year: 1965))
@@ -33,21 +33,21 @@ do {
     print("by year:", (controller.fetchedObjects ?? []).map { "\($0.title) (\($0.year))" }.joined(separator: ", "))
 
     // A second store on the same folder (another process would do the same).
-    let other = try ObjectStore(persistence: DirectoryPersistence<Book>(folder: folder))
+    let other = try ObjectStore(for: Book.self, persistence: DirectoryPersistence(folder: folder))
     let otherContext = ObjectContext(store: other, name: "other")
-    try otherContext.delete("dune")
+    try otherContext.delete(Book.self, id: "dune")
     try otherContext.insert(Book(id: "neuromancer", title: "Neuromancer", year: 1984))
     try otherContext.save()
 
     // The first store picks the other's save up before its next one.
     try context.update(Book(id: "hobbit", title: "The Hobbit, or There and Back Again", year: 1937))
     try context.save()
-    print("after both saved:", store.allObjects().map(\.id).sorted().joined(separator: ", "))
+    print("after both saved:", store.objects(Book.self).map(\.id).sorted().joined(separator: ", "))
 
-    let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("records").path).sorted()
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("records/Book").path).sorted()
     print("files:", files.joined(separator: ", "))
-    let reopened = try ObjectStore(persistence: DirectoryPersistence<Book>(folder: folder))
-    print("reopened:", reopened.allObjects().map(\.title).joined(separator: " | "), "— version \(reopened.version)")
+    let reopened = try ObjectStore(for: Book.self, persistence: DirectoryPersistence(folder: folder))
+    print("reopened:", reopened.objects(Book.self).map(\.title).joined(separator: " | "), "— version \(reopened.version)")
 } catch {
     FileHandle.standardError.write(Data("directory-store: \(error)\n".utf8))
     exit(1)

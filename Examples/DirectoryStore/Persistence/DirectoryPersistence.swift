@@ -4,12 +4,12 @@ import PredicateFormat
 import Records
 
 /// An example of your own persistence behind an `ObjectStore`: a folder with
-/// one JSON file per record.
+/// one JSON file per object, for a model of any entities.
 ///
 /// ```
 /// Folder/
-///   store.json           {"version": 12, "nextSequence": 40}
-///   records/<id>.json    {"sequence": 3, "version": 12, "record": {…}}
+///   store.json                    {"version": 12, "nextSequence": 40}
+///   records/<entity>/<id>.json    {"sequence": 3, "version": 12, "record": {…}}
 ///   pending.json         a save being written (see below)
 ///   lock/                present while a store writes
 /// ```
@@ -32,11 +32,13 @@ import Records
 /// store's save (O(n)), and a writer that dies holding the lock leaves it
 /// behind (remove the `lock` folder). A real adapter would use its database's
 /// own transactions and change tracking.
-public final class DirectoryPersistence<Object: Record & Codable>: StorePersistence, @unchecked Sendable {
+public final class DirectoryPersistence: StorePersistence, @unchecked Sendable {
     /// The folder.
     public let folder: URL
-    /// The version this persistence last read or wrote (guarded by the
-    /// store's lock: the store calls one method at a time).
+    /// The model of the objects (set by `load(model:)`), and the version this
+    /// persistence last read or wrote — guarded by the store's lock: the
+    /// store calls one method at a time.
+    private var model: ObjectModel?
     private var knownVersion: Int64 = -1
 
     private struct Meta: Codable {
@@ -44,16 +46,27 @@ public final class DirectoryPersistence<Object: Record & Codable>: StorePersiste
         var nextSequence: Int64
     }
 
-    private struct File: Codable {
+    /// An object's file: its record typed by its entity.
+    private struct File<R: Codable>: Codable {
         var sequence: Int64
         var version: Int64
-        var record: Object
+        var record: R
     }
 
+    /// A save being written: each saved object's file as it will be written.
     private struct Pending: Codable {
+        struct Saved: Codable {
+            var entity: String
+            var id: String
+            var file: Data
+        }
+        struct Deleted: Codable {
+            var entity: String
+            var id: String
+        }
         var meta: Meta
-        var saved: [File]
-        var deleted: [String]
+        var saved: [Saved]
+        var deleted: [Deleted]
     }
 
     /// A persistence over `folder` (created when missing).
@@ -66,10 +79,13 @@ public final class DirectoryPersistence<Object: Record & Codable>: StorePersiste
     private var pendingURL: URL { folder.appendingPathComponent("pending.json") }
     private var lockURL: URL { folder.appendingPathComponent("lock") }
 
-    /// The file name of an identity: its text, percent-encoded.
-    private func fileURL(forID id: String) -> URL {
+    /// The folder of an entity's objects.
+    private func entityFolder(_ entity: String) -> URL { recordsFolder.appendingPathComponent(entity) }
+
+    /// The file of an object: its identity's text, percent-encoded.
+    private func fileURL(entity: String, id: String) -> URL {
         let name = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
-        return recordsFolder.appendingPathComponent(name + ".json")
+        return entityFolder(entity).appendingPathComponent(name + ".json")
     }
 
     private func failure(_ error: Error) -> StoreError {
@@ -78,9 +94,12 @@ public final class DirectoryPersistence<Object: Record & Codable>: StorePersiste
 
     // MARK: StorePersistence
 
-    public func load() throws(StoreError) -> StoreContents<Object> {
+    public func load(model: ObjectModel) throws(StoreError) -> StoreContents {
+        self.model = model
         do {
-            try FileManager.default.createDirectory(at: recordsFolder, withIntermediateDirectories: true)
+            for entity in model.entities {
+                try FileManager.default.createDirectory(at: entityFolder(entity.name), withIntermediateDirectories: true)
+            }
             try withLock { () throws(StoreError) in try finishPendingSave() }
         } catch let error as StoreError {
             throw error
@@ -90,20 +109,26 @@ public final class DirectoryPersistence<Object: Record & Codable>: StorePersiste
         return try readAll()
     }
 
-    public func changesSinceLastRead() throws(StoreError) -> ExternalChanges<Object> {
+    public func changesSinceLastRead() throws(StoreError) -> ExternalChanges {
         guard try readMeta().version != knownVersion else { return .none }
         return ExternalChanges(replacement: try readAll())
     }
 
-    public func commit(_ prepare: (ExternalChanges<Object>) throws(StoreError) -> StoreChangeSet<Object>?) throws(StoreError) {
+    public func commit(_ prepare: (ExternalChanges) throws(StoreError) -> StoreChangeSet?) throws(StoreError) {
         try withLock { () throws(StoreError) in
             try finishPendingSave()
             guard let changeSet = try prepare(try changesSinceLastRead()) else { return }
-            let pending = Pending(
-                meta: Meta(version: changeSet.version, nextSequence: changeSet.nextSequence),
-                saved: changeSet.saved.map { File(sequence: $0.sequence, version: $0.version, record: $0.record) },
-                deleted: changeSet.deleted.map { "\($0.id)" })
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            var saved: [Pending.Saved] = []
             do {
+                for object in changeSet.saved {
+                    let file = try Self.encode(object.record, sequence: object.sequence, version: object.version, with: encoder)
+                    saved.append(Pending.Saved(entity: object.entityName, id: "\(object.record.id)", file: file))
+                }
+                let pending = Pending(
+                    meta: Meta(version: changeSet.version, nextSequence: changeSet.nextSequence), saved: saved,
+                    deleted: changeSet.deleted.map { Pending.Deleted(entity: $0.entityName, id: "\($0.record.id)") })
                 try JSONEncoder().encode(pending).write(to: pendingURL, options: .atomic)
             } catch {
                 throw failure(error)
@@ -114,19 +139,30 @@ public final class DirectoryPersistence<Object: Record & Codable>: StorePersiste
 
     // MARK: Files
 
+    /// An object's file, its record typed (the existential opened).
+    private static func encode<R: Record & Codable>(_ record: R, sequence: Int64, version: Int64, with encoder: JSONEncoder) throws -> Data {
+        try encoder.encode(File(sequence: sequence, version: version, record: record))
+    }
+
+    /// An object read back as its entity's record type.
+    private static func decode<R: Record & Codable>(_ type: R.Type, _ data: Data, entity: String) throws -> StoredObject {
+        let file = try JSONDecoder().decode(File<R>.self, from: data)
+        return StoredObject(entityName: entity, record: file.record, sequence: file.sequence, version: file.version)
+    }
+
     /// Applies `pending.json`, if there is one, and removes it.
     private func finishPendingSave() throws(StoreError) {
         guard FileManager.default.fileExists(atPath: pendingURL.path) else { return }
         do {
             let pending = try JSONDecoder().decode(Pending.self, from: Data(contentsOf: pendingURL))
+            for object in pending.saved {
+                try object.file.write(to: fileURL(entity: object.entity, id: object.id), options: .atomic)
+            }
+            for object in pending.deleted where FileManager.default.fileExists(atPath: fileURL(entity: object.entity, id: object.id).path) {
+                try FileManager.default.removeItem(at: fileURL(entity: object.entity, id: object.id))
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
-            for file in pending.saved {
-                try encoder.encode(file).write(to: fileURL(forID: "\(file.record.id)"), options: .atomic)
-            }
-            for id in pending.deleted where FileManager.default.fileExists(atPath: fileURL(forID: id).path) {
-                try FileManager.default.removeItem(at: fileURL(forID: id))
-            }
             try encoder.encode(pending.meta).write(to: metaURL, options: .atomic)
             try FileManager.default.removeItem(at: pendingURL)
             knownVersion = pending.meta.version
@@ -144,27 +180,28 @@ public final class DirectoryPersistence<Object: Record & Codable>: StorePersiste
         }
     }
 
-    private func readAll() throws(StoreError) -> StoreContents<Object> {
+    private func readAll() throws(StoreError) -> StoreContents {
+        guard let model else { throw .unreadable(path: folder.path, reason: "the store was not loaded: call load(model:) first") }
         let meta = try readMeta()
-        var records: [StoredRecord<Object>] = []
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: recordsFolder.path).filter { $0.hasSuffix(".json") }
-        } catch {
-            throw .unreadable(path: recordsFolder.path, reason: "\(error)")
-        }
-        let decoder = JSONDecoder()
-        for name in names.sorted() {
-            let url = recordsFolder.appendingPathComponent(name)
+        var objects: [StoredObject] = []
+        for entity in model.entities {
+            let names: [String]
             do {
-                let file = try decoder.decode(File.self, from: Data(contentsOf: url))
-                records.append(StoredRecord(record: file.record, sequence: file.sequence, version: file.version))
+                names = try FileManager.default.contentsOfDirectory(atPath: entityFolder(entity.name).path).filter { $0.hasSuffix(".json") }
             } catch {
-                throw .corrupt(path: url.path, reason: "\(error)")
+                throw .unreadable(path: entityFolder(entity.name).path, reason: "\(error)")
+            }
+            for name in names.sorted() {
+                let url = entityFolder(entity.name).appendingPathComponent(name)
+                do {
+                    objects.append(try Self.decode(entity.recordType, try Data(contentsOf: url), entity: entity.name))
+                } catch {
+                    throw .corrupt(path: url.path, reason: "\(error)")
+                }
             }
         }
         knownVersion = meta.version
-        return StoreContents(records: records, version: meta.version, nextSequence: meta.nextSequence)
+        return StoreContents(objects: objects, version: meta.version, nextSequence: meta.nextSequence)
     }
 
     /// Runs `body` holding the `lock` folder.

@@ -3,15 +3,33 @@ import PredicateFormat
 import Records
 import TableDiff
 
-/// What to fetch: which records (a predicate), in what order (sort keys), and
-/// how many (limit, offset, batch size).
+/// What to fetch: the objects of an entity (`R`'s, or the one named), which
+/// of them (a predicate), in what order (sort keys), and how many (limit,
+/// offset, batch size) — Core Data's `NSFetchRequest`.
 ///
 /// ```swift
 /// var request = FetchRequest<Entry>(sortKeys: [SortKey("created", ascending: false)])
 /// request.predicate = RecordPredicate { $0.text.contains("snow") }
 /// request.fetchBatchSize = 50
 /// ```
+///
+/// Key paths in a format predicate, the sort keys and a controller's section
+/// key go through relationships: `diaryEntry.creationTime < %@` (to-one),
+/// `ANY media.type == 'image'`, `ALL media.size < 100`, `NONE media.type ==
+/// 'audio'`, `media.@count > 2`, `SUBQUERY(media, $m, $m.type == 'audio').@count
+/// > 0` (to-many), and on from a `SUBQUERY` variable (`$m.diaryEntry.text`); a
+/// sort key `diaryEntry.text`, or one ending in a collection operator
+/// (`media.@count`). A relationship at the end of a path is its destination's
+/// record (to-one, nil when empty) or an array of them (to-many); compare
+/// identities with `diaryEntry.id == 1`.
 public struct FetchRequest<R: Record>: Sendable {
+    /// The entity fetched: nil for the one entity whose record type is `R`;
+    /// its name when several entities have that record type (dynamic
+    /// entities: every one is a `DynamicObject` entity).
+    public var entityName: String?
+    /// Whether the sub-entities' objects (of `R`'s record type) are fetched
+    /// too: true by default, as in Core Data.
+    public var includesSubentities = true
     /// Which records; nil for all.
     public var predicate: RecordPredicate<R>?
     /// The order, first key first. A fetched results controller needs at least one.
@@ -25,10 +43,12 @@ public struct FetchRequest<R: Record>: Sendable {
     /// themselves from the store a batch at a time, as rows are accessed.
     public var fetchBatchSize: Int
 
+    /// A request for the objects of `R`'s entity (or of `entityName`).
     public init(
-        predicate: RecordPredicate<R>? = nil, sortKeys: [SortKey] = [],
+        entityName: String? = nil, predicate: RecordPredicate<R>? = nil, sortKeys: [SortKey] = [],
         fetchLimit: Int? = nil, fetchOffset: Int = 0, fetchBatchSize: Int = 0
     ) {
+        self.entityName = entityName
         self.predicate = predicate
         self.sortKeys = sortKeys
         self.fetchLimit = fetchLimit
@@ -100,11 +120,12 @@ public struct RecordPredicate<R: Record>: Sendable {
         self.fingerprint = fingerprint
     }
 
-    /// The test, ready to run: a format predicate compiled for `R` once.
+    /// The test, ready to run: a format predicate compiled for `R` once (its
+    /// key paths through relationships read by `relationships`, when given).
     ///
     /// - Throws: ``FetchError/unknownKey(_:)`` for a key `R` does not have.
     @inlinable
-    func evaluator() throws(FetchError) -> (R) throws(FetchError) -> Bool {
+    func evaluator(relationships: _FormatCompiler<R>? = nil) throws(FetchError) -> (R) throws(FetchError) -> Bool {
         switch kind {
         case .closure(let matches):
             return { matches($0) }
@@ -122,7 +143,7 @@ public struct RecordPredicate<R: Record>: Sendable {
             // (macOS 15 / iOS 18).
             var all: (R) throws(FetchError) -> Bool = { _ in true }
             for predicate in predicates.reversed() {
-                let test = try predicate.evaluator()
+                let test = try predicate.evaluator(relationships: relationships)
                 let rest = all
                 all = { record throws(FetchError) in
                     guard try test(record) else { return false }
@@ -132,7 +153,11 @@ public struct RecordPredicate<R: Record>: Sendable {
             return all
         case .format(let predicate):
             let compiled: CompiledPredicate<R>
-            do throws(RecordKeyError) { compiled = try predicate.compiled(for: R.self) } catch { throw .unknownKey(error) }
+            if let relationships, relationships.reads(predicate) {
+                compiled = try relationships.compile(predicate)
+            } else {
+                do throws(RecordKeyError) { compiled = try predicate.compiled(for: R.self) } catch { throw .unknownKey(error) }
+            }
             return { record throws(FetchError) in
                 do throws(PredicateEvaluationError) {
                     return try compiled(record)
@@ -167,6 +192,12 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
     /// store still holds that cache for another request (Core Data's words):
     /// delete the cache first.
     case cacheMismatch(cacheName: String)
+    /// The model has no entity of the request's record type (or several:
+    /// name the entity with ``FetchRequest/entityName``), or none of its name.
+    case unknownEntity(String)
+    /// A key path went through a relationship to an object that does not
+    /// exist (a `noAction` delete not yet repaired).
+    case danglingReference(object: ObjectID, relationship: String, destination: ObjectID)
 
     public var description: String {
         switch self {
@@ -195,6 +226,10 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "without either disabling caching or using +deleteCacheWithName: (cache '\(name)'): call "
                 + "FetchedResultsController.deleteCache(withName: \"\(name)\", in: store) before fetching with the changed request, "
                 + "or give the controller no cache name"
+        case .unknownEntity(let name):
+            return "the model has no entity \(name) (or several of that record type: set the request's entityName)"
+        case let .danglingReference(object, relationship, destination):
+            return "\(object)'s relationship \(relationship) refers to \(destination), which does not exist or is not of its destination entity"
         }
     }
 }

@@ -17,11 +17,12 @@ extension FetchedResultsController {
     /// changed record, where `performFetch()` would throw — changes nothing:
     /// the results stay as they were, as after a failed fetch, and the error
     /// goes to ``lastError`` and to every receiver (`didFail(_:)`).
-    func contextDidChange(_ contextChange: _ContextChange<R>) {
+    func contextDidChange(_ contextChange: _ContextChange) {
         guard let compiled = results.compiled, !receivers.isEmpty || !changeStreams.isEmpty else { return }
+        guard let typed = self.typedChange(contextChange, compiled: compiled) else { return }
         let changes: [_Change<R>]
         do throws(FetchError) {
-            changes = try self.changes(of: contextChange, compiled: compiled)
+            changes = try self.changes(of: typed, compiled: compiled)
         } catch {
             didFail(error)
             return
@@ -63,9 +64,11 @@ extension FetchedResultsController {
     ///   ``FetchError/predicateThrew(_:)``) when the predicate fails on a
     ///   changed record, as `performFetch()` would.
     /// - Complexity: O(*k* log *n*) for *k* identities.
-    func changes(of contextChange: _ContextChange<R>, compiled: _CompiledRequest<R>) throws(FetchError) -> [_Change<R>] {
+    func changes(of contextChange: _TypedChange<R>, compiled: _CompiledRequest<R>) throws(FetchError) -> [_Change<R>] {
         var changes: [_Change<R>] = []
         results.ordered.takeMembersIfMade()
+        let relationships = compiled.relationships
+        var reads: [(R.ID, [_Ref])] = []
         for id in contextChange.ids {
             var change = _Change<R>()
             var oldRecord: R?
@@ -73,16 +76,54 @@ extension FetchedResultsController {
                 change.old = _Change.Old(element: results.ordered.element(at: position), path: path(ofPosition: position))
                 oldRecord = results.ordered.record(at: position)
             }
-            if let record = context.object(withID: id), try compiled.matches?(record) ?? true {
-                let sequence = change.old?.element.sequence ?? context.sequence(of: id) ?? Int64.max
+            if relationships != nil { relationships?.visits = [] }
+            if let record = access.object(withID: id), try compiled.matches?(record) ?? true {
+                let sequence = change.old?.element.sequence ?? access.sequence(of: id) ?? Int64.max
                 change.new = compiled.element(record, sequence: sequence)
                 change.record = record
             } else {
-                change.record = oldRecord ?? contextChange.removed[id] ?? context.object(withID: id) ?? context.store.object(withID: id)
+                change.record = oldRecord ?? contextChange.removed[id] ?? access.object(withID: id) ?? access.storeObject(withID: id)
+            }
+            if let relationships {
+                reads.append((id, relationships.visits ?? []))
+                relationships.visits = nil
+                if let failure = relationships.failure {
+                    relationships.failure = nil
+                    throw failure
+                }
+                // Changed only through an object it reads, and nothing it shows moved: not a change.
+                if !contextChange.own.contains(id), let old = change.old?.element, let new = change.new,
+                    compiled.compare(old.sortValues, 0, new.sortValues, 0) == 0, old.sectionName == new.sectionName
+                {
+                    continue
+                }
             }
             if change.old != nil || change.new != nil { changes.append(change) }
         }
+        // What the changed objects read now (kept only once every change is known).
+        for (id, refs) in reads { reverse?.note(id, reads: refs) }
         return changes
+    }
+
+    /// The change as this controller's entity sees it: its own objects that
+    /// changed, and those whose key paths read an object that changed (any
+    /// entity's); nil when none.
+    func typedChange(_ change: _ContextChange, compiled: _CompiledRequest<R>) -> _TypedChange<R>? {
+        var typed = _TypedChange<R>()
+        for member in access.members {
+            guard let part = change.part(member, R.self) else { continue }
+            typed.ids += part.ids
+            typed.removed.merge(part.removed) { a, _ in a }
+        }
+        typed.own = Set(typed.ids)
+        if let reverse, !reverse.isEmpty {
+            compiled.relationships?.invalidate()
+            var added = typed.own
+            for ref in change.refs(context.model) {
+                for id in reverse.readers(of: ref) where added.insert(id).inserted { typed.ids.append(id) }
+            }
+        }
+        return typed.ids.isEmpty ? nil : typed
     }
 
     /// The position of an identity in the results. While the identity index
@@ -96,7 +137,7 @@ extension FetchedResultsController {
     func position(of id: R.ID, removed: R?, compiled: _CompiledRequest<R>) -> Int? {
         if results.ordered.isIndexingMembers {
             let bySortValues = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, 0, b.sortValues, 0) }
-            for hint in [removed, context.store.object(withID: id)] {
+            for hint in [removed, access.storeObject(withID: id)] {
                 guard let hint, hint.id == id else { continue }
                 if let position = results.ordered.position(of: id, orderedAs: compiled.element(hint, sequence: 0), order: bySortValues) { return position }
             }
@@ -166,11 +207,11 @@ extension FetchedResultsController {
         var objects: [_ObjectPaths<R>] = []
         for (id, old) in oldPaths {
             let newPath = newPaths[id]
-            let record = newPath == nil ? changedRecords[id] ?? old.record ?? context.object(withID: id) : changedRecords[id]
+            let record = newPath == nil ? changedRecords[id] ?? old.record ?? access.object(withID: id) : changedRecords[id]
             if let record { objects.append(_ObjectPaths(record: record, old: old.path, new: newPath)) }
         }
         for (id, newPath) in newPaths where oldPaths[id] == nil {
-            if let record = changedRecords[id] ?? context.object(withID: id) { objects.append(_ObjectPaths(record: record, old: nil, new: newPath)) }
+            if let record = changedRecords[id] ?? access.object(withID: id) { objects.append(_ObjectPaths(record: record, old: nil, new: newPath)) }
         }
         let (deletedSections, insertedSections) = Self.sectionsByName(from: oldSections, to: results.sectionList)
         let change = _ChangeReport(
@@ -338,4 +379,45 @@ struct _Change<R: Record> {
     var new: _Element<R>?
     /// Its record: the one now, or the last one seen when it left.
     var record: R?
+}
+
+/// A context's change as one controller's entity sees it: the identities
+/// (each once, in order), the records of those that left, and which of them
+/// changed themselves (the others read an object that changed).
+struct _TypedChange<R: Record & Codable> {
+    var ids: [R.ID] = []
+    var removed: [R.ID: R] = [:]
+    var own: Set<R.ID> = []
+}
+
+/// What each object of a controller's results read through relationships,
+/// both ways: an object read → the results' objects that read it.
+@usableFromInline
+final class _ReverseMap<R: Record & Codable> {
+    private var readersOf: [_Ref: Set<R.ID>] = [:]
+    private var reads: [R.ID: [_Ref]] = [:]
+
+    @usableFromInline init() {}
+
+    var isEmpty: Bool { readersOf.isEmpty }
+
+    /// The objects whose key paths read `ref`.
+    func readers(of ref: _Ref) -> Set<R.ID> { readersOf[ref] ?? [] }
+
+    /// Keeps what an object's key paths read, in both maps.
+    ///
+    /// - Complexity: O(*p*) for *p* objects read, before and now.
+    @usableFromInline
+    func note(_ id: R.ID, reads new: [_Ref]) {
+        for old in reads[id] ?? [] {
+            readersOf[old]?.remove(id)
+            if readersOf[old]?.isEmpty == true { readersOf[old] = nil }
+        }
+        if new.isEmpty {
+            reads[id] = nil
+        } else {
+            reads[id] = new
+            for destination in new { readersOf[destination, default: []].insert(id) }
+        }
+    }
 }

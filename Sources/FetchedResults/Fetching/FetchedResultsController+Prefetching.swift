@@ -37,12 +37,12 @@ extension FetchedResultsController {
         }
         // The order read into a local: the cache's closure must not read
         // `results` while the cache (part of it) is being changed.
-        let ordered = results.ordered, context = context
+        let ordered = results.ordered, access = access
         for batch in batches {
             _ = results.batchCache.batch(batch) {
                 batchReads.ahead += 1
                 let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
-                return range.map { context.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
+                return range.map { access.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
             }
         }
     }

@@ -29,7 +29,9 @@ extension FetchedResultsController {
             request.fetchOffset == 0, request.fetchLimit == nil, current.request.fetchOffset == 0, current.request.fetchLimit == nil,
             request.fetchBatchSize == current.request.fetchBatchSize
         else { return false }
-        let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
+        let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation, access: access)
+        // Read through relationships, the narrowed results would need a reverse map of their own: fetch.
+        guard narrowed.relationships == nil, current.relationships == nil else { return false }
         let keepRecords = results.ordered.keepsRecords
         var found: [_Element<R>] = [], records: [R] = []
         found.reserveCapacity(results.ordered.count)
@@ -44,7 +46,7 @@ extension FetchedResultsController {
                 if hasRecords {
                     record = kept[k]
                 } else {
-                    guard let read = context.object(withID: elements[k].id) else { continue }
+                    guard let read = access.object(withID: elements[k].id) else { continue }
                     record = read
                 }
                 if let matches, try !matches(record) { continue }

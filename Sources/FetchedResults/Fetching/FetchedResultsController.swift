@@ -49,7 +49,14 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// filtered came from the same request).
     @usableFromInline package internal(set) var fetchGeneration = 0
     /// The context whose records the controller shows.
-    public let context: ObjectContext<R>
+    public let context: ObjectContext
+    /// The context seen as the request's entity: the last fetch's (the
+    /// initial request's before one).
+    @usableFromInline var access: _EntityAccess<R>
+    /// What each fetched object's key paths through relationships read (nil
+    /// when none does): a change of an object read is a change of those
+    /// that read it.
+    @usableFromInline var reverse: _ReverseMap<R>?
     /// The key path whose value names an object's section; nil for one section.
     public let sectionNameKeyPath: String?
     /// When set, an object's section is this collation's section of its
@@ -141,8 +148,8 @@ public final class FetchedResultsController<R: Record & Codable> {
     @usableFromInline var keepsRecords: Bool { fetchRequest.fetchBatchSize <= 0 || deliversWholeChanges }
 
     private func keepAllRecords() {
-        let context = context
-        results.ordered.keepRecords { context.object(withID: $0) }
+        let access = access
+        results.ordered.keepRecords { access.object(withID: $0) }
         rebuildSections()
         startBuildingSearchIndexes()   // rows whose records are gone left
     }
@@ -159,9 +166,10 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// A controller of a request's results in a context, in sections by a key
     /// path's value (one section without), its results kept under a cache
     /// name; call ``performFetch()`` to fetch.
-    public init(fetchRequest: FetchRequest<R>, context: ObjectContext<R>, sectionNameKeyPath: String? = nil, cacheName: String? = nil) {
+    public init(fetchRequest: FetchRequest<R>, context: ObjectContext, sectionNameKeyPath: String? = nil, cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
         self.context = context
+        access = _EntityAccess(unchecked: fetchRequest, in: context)
         self.sectionNameKeyPath = sectionNameKeyPath
         self.sectionCollation = nil
         self.cacheName = cacheName
@@ -177,11 +185,12 @@ public final class FetchedResultsController<R: Record & Codable> {
     ///     context: context, sectionNameKeyPath: "name", sectionCollation: german)
     /// ```
     public init(
-        fetchRequest: FetchRequest<R>, context: ObjectContext<R>, sectionNameKeyPath: String?, sectionCollation: TableIndexCollation?,
+        fetchRequest: FetchRequest<R>, context: ObjectContext, sectionNameKeyPath: String?, sectionCollation: TableIndexCollation?,
         cacheName: String? = nil
     ) {
         self.fetchRequest = fetchRequest
         self.context = context
+        access = _EntityAccess(unchecked: fetchRequest, in: context)
         self.sectionNameKeyPath = sectionNameKeyPath
         self.sectionCollation = sectionCollation
         self.cacheName = cacheName
@@ -191,35 +200,46 @@ public final class FetchedResultsController<R: Record & Codable> {
 
     /// Fetches the results.
     ///
-    /// - Throws: ``FetchError/noSortKeys``, ``FetchError/unknownKey(_:)``,
+    /// - Throws: ``FetchError/noSortKeys``, ``FetchError/unknownEntity(_:)``,
+    ///   ``FetchError/unknownKey(_:)``,
+    ///   ``FetchError/danglingReference(object:relationship:destination:)``,
     ///   ``FetchError/sectionsOutOfOrder(index:sectionName:)``,
     ///   ``FetchError/predicateFailed(_:)``, ``FetchError/predicateThrew(_:)``,
     ///   ``FetchError/cacheMismatch(cacheName:)``
     ///   (the request changed and the cache was not deleted); the previous results stay.
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches; O(1)
-    ///   from a valid cache.
+    ///   from a valid cache. A key path through a to-one relationship reads
+    ///   each distinct destination once, one through a to-many relationship
+    ///   each destination of each object.
     @inlinable
     public func performFetch() throws(FetchError) {
         guard !fetchRequest.sortKeys.isEmpty else { throw .noSortKeys }
-        let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
-        let key = cacheKey
+        let access = try _EntityAccess(fetchRequest, in: context)
+        let compiled = try _CompiledRequest(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation, access: access)
+        let key = cacheKey(entity: access.entity)
         let keepRecords = keepsRecords
         let store = context.store
         if requestChangedSinceFetch, let cacheName, store.keepsResults(named: cacheName, forAnotherRequestThan: key) {
             throw .cacheMismatch(cacheName: cacheName)
         }
         var fetched: _Fetched<R>
-        if let cacheName, !context.hasChanges, let cached = store.cachedResults(named: cacheName, for: key, keepingRecords: keepRecords) {
+        // Results read through relationships are not cached: their reverse map is made by the fetch.
+        let cacheable = compiled.relationships == nil && !context.hasChanges
+        let reverse = compiled.relationships == nil ? nil : _ReverseMap<R>()
+        if let cacheName, cacheable, let cached: _Fetched<R> = store.cachedResults(named: cacheName, for: key, keepingRecords: keepRecords) {
             fetched = cached
         } else {
             let version = store.version
-            fetched = try _Fetch.run(compiled, in: context, keepRecords: keepRecords)
-            if let cacheName, !context.hasChanges {
+            fetched = try _Fetch.run(compiled, in: access, keepRecords: keepRecords, reads: reverse.map { map in { id, refs in map.note(id, reads: refs) } })
+            if let failure = compiled.failure { throw failure }
+            if let cacheName, cacheable {
                 store.keep(fetched, named: cacheName, for: key, keepingRecords: keepRecords, fetchedAt: version)
             }
         }
         fetched.narrow(offset: fetchRequest.fetchOffset, limit: fetchRequest.fetchLimit)
         let sections = try fetched.sections(keyed: sectionNameKeyPath != nil, offset: fetchRequest.fetchOffset)
+        self.access = access
+        self.reverse = reverse
         didFetch(compiled, _OrderedElements(consume fetched), sections: sections)
     }
 
@@ -241,12 +261,12 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// A closure or Foundation predicate cannot be identified: every such
     /// predicate counts as the same (delete the cache yourself when you
     /// change it, as with Core Data).
-    @usableFromInline var cacheKey: _FetchCacheKey {
-        _FetchCacheKey(fetchRequest, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
+    @usableFromInline func cacheKey(entity: Int?) -> _FetchCacheKey {
+        _FetchCacheKey(fetchRequest, entity: entity, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation)
     }
 
     /// Deletes the results kept under a cache name (every cache for nil).
-    public static func deleteCache(withName name: String?, in store: ObjectStore<R>) {
+    public static func deleteCache(withName name: String?, in store: ObjectStore) {
         store.deleteCache(named: name)
     }
 
@@ -382,16 +402,16 @@ public final class FetchedResultsController<R: Record & Codable> {
         let batch = position / size
         // The order read into a local: the cache's closure must not read
         // `results` while the cache (part of it) is being changed.
-        let ordered = results.ordered, context = context
+        let ordered = results.ordered, access = access
         let records = results.batchCache.batch(batch) {
             batchReads.onDemand += 1
             let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
-            return range.map { context.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
+            return range.map { access.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
         }
         if position - batch * size < records.count, records[position - batch * size].id == element.id {
             return records[position - batch * size]
         }
-        return context.object(withID: element.id)
+        return access.object(withID: element.id)
     }
 
     // MARK: Section index

@@ -1,7 +1,6 @@
 import Foundation
 import PredicateFormat
 import Records
-import TableDiff
 
 /// A fetch request made ready: readers resolved, predicate ready.
 @usableFromInline
@@ -16,14 +15,20 @@ struct _CompiledRequest<R: Record & Codable> {
     /// Whether the first sort key is the section key, ordered by the section
     /// collation: the section is then the first sort value's key's first weight.
     @usableFromInline let sectionIsFirstKeysSection: Bool
+    /// What reads the key paths that go through relationships; nil when none does.
+    @usableFromInline let relationships: _RelationshipReader?
 
+    /// The request compiled for records of `access`'s entity, its key paths
+    /// through relationships read in `access`'s context.
     @inlinable
-    init(_ request: FetchRequest<R>, sectionKeyPath: String?, sectionCollation: TableIndexCollation? = nil) throws(FetchError) {
+    init(_ request: FetchRequest<R>, sectionKeyPath: String?, sectionCollation: TableIndexCollation? = nil, access: _EntityAccess<R>?) throws(FetchError) {
         for (name, value) in [("fetchLimit", request.fetchLimit ?? 0), ("fetchOffset", request.fetchOffset), ("fetchBatchSize", request.fetchBatchSize)] where value < 0 {
             throw .negativeSetting(name, value)
         }
         self.request = request
-        matches = try request.predicate?.evaluator()
+        let reading = access.flatMap { _PredicateReading<R>($0, request: request, sectionKeyPath: sectionKeyPath) }
+        relationships = reading?.reader
+        matches = try request.predicate?.evaluator(relationships: reading?.formats)
         sectionIsFirstSortKey = sectionKeyPath != nil && sectionKeyPath == request.sortKeys.first?.keyPath
         self.sectionCollation = sectionCollation
         if let sectionCollation, sectionIsFirstSortKey, let first = request.sortKeys.first {
@@ -31,14 +36,17 @@ struct _CompiledRequest<R: Record & Codable> {
         } else {
             sectionIsFirstKeysSection = false
         }
-        let keys = R.recordKeys
-        do throws(RecordKeyError) {
-            sortReaders = try request.sortKeys.map { key throws(RecordKeyError) in try keys.reader(forKeyPath: key.keyPath) }
-            sectionReader = try sectionKeyPath.map { path throws(RecordKeyError) in try keys.reader(forKeyPath: path) }
-        } catch {
-            throw .unknownKey(error)
+        func reader(_ path: String) throws(FetchError) -> RecordReader<R> {
+            if let reading, let reader = try reading.reader(path) { return reader }
+            do throws(RecordKeyError) { return try R._reader(forKeyPath: path) } catch { throw .unknownKey(error) }
         }
+        sortReaders = try request.sortKeys.map { key throws(FetchError) in try reader(key.keyPath) }
+        sectionReader = try sectionKeyPath.map { path throws(FetchError) in try reader(path) }
     }
+
+    /// The first reference to a missing object a key path met (reported
+    /// after a fetch, as an error).
+    @usableFromInline var failure: FetchError? { relationships?.failure }
 
     /// The sort values of a record, one per sort key.
     @inlinable
@@ -345,11 +353,31 @@ enum _Fetch {
     ///
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
     @inlinable
-    static func run<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>, keepRecords: Bool) throws(FetchError) -> _Fetched<R> {
-        var scan = _FetchScan(compiled, capacity: context.store.count + context.pending.insertedIDs.count)
-        try context.forEachRecord { record, sequence throws(FetchError) in
-            if let matches = compiled.matches, try !matches(record) { return }
-            scan.append(record, sequence: sequence)
+    static func run<R: Record & Codable>(
+        _ compiled: _CompiledRequest<R>, in access: _EntityAccess<R>, keepRecords: Bool, reads: ((R.ID, [_Ref]) -> Void)? = nil
+    ) throws(FetchError) -> _Fetched<R> {
+        var scan = _FetchScan(compiled, capacity: access.capacity)
+        if let relationships = compiled.relationships {
+            // Key paths through relationships read other objects (under the
+            // store's lock): the records first, then each is tested, with
+            // what its key paths read kept for a controller's reverse map.
+            var candidates: [(record: R, sequence: Int64)] = []
+            candidates.reserveCapacity(access.capacity)
+            try access.forEachRecord { record, sequence throws(FetchError) in candidates.append((copy record, sequence)) }
+            for (record, sequence) in candidates {
+                if reads != nil { relationships.visits = [] }
+                let matched = try compiled.matches?(record) ?? true
+                if matched { scan.append(record, sequence: sequence) }
+                if let reads {
+                    reads(record.id, relationships.visits ?? [])
+                    relationships.visits = nil
+                }
+            }
+        } else {
+            try access.forEachRecord { record, sequence throws(FetchError) in
+                if let matches = compiled.matches, try !matches(record) { return }
+                scan.append(record, sequence: sequence)
+            }
         }
         return scan.fetched(keepsRecords: keepRecords)
     }
@@ -375,9 +403,10 @@ enum _Fetch {
     ///
     /// - Complexity: O(*n*).
     @inlinable
-    static func count<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in context: ObjectContext<R>) throws(FetchError) -> Int {
+    static func count<R: Record & Codable>(_ compiled: _CompiledRequest<R>, in access: _EntityAccess<R>) throws(FetchError) -> Int {
+        if compiled.relationships != nil { return try run(compiled, in: access, keepRecords: false).count }
         var count = 0
-        try context.forEachRecord { record, _ throws(FetchError) in
+        try access.forEachRecord { record, _ throws(FetchError) in
             if let matches = compiled.matches, try !matches(record) { return }
             count += 1
         }
@@ -393,7 +422,7 @@ extension FetchRequest where R == DynamicObject {
     ///
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
     package func ordered(_ records: [R]) throws(FetchError) -> [R] {
-        var fetched = try _Fetch.run(try _CompiledRequest(self, sectionKeyPath: nil), records: records)
+        var fetched = try _Fetch.run(try _CompiledRequest(self, sectionKeyPath: nil, access: nil), records: records)
         fetched.narrow(offset: fetchOffset, limit: fetchLimit)
         return (consume fetched).sortedRecords()
     }
@@ -417,7 +446,7 @@ extension FetchRequest where R == DynamicObject {
         _ records: [R], sectionKeyPath: String?, sectionCollation: TableIndexCollation?
     ) throws(FetchError) -> (records: [R], sections: [_SectionRun]) {
         guard !sortKeys.isEmpty else { throw .noSortKeys }
-        let compiled = try _CompiledRequest(self, sectionKeyPath: sectionKeyPath, sectionCollation: sectionCollation)
+        let compiled = try _CompiledRequest(self, sectionKeyPath: sectionKeyPath, sectionCollation: sectionCollation, access: nil)
         var fetched = try _Fetch.run(compiled, records: records)
         fetched.narrow(offset: fetchOffset, limit: fetchLimit)
         let sections = try fetched.sections(keyed: sectionKeyPath != nil, offset: fetchOffset)

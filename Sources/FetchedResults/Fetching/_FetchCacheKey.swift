@@ -1,6 +1,5 @@
 import PredicateFormat
 import Records
-import TableDiff
 /// What identifies a request's results in the store's cache (see
 /// `FetchedResultsController.cacheName`): the record type, the predicate,
 /// the sort keys, the sections, the offset and the limit. The batch size is
@@ -22,6 +21,7 @@ struct _FetchCacheKey: Hashable, Sendable {
 
     /// The record type (a store holds one, but a key says what it is for).
     @usableFromInline var recordType: ObjectIdentifier
+    @usableFromInline var entity: Int?
     /// The predicate, as far as it can be told.
     @usableFromInline var predicate: Predicate
     /// The sort keys, in order.
@@ -38,8 +38,9 @@ struct _FetchCacheKey: Hashable, Sendable {
     /// The key of a request's results, in sections by a key path's value
     /// (and a collation's sections of it).
     @inlinable
-    init<R: Record>(_ request: FetchRequest<R>, sectionKeyPath: String?, sectionCollation: TableIndexCollation?) {
+    init<R: Record>(_ request: FetchRequest<R>, entity: Int?, sectionKeyPath: String?, sectionCollation: TableIndexCollation?) {
         recordType = ObjectIdentifier(R.self)
+        self.entity = entity
         if let predicate = request.predicate {
             self.predicate = predicate.fingerprint.map(Predicate.format) ?? .unidentified
         } else {

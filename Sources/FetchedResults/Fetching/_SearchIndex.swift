@@ -579,10 +579,9 @@ extension FetchedResultsController {
             slot.users += 1
             return true
         }
-        let recordKeys = R.recordKeys
         var readers: [RecordReader<R>] = []
         for key in keys {
-            guard let reader = try? recordKeys.reader(forKeyPath: key) else { return false }
+            guard let reader = try? R._reader(forKeyPath: key) else { return false }
             readers.append(reader)
         }
         let slot = _SearchIndexSlot<R>(keys: keys, readers: readers)
@@ -642,7 +641,7 @@ extension FetchedResultsController {
         }
         let ids = results.ordered.chunks.map { $0.elements }
         let count = results.ordered.count
-        let read = context.sendableReader()
+        let read = access.sendableReader()
         let version = context.storeVersion
         let current = context.controllersAreCurrent
         let readers = slot.readers

@@ -2,13 +2,13 @@ import Foundation
 import InternalTableUtilities
 import PredicateFormat
 import Records
-import TableDiff
 
 /// The store's file: a checksummed snapshot followed by an append-only
 /// journal, shared safely between stores and processes.
 ///
-/// What ``ObjectStore/init(fileURL:)`` uses; create one yourself to choose
-/// when the journal is compacted.
+/// What ``ObjectStore/init(model:fileURL:)`` uses; create one yourself to
+/// choose when the journal is compacted, and pass it to
+/// ``ObjectStore/init(model:persistence:)``.
 ///
 /// - A save appends one frame — a length, a checksum, and the records it
 ///   inserted, updated and deleted — and flushes it to the disk
@@ -31,7 +31,7 @@ import TableDiff
 ///   is read and converted on opening.
 ///
 /// The format is documented in <doc:StoreFileFormat>.
-public final class JournalFilePersistence<Object: Record & Codable>: StorePersistence {
+public final class JournalFilePersistence: StorePersistence {
     /// The file, as given.
     public let fileURL: URL
     /// How large the journal may grow, as a fraction of the snapshot, before
@@ -69,16 +69,22 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
 
     // MARK: Loading
 
-    /// Opens the file (creating it when there is none) and reads it.
+    /// Opens the file (creating it when there is none) and reads it, with
+    /// the model of its objects.
     ///
     /// - Complexity: O(*n*) in the size of the file.
-    public func load() throws(StoreError) -> StoreContents<Object> {
-        let contents = try state.withLock { state throws(StoreError) -> StoreContents<Object> in
+    public func load(model: ObjectModel) throws(StoreError) -> StoreContents {
+        StoreContents(try load(model), model: model)
+    }
+
+    /// Opens the file and reads it, each entity's records typed.
+    func load(_ model: ObjectModel) throws(StoreError) -> _Contents {
+        let contents = try state.withLock { state throws(StoreError) -> _Contents in
             state.path = try resolvedPath()
             removeStaleTemporaryFiles(of: state.path)
             for _ in 0..<64 {
                 if case .failure(let failure) = _FileSystem.linkStatus(state.path), failure.isMissing {
-                    try createEmptyFile(at: state.path)
+                    try createEmptyFile(at: state.path, codec: _JournalCodec(model: model, tagged: model.entities.count > 1))
                 }
                 let file: _File
                 switch _File.openExisting(state.path) {
@@ -99,13 +105,17 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
                     throw .unreadable(path: displayPath, reason: failure.text)
                 }
                 file.unlock()
-                if _LegacyStoreFile<Object>.isJSON(bytes) {
-                    let contents = try _LegacyStoreFile<Object>.read(bytes, path: displayPath)
+                if _LegacyStoreFile.isJSON(bytes) {
+                    let codec = _JournalCodec(model: model, tagged: false)
+                    let contents = try _LegacyStoreFile.read(bytes, path: displayPath, model: model)
+                    state.codec = codec
                     try convert(contents, from: file, state: &state)
                     return contents
                 }
+                let codec = try _withBytes(bytes) { raw throws(StoreError) in try _JournalCodec(model: model, header: raw, path: displayPath) }
+                state.codec = codec
                 let read = try _withBytes(bytes) { raw throws(StoreError) in
-                    try _JournalReader<Object>(bytes: raw, baseOffset: 0, path: displayPath).readFile()
+                    try _JournalReader(bytes: raw, baseOffset: 0, path: displayPath, codec: codec).readFile()
                 }
                 state.file = file
                 state.accept(read)
@@ -114,8 +124,8 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
                     state.reportedTorn.insert(torn.offset)
                     recoveries.append(StoreRecovery(path: displayPath, offset: torn.offset, length: bytes.count - torn.offset, reason: torn.reason))
                 }
-                return StoreContents(
-                    records: read.records, version: read.snapshotVersion, nextSequence: read.nextSequence,
+                return _Contents(
+                    parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence,
                     changeSets: read.changeSets, recoveries: recoveries)
             }
             throw .unreadable(path: displayPath, reason: "the file kept being replaced while it was read")
@@ -158,8 +168,8 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
 
     /// Creates an empty store file atomically: written aside, then linked
     /// into place (if another process created it first, theirs stays).
-    private func createEmptyFile(at path: String) throws(StoreError) {
-        let bytes = try _JournalFormat.file(storeID: UInt64.random(in: 1...UInt64.max), records: [StoredRecord<Object>](), version: 0, nextSequence: 1)
+    private func createEmptyFile(at path: String, codec: _JournalCodec) throws(StoreError) {
+        let bytes = try _JournalFormat.file(storeID: UInt64.random(in: 1...UInt64.max), parts: [], version: 0, nextSequence: 1, codec: codec)
         let temporary = try writeTemporary(bytes, next: path)
         defer { _FileSystem.remove(temporary) }
         if let failure = _FileSystem.link(temporary, to: path), !failure.alreadyExists {
@@ -205,7 +215,7 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
 
     /// Converts a file of the earlier JSON format, in place (atomically, under
     /// the lock). When it cannot be written, the store opens read-only.
-    private func convert(_ contents: StoreContents<Object>, from legacy: _File, state: inout _JournalState) throws(StoreError) {
+    private func convert(_ contents: _Contents, from legacy: _File, state: inout _JournalState) throws(StoreError) {
         state.file = legacy
         if let failure = legacy.lock(exclusive: true) {
             state.readOnlyReason = "the file is in an earlier format and cannot be locked to convert it: \(failure.text)"
@@ -218,7 +228,8 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
         }
         do throws(StoreError) {
             let storeID = UInt64.random(in: 1...UInt64.max)
-            let bytes = try _JournalFormat.file(storeID: storeID, records: contents.records, version: 0, nextSequence: contents.nextSequence)
+            guard let codec = state.codec else { throw StoreError.unwritable(path: displayPath, reason: "the store was not loaded") }
+            let bytes = try _JournalFormat.file(storeID: storeID, parts: contents.parts, version: 0, nextSequence: contents.nextSequence, codec: codec)
             let temporary = try writeTemporary(bytes, next: state.path)
             if let failure = _FileSystem.rename(temporary, to: state.path) {
                 _FileSystem.remove(temporary)
@@ -245,8 +256,14 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     ///
     /// - Complexity: O(*k*) in the size of those saves; O(*n*) when another
     ///   store compacted the file meanwhile.
-    public func changesSinceLastRead() throws(StoreError) -> ExternalChanges<Object> {
-        let changes = try state.withLock { state throws(StoreError) -> ExternalChanges<Object> in
+    public func changesSinceLastRead() throws(StoreError) -> ExternalChanges {
+        let model = try state.withLock { state throws(StoreError) in try codec(state).model }
+        return ExternalChanges(try changes(), model: model)
+    }
+
+    /// The saves other stores appended, each entity's records typed.
+    func changes() throws(StoreError) -> _External {
+        let changes = try state.withLock { state throws(StoreError) -> _External in
             guard state.readOnlyReason == nil else { return .none }
             let (file, replaced) = try lockCurrent(&state, exclusive: false)
             defer { file.unlock() }
@@ -262,12 +279,12 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     /// compaction), switches to the new one and reads it. The caller holds
     /// `state`; the flock (`_LockLevel.journalFile`) is the last lock of a
     /// save, and is held on return.
-    private func lockCurrent(_ state: inout _JournalState, exclusive: Bool) throws(StoreError) -> (_File, ExternalChanges<Object>) {
+    private func lockCurrent(_ state: inout _JournalState, exclusive: Bool) throws(StoreError) -> (_File, _External) {
         let fail = { (reason: String) -> StoreError in
             exclusive ? .unwritable(path: self.displayPath, reason: reason) : .unreadable(path: self.displayPath, reason: reason)
         }
-        guard var file = state.file else { throw fail("the store was not loaded") }
-        var changes = ExternalChanges<Object>.none
+        guard var file = state.file, let codec = state.codec else { throw fail("the store was not loaded") }
+        var changes = _External.none
         for _ in 0..<64 {
             if let failure = file.lock(exclusive: exclusive) { throw fail(failure.text) }
             switch _FileSystem.status(state.path) {
@@ -299,8 +316,8 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
             case .failure(let failure): throw fail(failure.text)
             }
             let known = state.version, knownStore = state.storeID
-            let (read, onlyNewer) = try _withBytes(bytes) { raw throws(StoreError) -> (_JournalRead<Object>, Bool) in
-                let reader = _JournalReader<Object>(bytes: raw, baseOffset: 0, path: displayPath)
+            let (read, onlyNewer) = try _withBytes(bytes) { raw throws(StoreError) -> (_JournalRead, Bool) in
+                let reader = _JournalReader(bytes: raw, baseOffset: 0, path: displayPath, codec: codec)
                 // The same store, with a snapshot this one has already seen: only the newer saves.
                 if let head = reader.head(), head.storeID == knownStore, head.snapshotVersion <= known {
                     let read = try reader.readFile(decodeAbove: known)
@@ -311,7 +328,7 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
             if onlyNewer {
                 changes.changeSets += read.changeSets
             } else {
-                changes.replacement = StoreContents(records: read.records, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets)
+                changes.replacement = _Contents(parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets)
                 changes.changeSets = []
             }
             state.file = replacement
@@ -326,7 +343,7 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
 
     /// Reads the saves appended after `state.end`. Holding the lock
     /// exclusively, cuts a torn tail off (a writer died mid-append).
-    private func readAppended(_ state: inout _JournalState, file: _File, exclusive: Bool, into changes: inout ExternalChanges<Object>) throws(StoreError) {
+    private func readAppended(_ state: inout _JournalState, file: _File, exclusive: Bool, into changes: inout _External) throws(StoreError) {
         let size: Int
         switch file.status() {
         case .success(let status): size = status.size
@@ -342,10 +359,11 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
         case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
         }
         let start = state.end
-        var read = _JournalRead<Object>()
+        var read = _JournalRead()
         read.version = state.version
+        let codec = try codec(state)
         try _withBytes(bytes) { raw throws(StoreError) in
-            try _JournalReader<Object>(bytes: raw, baseOffset: start, path: displayPath).readSaves(from: 0, into: &read, decodeAbove: state.version)
+            try _JournalReader(bytes: raw, baseOffset: start, path: displayPath, codec: codec).readSaves(from: 0, into: &read, decodeAbove: state.version)
         }
         changes.changeSets += read.changeSets
         state.end = start + read.end
@@ -370,7 +388,15 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     /// file's lock exclusively throughout; flushes it before returning.
     ///
     /// - Complexity: O(*k*) in the size of the save (and of others' saves read).
-    public func commit(_ prepare: (ExternalChanges<Object>) throws(StoreError) -> StoreChangeSet<Object>?) throws(StoreError) {
+    public func commit(_ prepare: (ExternalChanges) throws(StoreError) -> StoreChangeSet?) throws(StoreError) {
+        let model = try state.withLock { state throws(StoreError) in try codec(state).model }
+        try commit { changes throws(StoreError) in
+            try prepare(ExternalChanges(changes, model: model)).map { changeSet throws(StoreError) in try _ChangeSet(changeSet, model: model) }
+        }
+    }
+
+    /// Appends one save, each entity's records typed.
+    func commit(_ prepare: (_External) throws(StoreError) -> _ChangeSet?) throws(StoreError) {
         try state.withLock { state throws(StoreError) in
             if let reason = state.readOnlyReason { throw .unwritable(path: displayPath, reason: reason) }
             let (file, replaced) = try lockCurrent(&state, exclusive: true)
@@ -381,7 +407,7 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
             guard changeSet.version == state.version + 1 else {
                 throw .unwritable(path: displayPath, reason: "save \(changeSet.version) does not follow the file's last save \(state.version)")
             }
-            let frame = try _JournalFormat.saveFrame(changeSet)
+            let frame = try _JournalFormat.saveFrame(changeSet, codec: try codec(state))
             if let failure = file.write(frame, at: state.end) ?? file.flush() {
                 _ = file.truncate(to: state.end)
                 throw .unwritable(path: displayPath, reason: failure.text)
@@ -411,9 +437,9 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     /// The compaction itself (the caller holds `compactionGate`).
     private func foldJournalIntoSnapshot() throws(StoreError) {
         let captured = state.withLock { state in
-            state.readOnlyReason == nil ? state.file.map { ($0, state.end, state.path) } : nil
+            state.readOnlyReason == nil ? state.file.flatMap { file in state.codec.map { (file, state.end, state.path, $0) } } : nil
         }
-        guard let (file, end, path) = captured else { return }
+        guard let (file, end, path, codec) = captured else { return }
         // 1. The new snapshot, from the file as far as this store has read it.
         let bytes: [UInt8]
         switch file.read(at: 0, count: end) {
@@ -421,14 +447,13 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
         case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
         }
         let read = try _withBytes(bytes) { raw throws(StoreError) in
-            try _JournalReader<Object>(bytes: raw, baseOffset: 0, path: displayPath).readFile()
+            try _JournalReader(bytes: raw, baseOffset: 0, path: displayPath, codec: codec).readFile()
         }
-        var folded = try _StoreState<Object>(StoreContents(records: read.records, version: read.snapshotVersion, nextSequence: read.nextSequence))
-        for changeSet in read.changeSets { _ = try folded.applyChecked(changeSet) }
-        var records: [StoredRecord<Object>] = []
-        records.reserveCapacity(folded.records.count)
-        for k in folded.order() { records.append(StoredRecord(record: folded.records[k], sequence: folded.sequences[k], version: folded.versions[k])) }
-        let snapshot = try _JournalFormat.file(storeID: read.storeID, records: records, version: folded.version, nextSequence: folded.nextSequence)
+        let folded = try _StoreState(
+            model: codec.model,
+            contents: _Contents(parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets))
+        let snapshot = try _JournalFormat.file(
+            storeID: read.storeID, parts: folded.tables.map { $0.stored() }, version: folded.version, nextSequence: folded.nextSequence, codec: codec)
         let temporary = try writeTemporary(snapshot, next: path)
         var renamed = false
         defer { if !renamed { _FileSystem.remove(temporary) } }
@@ -451,10 +476,10 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
                 case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
                 }
                 // Only whole saves: a torn one is left behind.
-                var saves = _JournalRead<Object>()
+                var saves = _JournalRead()
                 saves.version = folded.version
                 try _withBytes(tail) { raw throws(StoreError) in
-                    try _JournalReader<Object>(bytes: raw, baseOffset: end, path: displayPath).readSaves(from: 0, into: &saves, decodeAbove: .max)
+                    try _JournalReader(bytes: raw, baseOffset: end, path: displayPath, codec: codec).readSaves(from: 0, into: &saves, decodeAbove: .max)
                 }
                 tail.removeLast(tail.count - saves.end)
             }
@@ -513,6 +538,41 @@ public final class JournalFilePersistence<Object: Record & Codable>: StorePersis
     }
 }
 
+extension JournalFilePersistence {
+    /// The file's codec, once loaded.
+    fileprivate func codec(_ state: _JournalState) throws(StoreError) -> _JournalCodec {
+        guard let codec = state.codec else { throw .unreadable(path: fileURL.path, reason: "the store was not loaded: call load(model:) first") }
+        return codec
+    }
+}
+
+extension _JournalCodec {
+    /// The codec of an existing file: records tagged when its flag says so,
+    /// and in a file without the flag that a model of several entities
+    /// opens (the object graph store wrote them so).
+    init(model: ObjectModel, header bytes: UnsafeRawBufferPointer, path: String) throws(StoreError) {
+        // (A damaged header is the reader's to report.)
+        let flags = bytes.count >= 16 ? _JournalFormat.readUInt32(bytes, 12) : 0
+        self.init(model: model, tagged: flags & _JournalFormat.taggedFlag != 0 || model.entities.count > 1)
+    }
+}
+
+/// The journal file behind a store: each entity's records typed, never boxed.
+final class _JournalBox: _PersistenceBase, @unchecked Sendable {
+    let base: JournalFilePersistence
+    let model: ObjectModel
+
+    init(_ base: JournalFilePersistence, model: ObjectModel) {
+        self.base = base
+        self.model = model
+    }
+
+    override func load() throws(StoreError) -> _Contents { try base.load(model) }
+    override func changesSinceLastRead() throws(StoreError) -> _External { try base.changes() }
+    override func commit(_ prepare: (_External) throws(StoreError) -> _ChangeSet?) throws(StoreError) { try base.commit(prepare) }
+    override func compact() throws(StoreError) { try base.compact() }
+}
+
 /// Calls `body` with the bytes of an array, keeping its typed error.
 func _withBytes<T>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(StoreError) -> T) throws(StoreError) -> T {
     let result = bytes.withUnsafeBytes { raw -> Result<T, StoreError> in
@@ -544,10 +604,12 @@ struct _JournalState {
     var readOnlyReason: String?
     /// Torn tails already reported.
     var reportedTorn: Set<Int> = []
+    /// How the file's records are read and written (set when it is loaded).
+    var codec: _JournalCodec?
     /// No background compaction before the journal has this many bytes (after a failed one).
     var nextCompactionAttempt = 0
 
-    mutating func accept<R>(_ read: _JournalRead<R>) {
+    mutating func accept(_ read: _JournalRead) {
         storeID = read.storeID
         end = read.end
         version = read.version

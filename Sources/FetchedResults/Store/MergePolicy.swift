@@ -1,7 +1,6 @@
 import Foundation
 import PredicateFormat
 import Records
-import TableDiff
 
 /// What a save does with records that changed in the store since its context
 /// read them: Core Data's merge policies (`NSMergePolicy`).
@@ -131,6 +130,10 @@ public struct PropertyMergeFallback: Hashable, Sendable, CustomStringConvertible
         /// which side changed a property that differs cannot be told: each
         /// such property was taken from the winning side.
         case readVersionUnknown
+        /// The object's relationships could not be merged with the save's
+        /// (a destination added here that the save deleted, say): why. The
+        /// object keeps this context's relationships.
+        case relationshipsNotMerged(String)
     }
 
     /// The record's identity, as text.
@@ -157,6 +160,8 @@ public struct PropertyMergeFallback: Hashable, Sendable, CustomStringConvertible
             return "identity \(objectID) could not be merged property by property (its merged properties do not decode as a record): the \(side) whole record was kept"
         case .readVersionUnknown:
             return "identity \(objectID) was changed from a version the store no longer remembers: every property that differs was taken from the \(side) record; read the record again and repeat the change to merge it property by property"
+        case .relationshipsNotMerged(let why):
+            return "\(objectID)'s relationships could not be merged with the save's (\(why)): it keeps this context's"
         }
     }
 }

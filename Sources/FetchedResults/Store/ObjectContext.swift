@@ -2,16 +2,15 @@ import Foundation
 import InternalTableUtilities
 import PredicateFormat
 import Records
-import TableDiff
 
 extension Notification.Name {
     /// Posted by an ``ObjectContext`` after every save; the object is the
-    /// context, `userInfo` holds the identities under ``ObjectContext/insertedKey``,
-    /// ``ObjectContext/updatedKey`` and ``ObjectContext/deletedKey`` (each an
-    /// `[AnyHashable]`) and the whole ``ContextDidSave`` under
-    /// ``ObjectContext/changesKey``. A store posts it too, with itself as the
-    /// object, for each save of another store on the same file that it picks
-    /// up (``ContextDidSave/isExternal``).
+    /// context, `userInfo` holds the objects' ``ObjectID``s under
+    /// ``ObjectContext/insertedKey``, ``ObjectContext/updatedKey`` and
+    /// ``ObjectContext/deletedKey`` (each an `[AnyHashable]`) and the whole
+    /// ``ContextDidSave`` under ``ObjectContext/changesKey``. A store posts it
+    /// too, with itself as the object, for each save of another store on the
+    /// same file that it picks up (``ContextDidSave/isExternal``).
     public static let objectContextDidSave = Notification.Name("HeadlessTable.ObjectContextDidSave")
 
     /// Posted by an ``ObjectContext`` at the start of a save that has changes,
@@ -25,8 +24,8 @@ extension Notification.Name {
     /// (Core Data's `NSManagedObjectContextObjectsDidChange`): its own changes
     /// by ``ObjectContext/processPendingChanges()`` (which a save does first),
     /// a rollback, a merged save, records a merge policy changed in a save.
-    /// The object is the context; `userInfo` holds the identities under
-    /// ``ObjectContext/insertedKey``, ``ObjectContext/updatedKey`` and
+    /// The object is the context; `userInfo` holds the objects' ``ObjectID``s
+    /// under ``ObjectContext/insertedKey``, ``ObjectContext/updatedKey`` and
     /// ``ObjectContext/deletedKey``, and a ``ContextObjectsDidChange`` under
     /// ``ObjectContext/changesKey``. Posted after the context's fetched results
     /// controllers have been told.
@@ -34,30 +33,45 @@ extension Notification.Name {
 }
 
 /// A scratch pad of changes on an ``ObjectStore``: insert, update and delete
-/// records, then ``save()`` them into the store at once, or ``rollback()``.
+/// objects of any of the model's entities, then ``save()`` them into the
+/// store at once, or ``rollback()`` — Core Data's `NSManagedObjectContext`.
 ///
 /// A context belongs to one thread (or actor) at a time; several contexts, on
 /// different threads, share one store. What one context saves reaches another
-/// when that one merges the save:
+/// when that one merges the save — from the notification, as Core Data apps
+/// do, or from the value a save returns:
 ///
 /// ```swift
-/// let task = Task { @MainActor in
-///     for await saved in store.didSaveNotifications() {
-///         viewContext.mergeChanges(fromContextDidSave: saved)
-///     }
+/// NotificationCenter.default.addObserver(forName: .objectContextDidSave, object: editor, queue: nil) { note in
+///     view.mergeChanges(fromContextDidSave: note)
 /// }
+/// try editor.insert(entry)
+/// try editor.save()
 /// ```
 ///
-/// A context's view of the records is the store's, with its own pending changes
-/// on top. Fetched results controllers on the context follow its changes when
-/// they are processed (``processPendingChanges()``, which ``save()`` does first,
-/// or at once with ``automaticallyProcessesPendingChanges``), rolled back, or
-/// merged from another context's save.
+/// A context's view of the objects is the store's, with its own pending
+/// changes on top. Fetched results controllers on the context follow its
+/// changes when they are processed (``processPendingChanges()``, which
+/// ``save()`` does first, or at once with
+/// ``automaticallyProcessesPendingChanges``), rolled back, or merged from
+/// another context's save.
+///
+/// **Relationships.** They are properties of the records holding the
+/// destinations' identities (see ``Relationship``). The context keeps every
+/// inverse consistent the moment either side is set: insert or update a
+/// record whose relationship changed and the objects on the other side are
+/// updated in the same call (set a medium's entry and the entry's media hold
+/// it; move it to another entry and the first one's media lose it). Deleting
+/// applies the delete rules through the whole graph at once (cascades,
+/// nullifies, and a `deny` refuses it). A change that names an object that
+/// does not exist is refused whole, with a typed ``ContextError``: the context
+/// is then unchanged. A save checks the model's rules (required
+/// relationships, counts, no reference to a deleted object).
 ///
 /// **Conflicts.** A save of a record that changed in the store since this
 /// context read it is resolved by the context's ``mergePolicy``; by default it
 /// fails with ``StoreError/mergeConflicts(_:)`` and changes nothing.
-public final class ObjectContext<R: Record & Codable> {
+public final class ObjectContext {
     /// `userInfo` keys of the context's notifications.
     public static var insertedKey: String { _ContextKeys.inserted }
     public static var updatedKey: String { _ContextKeys.updated }
@@ -65,7 +79,7 @@ public final class ObjectContext<R: Record & Codable> {
     public static var changesKey: String { _ContextKeys.changes }
 
     /// The store the context reads from and saves into.
-    public let store: ObjectStore<R>
+    public let store: ObjectStore
     /// A name for messages and notifications.
     public var name: String?
     /// How a save resolves records that changed in the store since this
@@ -78,223 +92,262 @@ public final class ObjectContext<R: Record & Codable> {
     ///
     /// Core Data processes pending changes at the end of each event of the
     /// main run loop; a headless context has no run loop, so the event is the
-    /// call: with this on, each ``insert(_:)``, ``update(_:)`` and
-    /// ``delete(_:)`` processes its change before it returns — one change per
+    /// call: with this on, each insert, update and delete (with what it does
+    /// to related objects) is processed before it returns — one change per
     /// report. Changes made inside ``performChanges(_:)`` are processed once,
     /// together, when the outermost block returns. Off by default: changes
     /// are processed by ``processPendingChanges()`` and by ``save()``.
     public var automaticallyProcessesPendingChanges = false
 
-    /// The changes not yet saved, and those not yet processed: one value,
-    /// replaced whole by a save and by a rollback.
-    @usableFromInline var pending = _PendingChanges<R>()
-    /// Records read with `object(withID:)` whose version came from a save this
-    /// context has not merged: what it read.
-    var snapshots: [R.ID: _Base<R>] = [:]
+    /// Each entity's pending changes and reads, in the model's order.
+    @usableFromInline let entities: [_AnyEntityPending]
     /// The store versions this context has seen: the store's when it was
     /// created, its own saves, the saves it merged.
     var seen: _SeenVersions
-    private var observers: [Int: (_ContextChange<R>) -> Void] = [:]
+    private var observers: [Int: (_ContextChange) -> Void] = [:]
     private var nextObserver = 0
     /// How deep in `performChanges` blocks the context is.
     private var changeDepth = 0
-    private let streams = _Lock(_ContextStreams<R>())
+    private let streams = _Lock(_ContextStreams())
 
     /// A context on `store`, with no pending changes; `name` appears in its
     /// notifications (``ContextDidSave/contextName``) and messages.
-    public init(store: ObjectStore<R>, name: String? = nil) {
+    public init(store: ObjectStore, name: String? = nil) {
         self.store = store
         self.name = name
+        entities = store.model.entities.indices.map { store.model.entities[$0].kind.makePending($0) }
         seen = _SeenVersions(through: store.version)
+    }
+
+    /// The model of the store's objects.
+    public var model: ObjectModel { store.model }
+
+    /// Entity `k`'s part, typed (`R` must be its record type).
+    @inlinable
+    func pending<R: Record & Codable>(_ k: Int, _ type: R.Type) -> _EntityPending<R> {
+        unsafeDowncast(entities[k], to: _EntityPending<R>.self)
     }
 
     // MARK: Reading
 
-    /// The record with an identity as this context sees it: its pending change,
-    /// or the store's; nil when absent or deleted here. (A pending update of a
-    /// record another context deleted is not seen.)
+    /// The record of `R`'s entity (or of `entity`, when several entities have
+    /// that record type) with an identity, as this context sees it: its
+    /// pending change, or the store's; nil when absent or deleted here. (A
+    /// pending update of a record another context deleted is not seen.)
     ///
     /// Reading a record counts as having read its version: a later update of
     /// it conflicts only if the store changes it again before the save.
-    public func object(withID id: R.ID) -> R? {
-        if pending.deleted.contains(id) { return nil }
-        if let record = pending.inserted[id] { return record }
-        guard let saved = store.lookup(id) else { return nil }
-        if let update = pending.updated[id] { return update }
-        if !seen.contains(saved.version) {
-            snapshots[id] = _Base(version: saved.version, record: saved.record, sequence: saved.sequence)
+    ///
+    /// - Throws: ``ContextError/unknownEntity(_:)``.
+    public func object<R: Record & Codable>(_ type: R.Type, id: R.ID, entity: String? = nil) throws(ContextError) -> R? {
+        let k = try model.entityIndex(of: R.self, named: entity)
+        for member in model.typedFamily(of: k, R.self) {
+            if let found = pending(member, R.self).object(id, in: self) { return found }
         }
-        return saved.record
+        return nil
     }
 
-    /// What `object(withID:)` says now, readable from another thread: the
-    /// context's unsaved records as they are now (copied), then the store's
-    /// (read under its lock, a batch of identities at a time), with the
-    /// store's version when they were read: a save in the store meanwhile
-    /// shows through, and the caller compares versions.
-    package func sendableReader() -> @Sendable ([R.ID]) -> (records: [R?], version: Int64) {
-        let inserted = pending.inserted, updated = pending.updated, deleted = pending.deleted, store = self.store
-        return { ids in
-            store.state.withLock { state in
-                (ids.map { id -> R? in
-                    if deleted.contains(id) { return nil }
-                    if let record = inserted[id] { return record }
-                    guard let k = state.position(of: id) else { return nil }
-                    return updated[id] ?? state.records[k]
-                }, state.version)
-            }
+    /// The objects a relationship of a record holds, as this context sees
+    /// them, in its order, as `D` (the destination entity's record type).
+    ///
+    /// - Throws: ``ContextError/unknownEntity(_:)`` when the record's entity
+    ///   has no such relationship, or its destinations are not `D`s;
+    ///   ``ContextError/danglingReference(object:relationship:destination:)``
+    ///   for a destination that does not exist (a `noAction` delete not yet
+    ///   repaired) — never a silent nil.
+    public func destinations<R: Record & Codable, D: Record & Codable>(
+        of record: R, relationship name: String, as type: D.Type = D.self, entity: String? = nil
+    ) throws(ContextError) -> [D] {
+        let k = try model.entityIndex(of: R.self, named: entity)
+        guard let r = model.entities[k].relationship(named: name), let d = model.byName[r.destinationEntityName] else {
+            throw .unknownEntity("\(model.entities[k].name).\(name)")
         }
+        var result: [D] = []
+        for id in r.destinations(record) ?? [] {
+            let ref = _Ref(family: model.roots[d], id: id)
+            guard let found = peek(ref), model.families[d].contains(found.entity) else {
+                throw .danglingReference(object: model.objectID(k, AnyHashable(record.id)), relationship: name, destination: model.objectID(d, id))
+            }
+            guard let typed = found.record as? D else { throw .unknownEntity("\(model.entities[found.entity].name) (its records are \(model.entities[found.entity].recordType), not \(D.self))") }
+            result.append(typed)
+        }
+        return result
+    }
+
+    /// An object as this context sees it, by reference, without counting as
+    /// a read: its entity and record.
+    func peek(_ ref: _Ref) -> (entity: Int, record: any Record & Codable)? {
+        for member in model.families[ref.family] {
+            if let record = entities[member].peekErased(ref.id, in: self) { return (member, record) }
+        }
+        return nil
     }
 
     /// The store's version (of its last save).
     package var storeVersion: Int64 { store.state.withLock { $0.version } }
 
-    /// `object(withID:)` without counting as a read.
-    func peek(_ id: R.ID) -> R? {
-        if pending.deleted.contains(id) { return nil }
-        if let record = pending.inserted[id] { return record }
-        guard let saved = store.object(withID: id) else { return nil }
-        return pending.updated[id] ?? saved
-    }
-
     /// Whether the fetched results controllers following this context show what
     /// a fetch would show now: no change waits to be processed, and every save
     /// in the store was made or merged here. (Narrowing a search relies on it.)
     package var controllersAreCurrent: Bool {
-        pending.unprocessed.isEmpty && store.state.withLock { seen.contains($0.version) && seen.through >= $0.version }
+        !entities.contains { $0.hasUnprocessed } && store.state.withLock { seen.contains($0.version) && seen.through >= $0.version }
     }
 
     /// Whether the context has changes not yet saved.
-    @inlinable
-    public var hasChanges: Bool { pending.hasChanges }
+    public var hasChanges: Bool { entities.contains { $0.hasChanges } }
 
-    /// The records inserted, updated and deleted here and not yet saved.
-    public var insertedObjects: [R] { pending.insertedIDs.compactMap { pending.inserted[$0] } }
-    public var updatedObjects: [R] { Array(pending.updated.values) }
-    public var deletedIDs: Set<R.ID> { pending.deleted }
+    /// The objects inserted and updated here and not yet saved, of every entity.
+    public var insertedObjects: [ManagedObject] { managedObjects { $0.willSavePart().insertedErased() } }
+    public var updatedObjects: [ManagedObject] { managedObjects { $0.willSavePart().updatedErased() } }
+    /// The identities deleted here and not yet saved, of every entity.
+    public var deletedObjectIDs: Set<ObjectID> {
+        Set(entities.flatMap { pending in pending.deletedIDs().map { model.objectID(pending.entity, $0) } })
+    }
+
+    /// The records of `R`'s entities inserted, updated and deleted here and not yet saved.
+    public func insertedObjects<R: Record & Codable>(_ type: R.Type) -> [R] {
+        entities.compactMap { $0 as? _EntityPending<R> }.flatMap { p in p.pending.insertedIDs.compactMap { p.pending.inserted[$0] } }
+    }
+    public func updatedObjects<R: Record & Codable>(_ type: R.Type) -> [R] {
+        entities.compactMap { $0 as? _EntityPending<R> }.flatMap { Array($0.pending.updated.values) }
+    }
+    public func deletedIDs<R: Record & Codable>(_ type: R.Type) -> Set<R.ID> {
+        Set(entities.compactMap { $0 as? _EntityPending<R> }.flatMap(\.pending.deleted))
+    }
+
+    private func managedObjects(_ records: (_AnyEntityPending) -> [any Record & Codable]) -> [ManagedObject] {
+        entities.flatMap { pending in
+            records(pending).map { record in
+                let id = model.entities[pending.entity].kind.id(of: record) ?? AnyHashable(0)
+                return ManagedObject(entityName: model.entities[pending.entity].name, id: model.objectID(pending.entity, id), record: record)
+            }
+        }
+    }
 
     /// The records matching a request, in its order, as this context sees them.
     ///
-    /// - Complexity: O(*n* log *n*) for *n* records in the store.
-    public func fetch(_ request: FetchRequest<R>) throws(FetchError) -> [R] {
-        let compiled = try _CompiledRequest(request, sectionKeyPath: nil)
-        var fetched = try _Fetch.run(compiled, in: self, keepRecords: true)
+    /// - Throws: ``FetchError``; nothing is returned then.
+    /// - Complexity: O(*n* log *n*) for *n* records of the entities fetched.
+    public func fetch<R: Record & Codable>(_ request: FetchRequest<R>) throws(FetchError) -> [R] {
+        let access = try _EntityAccess<R>(request, in: self)
+        let compiled = try _CompiledRequest(request, sectionKeyPath: nil, access: access)
+        var fetched = try _Fetch.run(compiled, in: access, keepRecords: true)
+        if let dangling = compiled.failure { throw dangling }
         fetched.narrow(offset: request.fetchOffset, limit: request.fetchLimit)
         return (consume fetched).sortedRecords()
     }
 
     /// The number of records matching a request (its offset and limit applied).
     ///
-    /// - Complexity: O(*n*) for *n* records in the store.
-    public func count(for request: FetchRequest<R>) throws(FetchError) -> Int {
-        let matches = try _Fetch.count(try _CompiledRequest(request, sectionKeyPath: nil), in: self)
+    /// - Throws: ``FetchError``.
+    /// - Complexity: O(*n*) for *n* records of the entities fetched.
+    public func count<R: Record & Codable>(for request: FetchRequest<R>) throws(FetchError) -> Int {
+        let access = try _EntityAccess<R>(request, in: self)
+        let compiled = try _CompiledRequest(request, sectionKeyPath: nil, access: access)
+        let matches = try _Fetch.count(compiled, in: access)
+        if let dangling = compiled.failure { throw dangling }
         let afterOffset = max(0, matches - max(0, request.fetchOffset))
         return request.fetchLimit.map { min(afterOffset, max(0, $0)) } ?? afterOffset
     }
 
-    /// Calls `body` with every record this context sees, unordered: the store's
-    /// under its lock (pending changes on top), then pending inserts.
-    @inlinable
-    func forEachRecord(_ body: (borrowing R, Int64) throws(FetchError) -> Void) throws(FetchError) {
-        let updated = pending.updated, deleted = pending.deleted
-        let changed = !updated.isEmpty || !deleted.isEmpty
-        try store.state.withLock { state throws(FetchError) in
-            // Through the buffer: the body borrows each record, no copy.
-            let sequences = state.sequences
-            try state.records.withUnsafeBufferPointer { records throws(FetchError) in
-                for k in records.indices {
-                    if changed {
-                        let id = records[k].id
-                        if deleted.contains(id) { continue }
-                        if let update = updated[id] {
-                            try body(update, sequences[k])
-                            continue
-                        }
-                    }
-                    try body(records[k], sequences[k])
-                }
-            }
-        }
-        for id in pending.insertedIDs {
-            if let record = pending.inserted[id], let sequence = pending.insertedSequences[id] { try body(record, sequence) }
-        }
-    }
-
-    /// The sequence (first-insertion order) of a record this context sees.
-    func sequence(of id: R.ID) -> Int64? {
-        if pending.inserted[id] != nil { return pending.insertedSequences[id] }
-        return store.state.withLock { state in state.position(of: id).map { state.sequences[$0] } }
-    }
-
     // MARK: Changing
 
-    /// Inserts a record.
+    /// Inserts a record as an object of `R`'s entity (or of `entity`, when
+    /// several entities have that record type). Its relationships' inverses
+    /// are set at once: each destination now holds it (and a destination's
+    /// to-one inverse moves from the object it held before, which loses it).
     ///
-    /// - Throws: ``ContextError/alreadyExists(_:)`` when the context already has
-    ///   a record with its identity; nothing changes.
-    public func insert(_ record: R) throws(ContextError) {
+    /// - Throws: ``ContextError/alreadyExists(_:)`` when the context already
+    ///   has an object with its identity (in the entity's hierarchy),
+    ///   ``ContextError/danglingReference(object:relationship:destination:)``
+    ///   for a destination that does not exist,
+    ///   ``ContextError/unknownEntity(_:)``; nothing changes.
+    public func insert<R: Record & Codable>(_ record: R, entity name: String? = nil) throws(ContextError) {
+        let k = try model.entityIndex(of: R.self, named: name)
         let id = record.id
-        if pending.deleted.remove(id) != nil {
-            pending.updated[id] = record   // deleted here, saved in the store: it comes back as an update
-        } else {
-            guard peek(id) == nil else { throw .alreadyExists("\(id)") }
-            pending.inserted[id] = record
-            pending.insertedIDs.append(id)
-            pending.insertedSequences[id] = store.reserveSequence()
+        let p = pending(k, R.self)
+        if model.isRelated(k) {
+            let ref = _Ref(family: model.roots[k], id: AnyHashable(id))
+            guard peek(ref) == nil else { throw .alreadyExists(model.objectID(k, AnyHashable(id))) }
+            var edit = _GraphEdit(context: self)
+            try edit.set(k, record, old: nil)
+            commit(edit)
+            return
         }
-        didChange(id)
+        if !p.pending.deleted.contains(id) {
+            guard peek(_Ref(family: model.roots[k], id: AnyHashable(id))) == nil else { throw .alreadyExists(model.objectID(k, AnyHashable(id))) }
+        }
+        p.insert(record, in: self)
+        didChange()
     }
 
-    /// Replaces a record with a new version of it (same identity).
+    /// Replaces an object's record with a new version of it (same identity).
+    /// Relationships that changed update their inverses at once: destinations
+    /// added now hold the object, destinations removed lose it.
     ///
-    /// - Throws: ``ContextError/noSuchObject(_:)`` when the context has no record
-    ///   with that identity; nothing changes.
-    public func update(_ record: R) throws(ContextError) {
+    /// - Throws: ``ContextError/noSuchObject(_:)`` when the context has no
+    ///   object of the entity with that identity,
+    ///   ``ContextError/danglingReference(object:relationship:destination:)``,
+    ///   ``ContextError/unknownEntity(_:)``; nothing changes.
+    public func update<R: Record & Codable>(_ record: R, entity name: String? = nil) throws(ContextError) {
+        let k = try model.entityIndex(of: R.self, named: name)
         let id = record.id
-        guard peek(id) != nil else { throw .noSuchObject("\(id)") }
-        if pending.inserted[id] != nil {
-            pending.inserted[id] = record
-        } else {
-            if pending.bases[id] == nil { pending.bases[id] = base(of: id) }
-            pending.updated[id] = record
+        // The object's own entity: `k`, or a sub-entity of that record type.
+        guard let member = model.typedFamily(of: k, R.self).first(where: { pending($0, R.self).peek(id, in: self) != nil }) else {
+            throw .noSuchObject(model.objectID(k, AnyHashable(id)))
         }
-        didChange(id)
+        if model.isRelated(member) {
+            guard let old = pending(member, R.self).peek(id, in: self) else { throw .noSuchObject(model.objectID(k, AnyHashable(id))) }
+            var edit = _GraphEdit(context: self)
+            try edit.set(member, record, old: old)
+            commit(edit)
+            return
+        }
+        pending(member, R.self).update(record, in: self)
+        didChange()
     }
 
-    /// Deletes the record with an identity.
+    /// Deletes the object of `R`'s entity (or of `entity`) with an identity,
+    /// and applies the delete rules through the graph: `cascade` deletes the
+    /// destinations (by their own rules in turn), `nullify` takes the deleted
+    /// objects out of their destinations' inverses, `deny` refuses the whole
+    /// delete while a destination outside it remains, `noAction` leaves the
+    /// destinations as they are.
     ///
-    /// - Throws: ``ContextError/noSuchObject(_:)`` when the context has no record
-    ///   with that identity; nothing changes.
-    public func delete(_ id: R.ID) throws(ContextError) {
-        guard peek(id) != nil else { throw .noSuchObject("\(id)") }
-        if let record = pending.inserted.removeValue(forKey: id) {
-            pending.unprocessed.discarded[id] = record
-            pending.insertedIDs.removeAll { $0 == id }
-            pending.insertedSequences[id] = nil
-        } else {
-            if pending.bases[id] == nil { pending.bases[id] = base(of: id) }
-            pending.updated.removeValue(forKey: id)
-            pending.deleted.insert(id)
+    /// - Throws: ``ContextError/noSuchObject(_:)``,
+    ///   ``ContextError/deleteDenied(object:relationship:destinations:)``,
+    ///   ``ContextError/unknownEntity(_:)``; nothing changes.
+    public func delete<R: Record & Codable>(_ type: R.Type, id: R.ID, entity name: String? = nil) throws(ContextError) {
+        let k = try model.entityIndex(of: R.self, named: name)
+        guard let member = model.typedFamily(of: k, R.self).first(where: { pending($0, R.self).peek(id, in: self) != nil }) else {
+            throw .noSuchObject(model.objectID(k, AnyHashable(id)))
         }
-        didChange(id)
+        if model.isRelated(member) {
+            var edit = _GraphEdit(context: self)
+            try edit.delete(_Ref(family: model.roots[member], id: AnyHashable(id)))
+            commit(edit)
+            return
+        }
+        pending(member, R.self).delete(id, in: self)
+        didChange()
     }
 
-    /// What this context read of a saved record: what it read with
-    /// `object(withID:)` of a version it had not seen, else the newest
-    /// version it has seen — the store's, or the one a save replaced since
-    /// (the context read that one, if any: it has not merged the save).
-    private func base(of id: R.ID) -> _Base<R> {
-        let seen = self.seen
-        guard let current = store.lookup(id, newestOf: { seen.contains($0) }) else {
-            return _Base(version: nil, record: nil, sequence: sequence(of: id) ?? .max)
-        }
-        if let snapshot = snapshots[id] { return snapshot }
-        return _Base(version: current.accepted?.version, record: current.accepted?.record, sequence: current.sequence)
+    /// Deletes the object a record is the version of (see ``delete(_:id:entity:)``).
+    public func delete<R: Record & Codable>(_ record: R, entity name: String? = nil) throws(ContextError) {
+        try delete(R.self, id: record.id, entity: name)
     }
 
-    private func didChange(_ id: R.ID) {
-        pending.unprocessed.ids.append(id)
-        _checkInvariants(of: id)
+    /// Applies a relationship edit to the context, as one change: processed
+    /// as one with ``automaticallyProcessesPendingChanges``.
+    func commit(_ edit: _GraphEdit) {
+        for ref in edit.order {
+            guard let change = edit.changes[ref] else { continue }
+            entities[change.entity].putErased(ref.id, change.record, in: self)
+        }
+        didChange()
+    }
+
+    private func didChange() {
         if automaticallyProcessesPendingChanges && changeDepth == 0 { processPendingChanges() }
     }
 
@@ -322,71 +375,62 @@ public final class ObjectContext<R: Record & Codable> {
     /// `Notification.Name.objectContextObjectsDidChange`. ``save()``
     /// calls it first.
     public func processPendingChanges() {
-        guard !pending.unprocessed.ids.isEmpty else { return }
-        let unprocessed = pending.unprocessed
-        pending.unprocessed = _UnprocessedChanges()
-        var seenIDs = Set<R.ID>()
-        var insertedNow: [R.ID] = [], updatedNow: [R.ID] = [], deletedNow: [R.ID] = []
-        for id in unprocessed.ids where seenIDs.insert(id).inserted {
-            if pending.inserted[id] != nil {
-                insertedNow.append(id)
-            } else if pending.updated[id] != nil {
-                updatedNow.append(id)
-            } else if pending.deleted.contains(id) || unprocessed.discarded[id] != nil {
-                deletedNow.append(id)
-            } else {
-                updatedNow.append(id)
-            }
-        }
+        var change = _ContextChange(), notice = _ContextNotice()
+        for pending in entities { pending.takeUnprocessed(into: &change, &notice) }
+        guard !change.isEmpty else { return }
         _checkInvariants()
-        notify(inserted: insertedNow, updated: updatedNow, deleted: deletedNow, removed: unprocessed.discarded)
+        notify(change, notice)
     }
 
     // MARK: Saving
 
-    /// Saves the pending changes into the store at once, then posts
-    /// `Notification.Name.objectContextDidSave` and returns what was saved.
+    /// Saves the pending changes of every entity into the store at once, then
+    /// posts `Notification.Name.objectContextDidSave` and returns what was
+    /// saved.
     ///
-    /// First it posts `Notification.Name.objectContextWillSave`
-    /// and processes pending changes. Records that changed in the store since
-    /// this context read them are resolved by ``mergePolicy``. Without
-    /// changes it posts nothing and returns an empty save.
+    /// First it posts `Notification.Name.objectContextWillSave` and processes
+    /// pending changes; then it checks the model's rules on what changed.
+    /// Records that changed in the store since this context read them are
+    /// resolved by ``mergePolicy``. Without changes it posts nothing and
+    /// returns an empty save.
     ///
     /// - Throws: ``StoreError`` (``StoreError/mergeConflicts(_:)`` under the
     ///   default policy, ``StoreError/duplicateIdentity(_:)`` for an identity
-    ///   inserted elsewhere meanwhile, a file that cannot be written); the
-    ///   store is unchanged and the changes stay pending.
+    ///   inserted elsewhere meanwhile, ``StoreError/validation(_:)`` for a
+    ///   required relationship left empty or a count out of bounds,
+    ///   ``StoreError/danglingReference(object:relationship:destination:)``
+    ///   for a reference to an object that does not exist, a file that cannot
+    ///   be written); the store is unchanged and the changes stay pending.
     /// - Complexity: O(*k*) for *k* changed records (plus what other stores on
-    ///   the same file saved meanwhile).
+    ///   the same file saved meanwhile); with relationships, O(*k* · *r*) to
+    ///   check *r* references each, plus a scan of every object when the save
+    ///   deletes an object of an entity that a relationship without an
+    ///   inverse points to (nothing else finds what holds it).
     @discardableResult
-    public func save() throws(StoreError) -> ContextDidSave<R> {
+    public func save() throws(StoreError) -> ContextDidSave {
         guard hasChanges else {
             processPendingChanges()
-            return ContextDidSave(insertedObjects: [], updatedObjects: [], deletedObjects: [], storeVersion: store.version, contextName: name, firstStoreVersion: .max)
+            return ContextDidSave(model: model, parts: [], storeVersion: store.version, contextName: name, firstStoreVersion: .max)
         }
         postWillSave()
         processPendingChanges()
         guard hasChanges else {
-            return ContextDidSave(insertedObjects: [], updatedObjects: [], deletedObjects: [], storeVersion: store.version, contextName: name, firstStoreVersion: .max)
+            return ContextDidSave(model: model, parts: [], storeVersion: store.version, contextName: name, firstStoreVersion: .max)
         }
-        let request = _SaveRequest(
-            inserted: pending.insertedIDs.compactMap { id in pending.inserted[id].flatMap { record in pending.insertedSequences[id].map { (record, $0) } } },
-            updated: pending.updated.map { id, record in (record, pending.bases[id] ?? base(of: id)) },
-            deleted: pending.deleted.map { id in (id, pending.bases[id] ?? base(of: id)) },
-            policy: mergePolicy, contextName: name)
+        if model.hasRelationships { try validate() }
+        let request = _SaveRequest(parts: entities.compactMap { $0.saveRequest(in: self) }, policy: mergePolicy, contextName: name)
         let outcome = try store.commit(request)
         let saved = outcome.saved
-        for id in pending.insertedIDs { snapshots[id] = nil }
-        for id in pending.updated.keys { snapshots[id] = nil }
-        for id in pending.deleted { snapshots[id] = nil }
-        pending = _PendingChanges(keepingUnprocessedOf: pending)
+        for pending in entities { pending.didSave() }
         if saved.firstStoreVersion <= saved.storeVersion { seen.insert(saved.firstStoreVersion...saved.storeVersion) }
         NotificationCenter.default.post(name: .objectContextDidSave, object: self, userInfo: saved.userInfo)
         if !outcome.resolvedIDs.isEmpty {
             // The policy saved something else than what the controllers show.
-            let visible = outcome.resolvedIDs.filter { store.object(withID: $0) != nil }
-            let gone = outcome.resolvedIDs.filter { store.object(withID: $0) == nil }
-            notify(inserted: [], updated: visible, deleted: gone, removed: [:])
+            var change = _ContextChange(), notice = _ContextNotice()
+            for (k, ids) in outcome.resolvedIDs.sorted(by: { $0.key < $1.key }) {
+                entities[k].noteResolved(ids, in: self, change: &change, notice: &notice)
+            }
+            notify(change, notice)
         }
         _checkInvariants()
         return saved
@@ -395,72 +439,55 @@ public final class ObjectContext<R: Record & Codable> {
     /// Discards the pending changes; controllers on the context see the saved
     /// records again.
     public func rollback() {
-        let old = pending
-        pending = _PendingChanges()
+        var change = _ContextChange(), notice = _ContextNotice()
+        for pending in entities { pending.rollback(into: &change, &notice) }
         _checkInvariants()
-        let wasInserted = old.insertedIDs + Array(old.unprocessed.discarded.keys)
-        let wasUpdated = Array(old.updated.keys)
-        let wasDeleted = Array(old.deleted)
-        var removed = old.unprocessed.discarded
-        for (id, record) in old.inserted { removed[id] = record }
-        // What the context's observers see change: its inserts leave, its deletes come back.
-        notify(inserted: wasDeleted, updated: wasUpdated, deleted: wasInserted, removed: removed)
+        notify(change, notice)
     }
 
     /// Brings another context's save into this one: controllers on this context
-    /// update for the records it inserted, updated and deleted.
+    /// update for the objects it inserted, updated and deleted.
     ///
     /// This context's own pending changes stay on top, merged property by
     /// property (its own changes win, the save's changes to other properties
     /// are kept), and count as based on the merged save; pending changes of
-    /// records the save deleted are dropped.
+    /// records the save deleted are dropped. An object that both this context
+    /// and the save changed gets the save's relationships with this context's
+    /// additions and removals on top (a to-one relationship this context set
+    /// keeps its value), and the objects on the other side follow, so that
+    /// both sides of every relationship still agree.
     ///
     /// - Returns: the pending updates that could not be merged property by
     ///   property and stay whole (the save's changes to them are not in
-    ///   them); see ``PropertyMergeFallback``.
+    ///   them), and those whose relationships could not be merged; see
+    ///   ``PropertyMergeFallback``.
     @discardableResult
-    public func mergeChanges(fromContextDidSave saved: ContextDidSave<R>) -> [PropertyMergeFallback] {
+    public func mergeChanges(fromContextDidSave saved: ContextDidSave) -> [PropertyMergeFallback] {
+        let changedHere = model.hasRelationships ? pendingRelationshipChanges(alsoIn: saved) : []
         var fallbacks: [PropertyMergeFallback] = []
-        for record in saved.deletedObjects {
-            let id = record.id
-            pending.updated.removeValue(forKey: id)
-            pending.deleted.remove(id)
-            pending.bases[id] = nil
-            snapshots[id] = nil
-        }
-        for record in saved.updatedObjects + saved.insertedObjects {
-            let id = record.id
-            snapshots[id] = nil
-            guard pending.updated[id] != nil || pending.deleted.contains(id) else { continue }
-            let current = store.lookup(id)
-            let version = current.flatMap { (saved.firstStoreVersion...saved.storeVersion).contains($0.version) ? $0.version : nil }
-            if let update = pending.updated[id] {
-                let base = pending.bases[id]
-                let merge = _PropertyMerge.merge(
-                    base: base?.version == nil ? nil : base?.record, context: update, store: record, contextWins: true)
-                pending.updated[id] = merge.record
-                if let reason = merge.fallback {
-                    fallbacks.append(PropertyMergeFallback(objectID: "\(id)", reason: reason, keptContextRecord: true))
-                }
-            }
-            pending.bases[id] = _Base(version: version, record: record, sequence: current?.sequence ?? pending.bases[id]?.sequence ?? .max)
+        var change = _ContextChange(), notice = _ContextNotice()
+        for part in saved.parts where part.entity < entities.count {
+            entities[part.entity].merge(part, saved: saved, in: self, fallbacks: &fallbacks, change: &change, notice: &notice)
         }
         if saved.firstStoreVersion <= saved.storeVersion { seen.insert(saved.firstStoreVersion...saved.storeVersion) }
         _checkInvariants()
-        notify(
-            inserted: saved.insertedIDs, updated: saved.updatedIDs, deleted: saved.deletedIDs,
-            removed: Dictionary(saved.deletedObjects.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
+        notify(change, notice)
+        if !changedHere.isEmpty { fallbacks += mergeRelationships(of: changedHere) }
         return fallbacks
     }
 
     /// Merges the save a `Notification.Name.objectContextDidSave`
-    /// notification carries; ignores other notifications.
+    /// notification carries (Core Data's listing:
+    /// `context.mergeChanges(fromContextDidSave: notification)`); ignores
+    /// other notifications, and saves into another store.
     ///
-    /// - Returns: what merging the save it carries returns (the pending
-    ///   updates kept whole); empty for another notification.
+    /// - Returns: what merging the save it carries returns; empty for another
+    ///   notification.
     @discardableResult
     public func mergeChanges(fromContextDidSave notification: Notification) -> [PropertyMergeFallback] {
-        guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave<R> else { return [] }
+        guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave,
+            (notification.object as AnyObject?) !== self, saved.isFrom(store)
+        else { return [] }
         return mergeChanges(fromContextDidSave: saved)
     }
 
@@ -468,8 +495,8 @@ public final class ObjectContext<R: Record & Codable> {
 
     /// A sequence of the context's `Notification.Name.objectContextObjectsDidChange`
     /// notifications, from now on.
-    public func objectsDidChangeNotifications() -> AsyncStream<ContextObjectsDidChange<R>> {
-        let (stream, continuation) = AsyncStream<ContextObjectsDidChange<R>>.makeStream(bufferingPolicy: .unbounded)
+    public func objectsDidChangeNotifications() -> AsyncStream<ContextObjectsDidChange> {
+        let (stream, continuation) = AsyncStream<ContextObjectsDidChange>.makeStream(bufferingPolicy: .unbounded)
         let key = UUID()
         let streams = self.streams
         streams.withLock { $0.objectsDidChange[key] = continuation }
@@ -479,8 +506,8 @@ public final class ObjectContext<R: Record & Codable> {
 
     /// A sequence of the context's `Notification.Name.objectContextWillSave`
     /// notifications, from now on.
-    public func willSaveNotifications() -> AsyncStream<ContextWillSave<R>> {
-        let (stream, continuation) = AsyncStream<ContextWillSave<R>>.makeStream(bufferingPolicy: .unbounded)
+    public func willSaveNotifications() -> AsyncStream<ContextWillSave> {
+        let (stream, continuation) = AsyncStream<ContextWillSave>.makeStream(bufferingPolicy: .unbounded)
         let key = UUID()
         let streams = self.streams
         streams.withLock { $0.willSave[key] = continuation }
@@ -490,7 +517,8 @@ public final class ObjectContext<R: Record & Codable> {
 
     private func postWillSave() {
         let willSave = ContextWillSave(
-            insertedObjects: insertedObjects, updatedObjects: updatedObjects, deletedIDs: Array(pending.deleted), contextName: name)
+            model: model, parts: entities.map { $0.willSavePart() }.filter { !$0.isEmpty },
+            deletedObjectIDs: Array(deletedObjectIDs), contextName: name)
         NotificationCenter.default.post(name: .objectContextWillSave, object: self, userInfo: [Self.changesKey: willSave])
         for continuation in streams.withLock({ Array($0.willSave.values) }) { continuation.yield(willSave) }
     }
@@ -500,7 +528,7 @@ public final class ObjectContext<R: Record & Codable> {
     /// Calls `observer` with the identities whose records may have changed, each
     /// time changes are processed, rolled back or merged. Keep the token: the
     /// observation ends when it is released.
-    func addObserver(_ observer: @escaping (_ContextChange<R>) -> Void) -> _ObservationToken {
+    func addObserver(_ observer: @escaping (_ContextChange) -> Void) -> _ObservationToken {
         let key = nextObserver
         nextObserver += 1
         observers[key] = observer
@@ -508,62 +536,95 @@ public final class ObjectContext<R: Record & Codable> {
     }
 
     /// Tells the observers (the controllers), then posts objects-did-change.
-    private func notify(inserted insertedNow: [R.ID], updated updatedNow: [R.ID], deleted deletedNow: [R.ID], removed: [R.ID: R]) {
-        var seenIDs = Set<R.ID>()
-        let ids = (insertedNow + updatedNow + deletedNow).filter { seenIDs.insert($0).inserted }
-        guard !ids.isEmpty else { return }
-        let change = _ContextChange(ids: ids, removed: removed)
+    private func notify(_ change: _ContextChange, _ notice: _ContextNotice) {
+        guard !change.isEmpty else { return }
         for key in observers.keys.sorted() { observers[key]?(change) }
 
-        let didChange = ContextObjectsDidChange(
-            insertedObjects: insertedNow.compactMap { peek($0) },
-            updatedObjects: updatedNow.compactMap { peek($0) },
-            deletedObjects: deletedNow.compactMap { removed[$0] ?? store.object(withID: $0) },
-            contextName: name)
+        let parts = notice.parts.keys.sorted().compactMap { notice.parts[$0] }
+        let didChange = ContextObjectsDidChange(model: model, parts: parts.map { $0.part(in: self) }, contextName: name)
+        var inserted: [AnyHashable] = [], updated: [AnyHashable] = [], deleted: [AnyHashable] = []
+        for part in parts {
+            let ids = part.ids()
+            inserted += ids.inserted.map { AnyHashable(model.objectID(part.entity, $0)) }
+            updated += ids.updated.map { AnyHashable(model.objectID(part.entity, $0)) }
+            deleted += ids.deleted.map { AnyHashable(model.objectID(part.entity, $0)) }
+        }
         NotificationCenter.default.post(
             name: .objectContextObjectsDidChange, object: self,
-            userInfo: [
-                Self.insertedKey: insertedNow.map(AnyHashable.init),
-                Self.updatedKey: updatedNow.map(AnyHashable.init),
-                Self.deletedKey: deletedNow.map(AnyHashable.init),
-                Self.changesKey: didChange,
-            ])
+            userInfo: [Self.insertedKey: inserted, Self.updatedKey: updated, Self.deletedKey: deleted, Self.changesKey: didChange])
         for continuation in streams.withLock({ Array($0.objectsDidChange.values) }) { continuation.yield(didChange) }
+    }
+
+    /// Every entity checks itself (debug builds).
+    package func _checkInvariants() {
+        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
+        for pending in entities { pending._checkInvariants(seen: seen) }
+        precondition(seen.above.allSatisfy { $0 > seen.through + 1 }, "versions seen above \(seen.through): \(seen.above.sorted())")
+        #endif
     }
 }
 
-/// The changes a context processed: posted as
-/// `Notification.Name.objectContextObjectsDidChange` and
-/// delivered by ``ObjectContext/objectsDidChangeNotifications()``.
-public struct ContextObjectsDidChange<R: Record>: Sendable {
-    /// Records that appeared in the context (inserted, or brought back by a rollback), as it now sees them.
-    public var insertedObjects: [R]
-    /// Records that changed, as the context now sees them.
-    public var updatedObjects: [R]
-    /// Records that left the context, as they were.
-    public var deletedObjects: [R]
+extension ContextDidSave {
+    /// Whether the save was made in (or picked up by) `store`: its model's
+    /// entities are the store's.
+    func isFrom(_ store: ObjectStore) -> Bool {
+        model.entities.count == store.model.entities.count
+            && zip(model.entities, store.model.entities).allSatisfy { $0.name == $1.name && $0.recordTypeID == $1.recordTypeID }
+    }
+}
+
+extension ObjectModel {
+    /// Whether entity `k` has relationships, or is the destination of one:
+    /// its changes go through the relationship code.
+    func isRelated(_ k: Int) -> Bool { !entities[k].relationships.isEmpty || !incoming[k].isEmpty }
+}
+
+/// The changes a context processed, of every entity: posted as
+/// `Notification.Name.objectContextObjectsDidChange` and delivered by
+/// ``ObjectContext/objectsDidChangeNotifications()``.
+public struct ContextObjectsDidChange: Sendable {
+    let model: ObjectModel
+    let parts: [_AnyEntityPart]
     /// The context's name, if it has one.
     public var contextName: String?
 
-    /// The identities inserted.
-    public var insertedIDs: [R.ID] { insertedObjects.map(\.id) }
-    /// The identities updated.
-    public var updatedIDs: [R.ID] { updatedObjects.map(\.id) }
-    /// The identities deleted.
-    public var deletedIDs: [R.ID] { deletedObjects.map(\.id) }
+    init(model: ObjectModel, parts: [_AnyEntityPart], contextName: String?) {
+        self.model = model
+        self.parts = parts
+        self.contextName = contextName
+    }
+
+    /// The records of `R`'s entities that appeared in the context (inserted,
+    /// or brought back by a rollback), as it now sees them.
+    public func insertedObjects<R: Record & Codable>(_ type: R.Type) -> [R] { parts.flatMap { $0.typed(R.self)?.inserted ?? [] } }
+    /// The records of `R`'s entities that changed, as the context now sees them.
+    public func updatedObjects<R: Record & Codable>(_ type: R.Type) -> [R] { parts.flatMap { $0.typed(R.self)?.updated ?? [] } }
+    /// The records of `R`'s entities that left the context, as they were.
+    public func deletedObjects<R: Record & Codable>(_ type: R.Type) -> [R] { parts.flatMap { $0.typed(R.self)?.deleted ?? [] } }
+
+    /// The identities that appeared, changed and left, of every entity.
+    public var insertedIDs: [ObjectID] { parts.flatMap { part in part.insertedIDs().map { model.objectID(part.entity, $0) } } }
+    public var updatedIDs: [ObjectID] { parts.flatMap { part in part.updatedIDs().map { model.objectID(part.entity, $0) } } }
+    public var deletedIDs: [ObjectID] { parts.flatMap { part in part.deletedIDs().map { model.objectID(part.entity, $0) } } }
 }
 
 /// A save about to start: posted as `Notification.Name.objectContextWillSave`
 /// and delivered by ``ObjectContext/willSaveNotifications()``.
-public struct ContextWillSave<R: Record>: Sendable {
-    /// The pending inserts.
-    public var insertedObjects: [R]
-    /// The pending updates.
-    public var updatedObjects: [R]
-    /// The pending deletes.
-    public var deletedIDs: [R.ID]
+public struct ContextWillSave: Sendable {
+    let model: ObjectModel
+    let parts: [_AnyEntityPart]
+    /// The identities of the pending deletes, of every entity.
+    public var deletedObjectIDs: [ObjectID]
     /// The context's name, if it has one.
     public var contextName: String?
+
+    /// The pending inserts of `R`'s entities.
+    public func insertedObjects<R: Record & Codable>(_ type: R.Type) -> [R] { parts.flatMap { $0.typed(R.self)?.inserted ?? [] } }
+    /// The pending updates of `R`'s entities.
+    public func updatedObjects<R: Record & Codable>(_ type: R.Type) -> [R] { parts.flatMap { $0.typed(R.self)?.updated ?? [] } }
+    /// The identities of the pending inserts and updates, of every entity.
+    public var insertedIDs: [ObjectID] { parts.flatMap { part in part.insertedIDs().map { model.objectID(part.entity, $0) } } }
+    public var updatedIDs: [ObjectID] { parts.flatMap { part in part.updatedIDs().map { model.objectID(part.entity, $0) } } }
 }
 
 /// The store versions a context has seen: every version up to `through`,
@@ -586,16 +647,9 @@ struct _SeenVersions {
 }
 
 /// The continuations of a context's notification streams.
-struct _ContextStreams<R: Record> {
-    var objectsDidChange: [UUID: AsyncStream<ContextObjectsDidChange<R>>.Continuation] = [:]
-    var willSave: [UUID: AsyncStream<ContextWillSave<R>>.Continuation] = [:]
-}
-
-/// The identities whose records may have changed in a context, and the records
-/// of those that left it (which the store may no longer have).
-struct _ContextChange<R: Record> {
-    var ids: [R.ID]
-    var removed: [R.ID: R]
+struct _ContextStreams {
+    var objectsDidChange: [UUID: AsyncStream<ContextObjectsDidChange>.Continuation] = [:]
+    var willSave: [UUID: AsyncStream<ContextWillSave>.Continuation] = [:]
 }
 
 /// Ends an observation when released.

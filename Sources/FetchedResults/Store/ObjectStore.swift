@@ -2,32 +2,38 @@ import Foundation
 import InternalTableUtilities
 import PredicateFormat
 import Records
-import TableDiff
 
-/// The embedded object store: records of one type, in memory, kept by a
-/// persistence — a journal file, your own database, or nothing.
+/// The embedded object store: the objects of a model — one entity or many,
+/// with their relationships — in memory, kept by a persistence: a journal
+/// file, your own database, or nothing. Core Data's persistent store
+/// coordinator with its store.
 ///
 /// A store is shared: any number of ``ObjectContext``s — on any threads — read
 /// from it and save into it; its state is behind a lock. Every save posts
-/// `Notification.Name.objectContextDidSave` and is delivered to
-/// every ``didSaveNotifications()`` sequence.
+/// `Notification.Name.objectContextDidSave` and is delivered to every
+/// ``didSaveNotifications()`` sequence.
 ///
 /// ```swift
-/// let store = try ObjectStore<Entry>(fileURL: url)   // or ObjectStore<Entry>() in memory
+/// let store = try ObjectStore(model: model, fileURL: url)   // or ObjectStore(model: model) in memory
 /// let context = ObjectContext(store: store)
-/// try context.insert(Entry(id: UUID(), text: "Fog", created: Date()))
+/// try context.insert(DiaryEntry(id: 1, text: "Fog"))
 /// try context.save()
 /// ```
 ///
-/// **Files.** ``init(fileURL:)`` keeps the store in a ``JournalFilePersistence``:
-/// a checksummed snapshot followed by an append-only journal. A save appends
-/// one checksummed record of what it changed and flushes it to the disk
-/// before it returns, so it costs the change, not the store; the journal is
-/// folded into a new snapshot, atomically, in the background. A crash at any
-/// moment loses no acknowledged save and applies no partial one; a damaged
-/// file is an error that names the offset and leaves the file untouched.
-/// Files written by earlier versions (one JSON document) are read and
-/// converted. The format is documented in <doc:StoreFileFormat>.
+/// A store of one record type is a model of one entity:
+/// `ObjectStore(records: people)` (in memory, loaded at once) or
+/// `ObjectStore(for: Person.self, fileURL: url)`.
+///
+/// **Files.** ``init(model:fileURL:)`` keeps the store in a
+/// ``JournalFilePersistence``: a checksummed snapshot followed by an
+/// append-only journal. A save of any number of entities appends one
+/// checksummed record of what it changed and flushes it to the disk before it
+/// returns, so it costs the change, not the store; the journal is folded into
+/// a new snapshot, atomically, in the background. A crash at any moment loses
+/// no acknowledged save and applies no partial one; a damaged file is an
+/// error that names the offset and leaves the file untouched. Files written
+/// by earlier versions (one JSON document) are read and converted. The
+/// format is documented in <doc:StoreFileFormat>.
 ///
 /// **Sharing a file.** Several stores may open the same file, in one process
 /// or several: a save takes the file's lock, picks up what the others saved
@@ -35,83 +41,161 @@ import TableDiff
 /// ``ContextDidSave/isExternal`` set), resolves conflicts by the saving
 /// context's ``MergePolicy``, and appends. ``mergeExternalChanges()`` picks
 /// them up without saving.
-public final class ObjectStore<R: Record & Codable>: Sendable {
+public final class ObjectStore: Sendable {
+    /// The model of the store's objects.
+    public let model: ObjectModel
     /// The file the store lives in, or nil when its persistence is not a file.
     public let fileURL: URL?
-    /// The records and their bookkeeping, behind the store's lock: the first
+    /// The objects and their bookkeeping, behind the store's lock: the first
     /// lock of a save (`_LockLevel.objectStore`; the order of the store's
     /// locks is in `_LockLevel+Store.swift` and <doc:StoreFileFormat>). A
     /// save holds it while the persistence takes its own locks and writes.
-    @usableFromInline let state: _Lock<_StoreState<R>>
-    let persistence: _PersistenceBase<R>
+    @usableFromInline let state: _Lock<_StoreState>
+    let persistence: _PersistenceBase
 
-    /// A store in memory (its persistence is a ``MemoryPersistence``).
-    public init() {
+    /// A store of `model`'s objects in memory (its persistence keeps nothing).
+    public init(model: ObjectModel) {
+        self.model = model
         fileURL = nil
-        persistence = _PersistenceBox(MemoryPersistence<R>())
-        state = _Lock(_StoreState(), level: .objectStore)
+        persistence = _PersistenceBase()
+        state = _Lock(_StoreState(model: model), level: .objectStore)
     }
 
-    /// The store in the journal file at `fileURL`: read if it exists (a file
-    /// of an earlier version is converted), created otherwise.
+    /// The store of `model`'s objects in the journal file at `fileURL`: read
+    /// and checked if it exists (a file of an earlier version is converted),
+    /// created otherwise.
     ///
     /// - Throws: ``StoreError/unreadable(path:reason:)`` (a folder, a dangling
     ///   symbolic link, no permission), ``StoreError/corrupt(path:reason:)`` (not
-    ///   a store), ``StoreError/damaged(path:offset:reason:)`` (a checksum
-    ///   fails), ``StoreError/unwritable(path:reason:)`` (it cannot be
-    ///   created); the file is not changed.
-    /// - Complexity: O(*n*) for *n* records in the file.
-    public convenience init(fileURL: URL) throws(StoreError) {
-        try self.init(persistence: JournalFilePersistence<R>(fileURL: fileURL), fileURL: fileURL)
+    ///   a store, or a record not of its entity's type),
+    ///   ``StoreError/damaged(path:offset:reason:)`` (a checksum fails),
+    ///   ``StoreError/unwritable(path:reason:)`` (it cannot be created),
+    ///   ``StoreError/unknownEntity(_:)`` (objects of an entity the model does
+    ///   not declare), ``StoreError/danglingReference(object:relationship:destination:)``
+    ///   and ``StoreError/inverseMismatch(object:relationship:destination:)``
+    ///   (relationships that do not hold); the file is not changed.
+    /// - Complexity: O(*n* + *r*) for *n* objects in the file and *r* references.
+    public convenience init(model: ObjectModel, fileURL: URL) throws(StoreError) {
+        let journal = JournalFilePersistence(fileURL: fileURL)
+        try self.init(model: model, persistence: _JournalBox(journal, model: model), fileURL: fileURL)
     }
 
-    /// A store kept by `persistence`: everything it holds is loaded now.
+    /// A store of `model`'s objects kept by `persistence`: everything it
+    /// holds is loaded now, and checked as a file is.
     ///
-    /// - Throws: what the persistence's ``StorePersistence/load()`` throws.
-    /// - Complexity: O(*n*) for *n* records loaded.
-    public convenience init<P: StorePersistence>(persistence: P) throws(StoreError) where P.Object == R {
-        try self.init(persistence: persistence, fileURL: (persistence as? JournalFilePersistence<R>)?.fileURL)
+    /// - Throws: what the persistence's ``StorePersistence/load(model:)``
+    ///   throws, and what ``init(model:fileURL:)`` throws for objects that do
+    ///   not fit the model.
+    /// - Complexity: O(*n* + *r*) for *n* objects loaded and *r* references.
+    public convenience init<P: StorePersistence>(model: ObjectModel, persistence: P) throws(StoreError) {
+        if let journal = persistence as? JournalFilePersistence {
+            try self.init(model: model, persistence: _JournalBox(journal, model: model), fileURL: journal.fileURL)
+        } else {
+            try self.init(model: model, persistence: _PersistenceBox(persistence, model: model), fileURL: nil)
+        }
     }
 
-    private init<P: StorePersistence>(persistence: P, fileURL: URL?) throws(StoreError) where P.Object == R {
+    private init(model: ObjectModel, persistence: _PersistenceBase, fileURL: URL?) throws(StoreError) {
+        self.model = model
         self.fileURL = fileURL
-        self.persistence = _PersistenceBox(persistence)
-        let contents = try persistence.load()
-        var state = try _StoreState<R>(contents)
-        for changeSet in contents.changeSets { _ = try state.applyChecked(changeSet) }
+        self.persistence = persistence
+        let state = try _StoreState(model: model, contents: try persistence.load())
         self.state = _Lock(state, level: .objectStore)
+        if model.hasRelationships { try checkReferences() }
     }
 
-    /// A store in memory (a ``MemoryPersistence``) that starts with `records`,
-    /// as if a context had inserted them in this order and saved them once
-    /// (the store's version is then 1; nobody is notified): the fast way to
-    /// load many records, without a context's bookkeeping per record.
+    /// A store in memory of a model of one entity, `R`'s.
+    @inlinable
+    public convenience init<R: Record & Codable>(for type: R.Type) where R.ID: Codable {
+        self.init(model: ObjectModel(one: R.self))
+    }
+
+    /// The store in the journal file at `fileURL` of a model of one entity, `R`'s.
+    ///
+    /// - Throws: what ``init(model:fileURL:)`` throws.
+    public convenience init<R: Record & Codable>(for type: R.Type, fileURL: URL) throws(StoreError) where R.ID: Codable {
+        try self.init(model: ObjectModel(one: R.self), fileURL: fileURL)
+    }
+
+    /// A store of a model of one entity, `R`'s, kept by `persistence`.
+    ///
+    /// - Throws: what ``init(model:persistence:)`` throws.
+    public convenience init<R: Record & Codable, P: StorePersistence>(for type: R.Type, persistence: P) throws(StoreError) where R.ID: Codable {
+        try self.init(model: ObjectModel(one: R.self), persistence: persistence)
+    }
+
+    /// A store in memory of a model of one entity, `R`'s, that starts with
+    /// `records`, as if a context had inserted them in this order and saved
+    /// them once (the store's version is then 1; nobody is notified): the fast
+    /// way to load many records, without a context's bookkeeping per record.
     ///
     /// - Throws: ``StoreError/duplicateIdentity(_:)`` when two records have
     ///   the same identity; no store is made.
     /// - Complexity: O(*n*) for *n* records.
     @inlinable
-    public convenience init(records: [R]) throws(StoreError) {
-        self.init()
-        try state.withLock { state throws(StoreError) in try state.load(records) }
+    public convenience init<R: Record & Codable>(records: [R]) throws(StoreError) where R.ID: Codable {
+        self.init(for: R.self)
+        try state.withLock { state throws(StoreError) in
+            try state.table(0, R.self).load(records, version: records.isEmpty ? 0 : 1, firstSequence: state.nextSequence)
+            if !records.isEmpty { state.version = 1 }
+            state.nextSequence += Int64(records.count)
+        }
     }
 
-    /// The number of records in the store.
-    public var count: Int { state.withLock { $0.records.count } }
+    /// The number of objects in the store, of every entity.
+    public var count: Int { state.withLock { $0.count } }
 
     /// The version of the last save (0 before the first).
     public var version: Int64 { state.withLock { $0.version } }
 
-    /// The record with an identity, as last saved.
-    public func object(withID id: R.ID) -> R? {
-        state.withLock { state in state.position(of: id).map { state.records[$0] } }
+    /// The object of `R`'s entity (or of `entity`, when several entities have
+    /// that record type) with an identity, as last saved; nil when there is
+    /// none, or the model has no such entity.
+    public func object<R: Record & Codable>(_ type: R.Type, id: R.ID, entity: String? = nil) -> R? {
+        guard let k = try? model.entityIndex(of: R.self, named: entity) else { return nil }
+        return state.withLock { state in
+            for member in model.typedFamily(of: k, R.self) {
+                if let found = state.table(member, R.self).lookup(id) { return found.record }
+            }
+            return nil
+        }
     }
 
-    /// Every record, in the order they were first inserted.
+    /// Every object of `R`'s entity (or of `entity`) and of its sub-entities
+    /// of that record type, as last saved, in the order they were first
+    /// inserted; empty when the model has no such entity.
     ///
-    /// - Complexity: O(*n* log *n*).
-    public func allObjects() -> [R] {
-        state.withLock { state in state.order().map { state.records[$0] } }
+    /// - Complexity: O(*n* log *n*) for *n* such objects.
+    public func objects<R: Record & Codable>(_ type: R.Type, entity: String? = nil) -> [R] {
+        guard let k = try? model.entityIndex(of: R.self, named: entity) else { return [] }
+        return state.withLock { state in
+            var found: [(R, Int64)] = []
+            for member in model.typedFamily(of: k, R.self) {
+                let table = state.table(member, R.self)
+                for i in table.records.indices { found.append((table.records[i], table.sequences[i])) }
+            }
+            return found.sorted { $0.1 < $1.1 }.map(\.0)
+        }
+    }
+
+    /// Every object of the entity named `name` and of its sub-entities (of
+    /// any record type), as last saved, in the order they were first inserted.
+    ///
+    /// - Throws: ``ContextError/unknownEntity(_:)``.
+    /// - Complexity: O(*n* log *n*) for *n* such objects.
+    public func objects(ofEntity name: String) throws(ContextError) -> [ManagedObject] {
+        guard let k = model.byName[name] else { throw .unknownEntity(name) }
+        let model = model
+        return state.withLock { state in
+            var found: [(ManagedObject, Int64)] = []
+            for member in model.families[k] {
+                state.tables[member].forEachErased { record, sequence in
+                    let id = model.entities[member].kind.id(of: record) ?? AnyHashable(0)
+                    found.append((ManagedObject(entityName: model.entities[member].name, id: model.objectID(member, id), record: record), sequence))
+                }
+            }
+            return found.sorted { $0.1 < $1.1 }.map(\.0)
+        }
     }
 
     /// Damage the persistence repaired since the store opened: saves whose
@@ -121,8 +205,8 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
     /// A sequence of every save into this store, from now on, from any
     /// context, and of the saves other stores on the same file made, as this
     /// store picks them up.
-    public func didSaveNotifications() -> AsyncStream<ContextDidSave<R>> {
-        let (stream, continuation) = AsyncStream<ContextDidSave<R>>.makeStream(bufferingPolicy: .unbounded)
+    public func didSaveNotifications() -> AsyncStream<ContextDidSave> {
+        let (stream, continuation) = AsyncStream<ContextDidSave>.makeStream(bufferingPolicy: .unbounded)
         let key = UUID()
         state.withLock { $0.subscribers[key] = continuation }
         continuation.onTermination = { [weak self] _ in
@@ -143,10 +227,11 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
     /// - Complexity: O(*k*) for *k* records changed, O(*n*) when another
     ///   store compacted the file meanwhile.
     @discardableResult
-    public func mergeExternalChanges() throws(StoreError) -> [ContextDidSave<R>] {
+    public func mergeExternalChanges() throws(StoreError) -> [ContextDidSave] {
+        let model = model
         let (saves, subscribers) = try state.withLock { state throws(StoreError) in
             let changes = try persistence.changesSinceLastRead()
-            return (try state.applyExternal(changes), Array(state.subscribers.values))
+            return (try state.applyExternal(changes, model: model), Array(state.subscribers.values))
         }
         deliver(saves, to: subscribers)
         return saves
@@ -170,23 +255,6 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
         }
     }
 
-    /// A record with its version and first-insertion order.
-    func lookup(_ id: R.ID) -> (record: R, version: Int64, sequence: Int64)? {
-        state.withLock { state in state.position(of: id).map { (state.records[$0], state.versions[$0], state.sequences[$0]) } }
-    }
-
-    /// A record's newest version that `accepts` takes — the current one, or
-    /// one a recent save replaced (see `_ReplacedVersions`) — with the
-    /// current version's first-insertion order; nil when the store has no
-    /// such record, and a nil version when it no longer knows one accepted.
-    func lookup(_ id: R.ID, newestOf accepts: (Int64) -> Bool) -> (accepted: (record: R, version: Int64)?, sequence: Int64)? {
-        state.withLock { state in
-            guard let k = state.position(of: id) else { return nil }
-            if accepts(state.versions[k]) { return ((state.records[k], state.versions[k]), state.sequences[k]) }
-            return (state.replaced.newest(of: id, where: accepts).map { ($0.record, $0.version) }, state.sequences[k])
-        }
-    }
-
     /// Commits a context's changes: picks up other stores' saves, resolves
     /// conflicts by the request's policy, writes, and applies. On any error
     /// nothing of the request changes, in memory or in the persistence (other
@@ -195,16 +263,17 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
     /// Locks, in order (`_LockLevel+Store.swift`): the store's state, held
     /// throughout; inside it the persistence takes its own (the journal's
     /// state, then the file's flock) and calls back with the state held here.
-    func commit(_ request: _SaveRequest<R>) throws(StoreError) -> _SaveOutcome<R> {
-        var external: [ContextDidSave<R>] = []
-        var subscribers: [AsyncStream<ContextDidSave<R>>.Continuation] = []
-        let result: Result<_SaveOutcome<R>, StoreError> = state.withLock { state in
+    func commit(_ request: _SaveRequest) throws(StoreError) -> _SaveOutcome {
+        var external: [ContextDidSave] = []
+        var subscribers: [AsyncStream<ContextDidSave>.Continuation] = []
+        let model = model
+        let result: Result<_SaveOutcome, StoreError> = state.withLock { state in
             subscribers = Array(state.subscribers.values)
-            var resolution: _Resolution<R>?
+            var resolution: _Resolution?
             do throws(StoreError) {
-                try persistence.commit { changes throws(StoreError) -> StoreChangeSet<R>? in
-                    external += try state.applyExternal(changes)
-                    let resolved = try _Resolution(request, in: state)
+                try persistence.commit { changes throws(StoreError) -> _ChangeSet? in
+                    external += try state.applyExternal(changes, model: model)
+                    let resolved = try _Resolution(request, in: state, model: model)
                     resolution = resolved
                     return resolved.changeSet
                 }
@@ -212,15 +281,11 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
                 return .failure(error)
             }
             guard let resolution else { return .failure(.unwritable(path: fileURL?.path ?? "memory", reason: "the persistence did not commit")) }
-            var saved = ContextDidSave<R>(
-                insertedObjects: [], updatedObjects: [], deletedObjects: [],
-                storeVersion: state.version, contextName: request.contextName)
+            var saved = ContextDidSave(model: model, parts: [], storeVersion: state.version, contextName: request.contextName)
             saved.firstStoreVersion = state.version + 1
             if let changeSet = resolution.changeSet {
                 let applied = state.apply(changeSet)
-                saved = ContextDidSave(
-                    insertedObjects: applied.inserted, updatedObjects: applied.updated, deletedObjects: applied.deleted,
-                    storeVersion: state.version, contextName: request.contextName)
+                saved = ContextDidSave(model: model, parts: applied, storeVersion: state.version, contextName: request.contextName)
                 state.fetchCaches.removeAll()
             }
             saved.propertyMergeFallbacks = resolution.fallbacks
@@ -235,92 +300,67 @@ public final class ObjectStore<R: Record & Codable>: Sendable {
     }
 
     /// Delivers saves picked up from the persistence.
-    private func deliver(_ saves: [ContextDidSave<R>], to subscribers: [AsyncStream<ContextDidSave<R>>.Continuation]) {
+    private func deliver(_ saves: [ContextDidSave], to subscribers: [AsyncStream<ContextDidSave>.Continuation]) {
         for saved in saves {
             for subscriber in subscribers { subscriber.yield(saved) }
             NotificationCenter.default.post(name: .objectContextDidSave, object: self, userInfo: saved.userInfo)
         }
     }
-}
 
-/// What one save changed: posted as `Notification.Name.objectContextDidSave`,
-/// delivered by ``ObjectStore/didSaveNotifications()``, and merged into other
-/// contexts with ``ObjectContext``'s `mergeChanges(fromContextDidSave:)`.
-public struct ContextDidSave<R: Record>: Sendable {
-    /// The records inserted, as saved.
-    public var insertedObjects: [R]
-    /// The records updated, as saved.
-    public var updatedObjects: [R]
-    /// The records deleted, as they were.
-    public var deletedObjects: [R]
-    /// The store's version after the save.
-    public var storeVersion: Int64
-    /// The saving context's name, if it has one.
-    public var contextName: String?
-    /// Whether another store on the same file (or database) made the save,
-    /// and this store picked it up.
-    public var isExternal = false
-    /// The conflicting records the saving context's merge-by-property policy
-    /// saved whole, not merged property by property (see
-    /// ``PropertyMergeFallback``); empty under the other policies and when
-    /// every conflict merged.
-    public var propertyMergeFallbacks: [PropertyMergeFallback] = []
-    /// The first store version the save covers (the save covers
-    /// `firstStoreVersion...storeVersion`; more than one when picked up from
-    /// a compacted file, none when nothing was written).
-    var firstStoreVersion: Int64
+    // MARK: Opening
 
-    init(insertedObjects: [R], updatedObjects: [R], deletedObjects: [R], storeVersion: Int64, contextName: String?, isExternal: Bool = false, firstStoreVersion: Int64? = nil) {
-        self.insertedObjects = insertedObjects
-        self.updatedObjects = updatedObjects
-        self.deletedObjects = deletedObjects
-        self.storeVersion = storeVersion
-        self.contextName = contextName
-        self.isExternal = isExternal
-        self.firstStoreVersion = firstStoreVersion ?? storeVersion
-    }
-
-    /// The identities inserted.
-    public var insertedIDs: [R.ID] { insertedObjects.map(\.id) }
-    /// The identities updated.
-    public var updatedIDs: [R.ID] { updatedObjects.map(\.id) }
-    /// The identities deleted.
-    public var deletedIDs: [R.ID] { deletedObjects.map(\.id) }
-
-    /// The notification's `userInfo`.
-    var userInfo: [AnyHashable: Any] {
-        [
-            _ContextKeys.inserted: insertedIDs.map(AnyHashable.init),
-            _ContextKeys.updated: updatedIDs.map(AnyHashable.init),
-            _ContextKeys.deleted: deletedIDs.map(AnyHashable.init),
-            _ContextKeys.changes: self,
-        ]
+    /// Every relationship of every object refers to an existing object of its
+    /// destination, and the inverse of each holds the object back.
+    ///
+    /// - Complexity: O(*n* + *r*) for *n* objects and *r* references.
+    private func checkReferences() throws(StoreError) {
+        let model = model
+        let result: Result<Void, StoreError> = state.withLock { state in
+            func find(_ k: Int, _ id: AnyHashable) -> (entity: Int, record: any Record & Codable)? {
+                for member in model.families[model.roots[k]] {
+                    if let record = state.tables[member].erasedRecord(id) { return (member, record) }
+                }
+                return nil
+            }
+            for (k, entity) in model.entities.enumerated() where !entity.relationships.isEmpty {
+                var failure: StoreError?
+                state.tables[k].forEachErased { record, _ in
+                    guard failure == nil, let id = entity.kind.id(of: record) else { return }
+                    for r in entity.relationships {
+                        guard let d = model.byName[r.destinationEntityName] else { continue }
+                        for destination in r.destinations(record) ?? [] {
+                            guard let found = find(d, destination), model.families[d].contains(found.entity) else {
+                                failure = .danglingReference(object: model.objectID(k, id), relationship: r.name, destination: model.objectID(d, destination))
+                                return
+                            }
+                            guard let inverseName = r.inverseName else { continue }
+                            let back = model.entities[found.entity].relationship(named: inverseName)?.destinations(found.record) ?? []
+                            guard back.contains(id) else {
+                                failure = .inverseMismatch(object: model.objectID(k, id), relationship: r.name, destination: model.objectID(d, destination))
+                                return
+                            }
+                        }
+                    }
+                }
+                if let failure { return .failure(failure) }
+            }
+            return .success(())
+        }
+        try result.get()
     }
 }
 
-/// The `userInfo` keys of the context's notifications.
-enum _ContextKeys {
-    static let inserted = "inserted"
-    static let updated = "updated"
-    static let deleted = "deleted"
-    static let changes = "changes"
-}
-
-/// The persistence behind a store, whatever its type.
-class _PersistenceBase<R: Record & Codable>: @unchecked Sendable {
-    func load() throws(StoreError) -> StoreContents<R> { StoreContents() }
-    func changesSinceLastRead() throws(StoreError) -> ExternalChanges<R> { .none }
-    func commit(_ prepare: (ExternalChanges<R>) throws(StoreError) -> StoreChangeSet<R>?) throws(StoreError) { _ = try prepare(.none) }
-    func compact() throws(StoreError) {}
-}
-
-final class _PersistenceBox<P: StorePersistence>: _PersistenceBase<P.Object>, @unchecked Sendable {
-    let base: P
-    init(_ base: P) { self.base = base }
-    override func load() throws(StoreError) -> StoreContents<P.Object> { try base.load() }
-    override func changesSinceLastRead() throws(StoreError) -> ExternalChanges<P.Object> { try base.changesSinceLastRead() }
-    override func commit(_ prepare: (ExternalChanges<P.Object>) throws(StoreError) -> StoreChangeSet<P.Object>?) throws(StoreError) {
-        try base.commit(prepare)
+extension ObjectModel {
+    /// A model of one entity, `R`'s (it cannot fail: one entity, no relationships).
+    @usableFromInline
+    init<R: Record & Codable>(one type: R.Type) where R.ID: Codable {
+        let entity = EntityDescription.entity(R.self)
+        entities = [entity]
+        byName = [entity.name: 0]
+        byType = [ObjectIdentifier(R.self): 0]
+        roots = [0]
+        families = [[0]]
+        incoming = [[]]
+        hasRelationships = false
     }
-    override func compact() throws(StoreError) { try base.compact() }
 }

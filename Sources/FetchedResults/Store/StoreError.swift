@@ -1,7 +1,6 @@
 import Foundation
 import PredicateFormat
 import Records
-import TableDiff
 
 /// Why a store could not open, save, or accept a change. The store and the
 /// context are left as they were.
@@ -26,6 +25,22 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case mergeConflicts([MergeConflict])
     /// A record could not be encoded for the file.
     case unencodable(String)
+    /// The save was refused by the model's rules: each failure names the
+    /// object, the relationship and Core Data's validation error (Core Data
+    /// reports several as `NSValidationMultipleErrorsError`, 1560). Nothing
+    /// is saved; the context keeps its changes.
+    case validation([ValidationFailure])
+    /// A relationship holds an object that does not exist, or is not of its
+    /// destination entity: a save that holds it is refused (a `noAction`
+    /// delete not repaired), and a store file that holds it does not open.
+    case danglingReference(object: ObjectID, relationship: String, destination: ObjectID)
+    /// The two sides of a relationship pair disagree in a store file (or
+    /// another persistence): `object`'s `relationship` holds `destination`,
+    /// whose inverse does not hold `object`. The store does not open.
+    case inverseMismatch(object: ObjectID, relationship: String, destination: ObjectID)
+    /// The store holds objects of an entity the model does not declare
+    /// (written with another model).
+    case unknownEntity(String)
 
     /// What happened, in a sentence a person can act on.
     public var description: String {
@@ -39,22 +54,48 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             return "the save conflicts with changes in the store since this context read its records (\(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")): "
                 + conflicts.map(\.description).joined(separator: "; ")
         case let .unencodable(reason): return "cannot encode a record for the store: \(reason)"
+        case .validation(let failures):
+            return failures.map(\.description).joined(separator: "; ")
+                + (failures.count > 1 ? " (NSValidationMultipleErrorsError, 1560)" : "")
+        case let .danglingReference(object, relationship, destination):
+            return "\(object)'s relationship \(relationship) refers to \(destination), which does not exist or is not of its destination entity"
+        case let .inverseMismatch(object, relationship, destination):
+            return "\(object)'s relationship \(relationship) holds \(destination), but \(destination)'s inverse does not hold \(object)"
+        case .unknownEntity(let name):
+            return "the store holds objects of the entity \(name), which the model does not declare (it was written with another model)"
         }
     }
 }
 
-/// A context's misuse, refused before anything changes.
+/// A context's misuse, refused before anything changes: the context is as
+/// it was.
 public enum ContextError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Inserting an identity the context already has (in the store or pending).
-    case alreadyExists(String)
+    /// Inserting an identity the context already has (in the store or
+    /// pending), in the entity's hierarchy.
+    case alreadyExists(ObjectID)
     /// Updating or deleting an identity the context does not have.
-    case noSuchObject(String)
+    case noSuchObject(ObjectID)
+    /// The model has no entity of this name, or none (or several) of this
+    /// record type: pass the entity's name.
+    case unknownEntity(String)
+    /// A relationship names an object that does not exist, or is not of
+    /// its destination entity.
+    case danglingReference(object: ObjectID, relationship: String, destination: ObjectID)
+    /// A delete refused by a `deny` rule (Core Data's
+    /// `NSValidationRelationshipDeniedDeleteError`, 1600): `object`'s
+    /// `relationship` still has these destinations.
+    case deleteDenied(object: ObjectID, relationship: String, destinations: [ObjectID])
 
     /// What happened, in a sentence a person can act on.
     public var description: String {
         switch self {
         case let .alreadyExists(id): return "an object with identity \(id) already exists; update it instead of inserting it"
-        case let .noSuchObject(id): return "there is no object with identity \(id) in this context"
+        case let .noSuchObject(id): return "there is no object \(id) in this context"
+        case .unknownEntity(let name): return "the model has no entity \(name) (or several of that record type: name the entity)"
+        case let .danglingReference(object, relationship, destination):
+            return "\(object)'s relationship \(relationship) refers to \(destination), which does not exist or is not of its destination entity"
+        case let .deleteDenied(object, relationship, destinations):
+            return "Delete was denied for \(object): its relationship \(relationship) has \(destinations.map(\.description).joined(separator: ", ")) (NSValidationRelationshipDeniedDeleteError, 1600)"
         }
     }
 }

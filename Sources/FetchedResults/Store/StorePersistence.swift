@@ -1,49 +1,49 @@
 import Foundation
 import PredicateFormat
 import Records
-import TableDiff
 
-/// Where an ``ObjectStore`` keeps its records between launches: the seam for
+/// Where an ``ObjectStore`` keeps its objects between launches: the seam for
 /// an app's own database.
 ///
-/// A store keeps every record in memory and hands durability to its
+/// A store keeps every object in memory and hands durability to its
 /// persistence: it loads everything once, commits each save as one
 /// ``StoreChangeSet``, and asks for the changes others made. The package has
 /// two: ``JournalFilePersistence`` (the store's file: a checksummed snapshot
 /// and an append-only journal, shared safely between processes) and
 /// ``MemoryPersistence`` (nothing is kept). An app that outgrows the embedded
 /// file implements this protocol over its own database and passes it to
-/// ``ObjectStore/init(persistence:)``; contexts, controllers and tables do not
-/// change. The `directory-store` example (`Examples/DirectoryStore`) keeps one
-/// file per record.
+/// ``ObjectStore/init(model:persistence:)``; contexts, controllers and tables
+/// do not change. The `directory-store` example (`Examples/DirectoryStore`)
+/// keeps one file per object.
+///
+/// Objects cross the seam as ``StoredObject``s: an entity's name and a record
+/// of its type (the model says which: ``EntityDescription/recordType``).
 ///
 /// **Versions.** Every save has a version, one more than the save before it
-/// (the first is 1); every record carries the version of the save that last
+/// (the first is 1); every object carries the version of the save that last
 /// wrote it. The store numbers its saves from the versions the persistence
 /// reports, so two stores on one file agree on them, and a context can tell
-/// whether a record changed since it read it (see ``MergePolicy``).
+/// whether an object changed since it read it (see ``MergePolicy``).
 ///
 /// **Contract.** A store calls its persistence with its own lock held, one
-/// call at a time. ``commit(_:)`` must be atomic (a save is kept whole or not
-/// at all) and durable once it returns, and must hold off every other writer
-/// from before it reads the changes it hands to `prepare` until its write is
-/// done — otherwise saves made meanwhile by others are lost. A persistence
-/// belongs to one store; several stores share data by each having a
-/// persistence over the same database.
+/// call at a time, ``load(model:)`` first. ``commit(_:)`` must be atomic (a
+/// save is kept whole or not at all) and durable once it returns, and must
+/// hold off every other writer from before it reads the changes it hands to
+/// `prepare` until its write is done — otherwise saves made meanwhile by
+/// others are lost. A persistence belongs to one store; several stores share
+/// data by each having a persistence over the same database.
 public protocol StorePersistence: AnyObject, Sendable {
-    /// The records' type.
-    associatedtype Object: Record & Codable
-
-    /// Reads everything kept: called once, when the store opens.
+    /// Reads everything kept: called once, when the store opens, with the
+    /// model of the store's objects.
     ///
     /// - Throws: ``StoreError`` when what is kept cannot be read or is damaged.
-    func load() throws(StoreError) -> StoreContents<Object>
+    func load(model: ObjectModel) throws(StoreError) -> StoreContents
 
     /// The saves others made since this persistence last read or wrote
     /// (another store on the same file, in this process or another).
     ///
     /// - Throws: ``StoreError`` when they cannot be read.
-    func changesSinceLastRead() throws(StoreError) -> ExternalChanges<Object>
+    func changesSinceLastRead() throws(StoreError) -> ExternalChanges
 
     /// Commits one save: with every other writer held off, hands `prepare`
     /// the saves others made since this persistence last read or wrote, then
@@ -52,7 +52,7 @@ public protocol StorePersistence: AnyObject, Sendable {
     ///
     /// - Throws: what `prepare` throws, or ``StoreError/unwritable(path:reason:)``
     ///   when the change set cannot be written; then nothing of it is kept.
-    func commit(_ prepare: (ExternalChanges<Object>) throws(StoreError) -> StoreChangeSet<Object>?) throws(StoreError)
+    func commit(_ prepare: (ExternalChanges) throws(StoreError) -> StoreChangeSet?) throws(StoreError)
 
     /// Rewrites what is kept in its most compact form, if the persistence has
     /// one (the journal file folds its journal into a new snapshot). Never
@@ -64,8 +64,8 @@ extension StorePersistence {
     public func compact() throws(StoreError) {}
 }
 
-/// A record as a persistence keeps it: the record, the order it was first
-/// inserted in, and the version of the save that last wrote it.
+/// A record as a typed persistence keeps it: the record, the order it was
+/// first inserted in, and the version of the save that last wrote it.
 public struct StoredRecord<R: Record>: Sendable {
     /// The record.
     public var record: R
@@ -82,20 +82,43 @@ public struct StoredRecord<R: Record>: Sendable {
     }
 }
 
-/// One save, as a persistence commits it: the records it inserted or updated
-/// and those it deleted.
-public struct StoreChangeSet<R: Record>: Sendable {
+/// An object as a persistence keeps it: its entity's name, its record (of
+/// the entity's record type), the order it was first inserted in, and the
+/// version of the save that last wrote it.
+public struct StoredObject: Sendable {
+    /// The entity's name.
+    public var entityName: String
+    /// The record.
+    public var record: any Record & Codable
+    /// Its first-insertion order: the last tie-breaker of every sort.
+    public var sequence: Int64
+    /// The version of the save that last wrote it (for a deleted object, the
+    /// version of the save that deleted it).
+    public var version: Int64
+
+    /// Creates one from its parts.
+    public init(entityName: String, record: any Record & Codable, sequence: Int64, version: Int64) {
+        self.entityName = entityName
+        self.record = record
+        self.sequence = sequence
+        self.version = version
+    }
+}
+
+/// One save, as a persistence commits it: the objects it inserted or
+/// updated and those it deleted.
+public struct StoreChangeSet: Sendable {
     /// The save's version: one more than the save before it.
     public var version: Int64
     /// The next first-insertion order to hand out after this save.
     public var nextSequence: Int64
-    /// The records inserted or updated, as saved (each with this save's version).
-    public var saved: [StoredRecord<R>]
-    /// The records deleted, as they were.
-    public var deleted: [R]
+    /// The objects inserted or updated, as saved (each with this save's version).
+    public var saved: [StoredObject]
+    /// The objects deleted, as they were.
+    public var deleted: [StoredObject]
 
     /// Creates one from its parts.
-    public init(version: Int64, nextSequence: Int64, saved: [StoredRecord<R>], deleted: [R]) {
+    public init(version: Int64, nextSequence: Int64, saved: [StoredObject], deleted: [StoredObject]) {
         self.version = version
         self.nextSequence = nextSequence
         self.saved = saved
@@ -103,22 +126,22 @@ public struct StoreChangeSet<R: Record>: Sendable {
     }
 }
 
-/// Everything a persistence keeps: records, then saves to apply to them in order.
-public struct StoreContents<R: Record>: Sendable {
-    /// The records, in any order.
-    public var records: [StoredRecord<R>]
-    /// The version of the last save the records include (0 for none).
+/// Everything a persistence keeps: objects, then saves to apply to them in order.
+public struct StoreContents: Sendable {
+    /// The objects, in any order.
+    public var objects: [StoredObject]
+    /// The version of the last save the objects include (0 for none).
     public var version: Int64
     /// The next first-insertion order to hand out.
     public var nextSequence: Int64
-    /// Saves made after the records, to apply in order (a journal's tail).
-    public var changeSets: [StoreChangeSet<R>]
+    /// Saves made after the objects, to apply in order (a journal's tail).
+    public var changeSets: [StoreChangeSet]
     /// Damage repaired while reading (an unacknowledged save's torn tail).
     public var recoveries: [StoreRecovery]
 
     /// Creates one from its parts.
-    public init(records: [StoredRecord<R>] = [], version: Int64 = 0, nextSequence: Int64 = 1, changeSets: [StoreChangeSet<R>] = [], recoveries: [StoreRecovery] = []) {
-        self.records = records
+    public init(objects: [StoredObject] = [], version: Int64 = 0, nextSequence: Int64 = 1, changeSets: [StoreChangeSet] = [], recoveries: [StoreRecovery] = []) {
+        self.objects = objects
         self.version = version
         self.nextSequence = nextSequence
         self.changeSets = changeSets
@@ -127,18 +150,18 @@ public struct StoreContents<R: Record>: Sendable {
 }
 
 /// Saves others made since a persistence last read or wrote.
-public struct ExternalChanges<R: Record>: Sendable {
+public struct ExternalChanges: Sendable {
     /// Saves to apply in order, each one version after the last.
-    public var changeSets: [StoreChangeSet<R>]
+    public var changeSets: [StoreChangeSet]
     /// Everything, read again, when the saves cannot be told one by one (the
     /// file was compacted by another store since this one read it): the store
-    /// works out what changed by comparing record versions.
-    public var replacement: StoreContents<R>?
+    /// works out what changed by comparing versions.
+    public var replacement: StoreContents?
     /// Damage repaired while reading.
     public var recoveries: [StoreRecovery]
 
     /// Creates one from its parts.
-    public init(changeSets: [StoreChangeSet<R>] = [], replacement: StoreContents<R>? = nil, recoveries: [StoreRecovery] = []) {
+    public init(changeSets: [StoreChangeSet] = [], replacement: StoreContents? = nil, recoveries: [StoreRecovery] = []) {
         self.changeSets = changeSets
         self.replacement = replacement
         self.recoveries = recoveries
@@ -180,19 +203,129 @@ public struct StoreRecovery: Hashable, Sendable, CustomStringConvertible {
 
 /// A persistence that keeps nothing: the store lives in memory only.
 ///
-/// What ``ObjectStore/init()`` uses.
-public final class MemoryPersistence<Object: Record & Codable>: StorePersistence {
+/// What ``ObjectStore/init(model:)`` uses.
+public final class MemoryPersistence: StorePersistence {
     /// A persistence that keeps nothing.
     public init() {}
 
     /// An empty store.
-    public func load() throws(StoreError) -> StoreContents<Object> { StoreContents() }
+    public func load(model: ObjectModel) throws(StoreError) -> StoreContents { StoreContents() }
 
     /// Nobody else writes here: no changes.
-    public func changesSinceLastRead() throws(StoreError) -> ExternalChanges<Object> { .none }
+    public func changesSinceLastRead() throws(StoreError) -> ExternalChanges { .none }
 
     /// Asks `prepare` for the change set and keeps nothing.
-    public func commit(_ prepare: (ExternalChanges<Object>) throws(StoreError) -> StoreChangeSet<Object>?) throws(StoreError) {
+    public func commit(_ prepare: (ExternalChanges) throws(StoreError) -> StoreChangeSet?) throws(StoreError) {
         _ = try prepare(.none)
+    }
+}
+
+// MARK: - Between the seam and the store
+
+/// The persistence behind a store, whatever its type, in the store's typed
+/// form (`_ChangeSet`: one typed part per entity).
+class _PersistenceBase: @unchecked Sendable {
+    func load() throws(StoreError) -> _Contents { _Contents() }
+    func changesSinceLastRead() throws(StoreError) -> _External { .none }
+    func commit(_ prepare: (_External) throws(StoreError) -> _ChangeSet?) throws(StoreError) { _ = try prepare(.none) }
+    func compact() throws(StoreError) {}
+}
+
+/// A persistence of your own: objects converted at the seam.
+final class _PersistenceBox<P: StorePersistence>: _PersistenceBase, @unchecked Sendable {
+    let base: P
+    let model: ObjectModel
+
+    init(_ base: P, model: ObjectModel) {
+        self.base = base
+        self.model = model
+    }
+
+    override func load() throws(StoreError) -> _Contents { try _Contents(try base.load(model: model), model: model) }
+    override func changesSinceLastRead() throws(StoreError) -> _External { try _External(try base.changesSinceLastRead(), model: model) }
+    override func commit(_ prepare: (_External) throws(StoreError) -> _ChangeSet?) throws(StoreError) {
+        let model = model
+        try base.commit { external throws(StoreError) in
+            try prepare(try _External(external, model: model)).map { StoreChangeSet($0, model: model) }
+        }
+    }
+    override func compact() throws(StoreError) { try base.compact() }
+}
+
+extension _ChangeSet {
+    /// A change set of objects given erased, each in its entity's part.
+    ///
+    /// - Throws: ``StoreError/unknownEntity(_:)`` for an entity the model does
+    ///   not declare, ``StoreError/corrupt(path:reason:)`` for a record not of
+    ///   its entity's type.
+    init(_ changeSet: StoreChangeSet, model: ObjectModel) throws(StoreError) {
+        version = changeSet.version
+        nextSequence = changeSet.nextSequence
+        var parts: [Int: _AnyEntityChangeSet] = [:]
+        for (objects, deleted) in [(changeSet.saved, false), (changeSet.deleted, true)] {
+            for object in objects {
+                guard let k = model.byName[object.entityName] else { throw .unknownEntity(object.entityName) }
+                let part = parts[k] ?? model.entities[k].kind.makeChangeSet(k)
+                parts[k] = part
+                guard model.entities[k].kind.append(object.record, sequence: object.sequence, version: object.version, deleted: deleted, to: part) else {
+                    throw .corrupt(path: "the persistence", reason: "an object of \(object.entityName) holds a \(type(of: object.record)), not a \(model.entities[k].recordType)")
+                }
+            }
+        }
+        self.parts = parts.keys.sorted().compactMap { parts[$0] }
+    }
+}
+
+extension StoreChangeSet {
+    /// The change set's objects, erased.
+    init(_ changeSet: _ChangeSet, model: ObjectModel) {
+        version = changeSet.version
+        nextSequence = changeSet.nextSequence
+        saved = changeSet.parts.flatMap { part in
+            part.savedErased().map { StoredObject(entityName: model.entities[part.entity].name, record: $0.record, sequence: $0.sequence, version: $0.version) }
+        }
+        deleted = changeSet.parts.flatMap { part in
+            part.deletedErased().map { StoredObject(entityName: model.entities[part.entity].name, record: $0, sequence: 0, version: changeSet.version) }
+        }
+    }
+}
+
+extension _Contents {
+    init(_ contents: StoreContents, model: ObjectModel) throws(StoreError) {
+        let snapshot = try _ChangeSet(StoreChangeSet(version: contents.version, nextSequence: contents.nextSequence, saved: contents.objects, deleted: []), model: model)
+        parts = snapshot.parts
+        version = contents.version
+        nextSequence = contents.nextSequence
+        changeSets = []
+        for changeSet in contents.changeSets { changeSets.append(try _ChangeSet(changeSet, model: model)) }
+        recoveries = contents.recoveries
+    }
+}
+
+extension StoreContents {
+    /// What a persistence loaded, erased.
+    init(_ contents: _Contents, model: ObjectModel) {
+        let snapshot = StoreChangeSet(_ChangeSet(version: contents.version, nextSequence: contents.nextSequence, parts: contents.parts), model: model)
+        self.init(
+            objects: snapshot.saved, version: contents.version, nextSequence: contents.nextSequence,
+            changeSets: contents.changeSets.map { StoreChangeSet($0, model: model) }, recoveries: contents.recoveries)
+    }
+}
+
+extension ExternalChanges {
+    /// Others' saves, erased.
+    init(_ changes: _External, model: ObjectModel) {
+        self.init(
+            changeSets: changes.changeSets.map { StoreChangeSet($0, model: model) },
+            replacement: changes.replacement.map { StoreContents($0, model: model) }, recoveries: changes.recoveries)
+    }
+}
+
+extension _External {
+    init(_ changes: ExternalChanges, model: ObjectModel) throws(StoreError) {
+        changeSets = []
+        for changeSet in changes.changeSets { changeSets.append(try _ChangeSet(changeSet, model: model)) }
+        replacement = try changes.replacement.map { contents throws(StoreError) in try _Contents(contents, model: model) }
+        recoveries = changes.recoveries
     }
 }

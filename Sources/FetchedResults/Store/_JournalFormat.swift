@@ -1,12 +1,12 @@
 import Foundation
 import PredicateFormat
 import Records
-import TableDiff
 
 // The journal file, byte by byte (the DocC article "The store's file format"
 // says the same for people writing tools):
 //
-//   file header, 32 bytes: "HTSTORE\n" | format version (u32 = 1) | flags (u32 = 0)
+//   file header, 32 bytes: "HTSTORE\n" | format version (u32 = 1) | flags (u32: bit 0, records
+//       tagged with their entity; the other bits 0)
 //       | store identifier (u64, random, kept by compactions) | reserved (u32 = 0)
 //       | CRC-32C of the 28 bytes before it (u32)
 //   frames, each: "HTF" | kind (u8) | payload length (u32) | CRC-32C of the payload (u32)
@@ -20,6 +20,12 @@ import TableDiff
 //       varint saved count, varint deleted count, then per saved record:
 //       zigzag varint sequence, varint length, the record's encoding;
 //       per deleted record: varint length, the record's encoding
+//
+// A record's encoding: in a file of a model of one entity, the record's own
+// (untagged); in a file of several entities (flag bit 0, and every file
+// without the flag that a model of several entities opens, as the object
+// graph store wrote them), a keyed container of "entity" (its name), "id"
+// (its `ObjectID`) and "record" (the record's own encoding, as Data).
 //
 // All integers little-endian. A file is a header, one snapshot (head and
 // chunks), then saves, each one version after the one before (the first one
@@ -54,10 +60,13 @@ enum _JournalFormat {
         return value
     }
 
-    static func fileHeader(storeID: UInt64) -> [UInt8] {
+    /// Flag bit 0: records tagged with their entity.
+    static let taggedFlag: UInt32 = 1
+
+    static func fileHeader(storeID: UInt64, flags: UInt32) -> [UInt8] {
         var out = magic
         appendUInt32(formatVersion, to: &out)
-        appendUInt32(0, to: &out)
+        appendUInt32(flags, to: &out)
         _Varint.writeFixed(storeID, to: &out)
         appendUInt32(0, to: &out)
         appendUInt32(_CRC32C.checksum(out, 0..<28), to: &out)
@@ -82,47 +91,33 @@ enum _JournalFormat {
         out.replaceSubrange(payloadStart - frameHeaderSize..<payloadStart, with: header)
     }
 
-    static func encodeRecord<R: Encodable>(_ record: R, into out: inout [UInt8]) throws(StoreError) {
-        do {
-            var bytes: [UInt8] = []
-            try _BinaryRecordEncoder.encode(record, into: &bytes)
-            _Varint.write(UInt64(bytes.count), to: &out)
-            out.append(contentsOf: bytes)
-        } catch {
-            throw .unencodable("\(error)")
-        }
-    }
-
-    /// A whole file: header and snapshot.
-    static func file<R: Record & Encodable>(storeID: UInt64, records: [StoredRecord<R>], version: Int64, nextSequence: Int64) throws(StoreError) -> [UInt8] {
+    /// A whole file: header and snapshot, of every entity's records.
+    static func file(storeID: UInt64, parts: [_AnyEntityChangeSet], version: Int64, nextSequence: Int64, codec: _JournalCodec) throws(StoreError) -> [UInt8] {
         var chunks: [UInt8] = []
         var chunkCount = 0
-        var k = 0
-        while k < records.count {
-            let start = beginFrame(&chunks)
-            let countAt = chunks.count
-            var inChunk = 0
-            // The count goes first: reserve a 10-byte varint and fix it at the end.
-            chunks.append(contentsOf: repeatElement(0, count: 10))
-            while k < records.count && chunks.count - start < chunkBytes {
-                let stored = records[k]
-                _Varint.writeSigned(stored.sequence, to: &chunks)
-                _Varint.write(UInt64(bitPattern: stored.version), to: &chunks)
-                try encodeRecord(stored.record, into: &chunks)
-                inChunk += 1
-                k += 1
+        var recordCount = 0
+        for part in parts {
+            var k = 0
+            while k < part.savedCount {
+                let start = beginFrame(&chunks)
+                let countAt = chunks.count
+                // The count goes first: reserve a 10-byte varint and fix it at the end.
+                chunks.append(contentsOf: repeatElement(0, count: 10))
+                let end = try part.writeSnapshotRecords(from: k, into: &chunks, upTo: start + chunkBytes, codec: codec)
+                var count: [UInt8] = []
+                _Varint.write(UInt64(end - k), to: &count)
+                chunks.replaceSubrange(countAt..<countAt + 10, with: count)
+                try endFrame(.snapshotChunk, payloadStart: start, in: &chunks)
+                chunkCount += 1
+                recordCount += end - k
+                k = end
             }
-            var count: [UInt8] = []
-            _Varint.write(UInt64(inChunk), to: &count)
-            chunks.replaceSubrange(countAt..<countAt + 10, with: count)
-            try endFrame(.snapshotChunk, payloadStart: start, in: &chunks)
-            chunkCount += 1
         }
-        var out = fileHeader(storeID: storeID)
+        var out = fileHeader(storeID: storeID, flags: codec.tagged ? taggedFlag : 0)
         let start = beginFrame(&out)
         _Varint.write(UInt64(bitPattern: version), to: &out)
         _Varint.write(UInt64(bitPattern: nextSequence), to: &out)
-        _Varint.write(UInt64(records.count), to: &out)
+        _Varint.write(UInt64(recordCount), to: &out)
         _Varint.write(UInt64(chunkCount), to: &out)
         try endFrame(.snapshotHead, payloadStart: start, in: &out)
         out.append(contentsOf: chunks)
@@ -130,32 +125,100 @@ enum _JournalFormat {
     }
 
     /// One save's frame.
-    static func saveFrame<R: Record & Encodable>(_ changeSet: StoreChangeSet<R>) throws(StoreError) -> [UInt8] {
+    static func saveFrame(_ changeSet: _ChangeSet, codec: _JournalCodec) throws(StoreError) -> [UInt8] {
         var out: [UInt8] = []
         let start = beginFrame(&out)
         _Varint.write(UInt64(bitPattern: changeSet.version), to: &out)
         _Varint.write(UInt64(bitPattern: changeSet.nextSequence), to: &out)
-        _Varint.write(UInt64(changeSet.saved.count), to: &out)
-        _Varint.write(UInt64(changeSet.deleted.count), to: &out)
-        for stored in changeSet.saved {
-            _Varint.writeSigned(stored.sequence, to: &out)
-            try encodeRecord(stored.record, into: &out)
-        }
-        for record in changeSet.deleted { try encodeRecord(record, into: &out) }
+        _Varint.write(UInt64(changeSet.parts.reduce(0) { $0 + $1.savedCount }), to: &out)
+        _Varint.write(UInt64(changeSet.parts.reduce(0) { $0 + $1.deletedCount }), to: &out)
+        for part in changeSet.parts { try part.writeSavedRecords(into: &out, codec: codec) }
+        for part in changeSet.parts { try part.writeDeletedRecords(into: &out, codec: codec) }
         try endFrame(.save, payloadStart: start, in: &out)
         return out
     }
 }
 
+/// How a file's records are encoded and decoded: by the model, each record
+/// untagged (a model of one entity) or tagged with its entity.
+struct _JournalCodec: Sendable {
+    let model: ObjectModel
+    /// Whether records carry their entity (files of several entities).
+    let tagged: Bool
+
+    /// A record as the graph store wrote it, and as files of several entities hold them.
+    struct Tagged: Codable {
+        var entity: String
+        var id: ObjectID
+        var record: Data
+    }
+
+    /// Appends a record of entity `k`: its length, then its encoding.
+    func encode(_ k: Int, _ record: some Record & Codable, into out: inout [UInt8]) throws(StoreError) {
+        do {
+            var bytes: [UInt8] = []
+            if tagged {
+                var inner: [UInt8] = []
+                try _BinaryRecordEncoder.encode(record, into: &inner)
+                let id = model.objectID(k, AnyHashable(record.id))
+                try _BinaryRecordEncoder.encode(Tagged(entity: model.entities[k].name, id: id, record: Data(inner)), into: &bytes)
+            } else {
+                try _BinaryRecordEncoder.encode(record, into: &bytes)
+            }
+            _Varint.write(UInt64(bytes.count), to: &out)
+            out.append(contentsOf: bytes)
+        } catch {
+            throw .unencodable("\(error)")
+        }
+    }
+
+    /// Decodes a record's bytes into its entity's part.
+    func decode(
+        _ bytes: UnsafeRawBufferPointer, sequence: Int64, version: Int64, deleted: Bool, into parts: inout _Parts
+    ) throws -> Void {
+        if !tagged {
+            try model.entities[0].kind.append(bytes, sequence: sequence, version: version, deleted: deleted, to: parts.part(0, model))
+            return
+        }
+        let tagged = try _BinaryRecordDecoder(bytes: bytes).decode(Tagged.self, at: 0)
+        guard let k = model.byName[tagged.entity] else { throw _UnknownEntity(name: tagged.entity) }
+        try tagged.record.withUnsafeBytes { inner in
+            try model.entities[k].kind.append(inner, sequence: sequence, version: version, deleted: deleted, to: parts.part(k, model))
+        }
+    }
+}
+
+/// A record of an entity the model does not declare.
+struct _UnknownEntity: Error {
+    var name: String
+}
+
+/// Each entity's part, made as records of it are read.
+struct _Parts {
+    var byEntity: [Int: _AnyEntityChangeSet] = [:]
+
+    mutating func part(_ k: Int, _ model: ObjectModel) -> _AnyEntityChangeSet {
+        if let part = byEntity[k] { return part }
+        let part = model.entities[k].kind.makeChangeSet(k)
+        byEntity[k] = part
+        return part
+    }
+
+    /// The parts in the model's order.
+    var parts: [_AnyEntityChangeSet] { byEntity.keys.sorted().compactMap { byEntity[$0] } }
+}
+
 /// What reading (part of) a journal file found.
-struct _JournalRead<R: Record> {
+struct _JournalRead {
     var storeID: UInt64 = 0
-    /// The snapshot's records (empty when not decoded).
-    var records: [StoredRecord<R>] = []
+    /// The file's flags.
+    var flags: UInt32 = 0
+    /// The snapshot's records, each entity's part (empty when not decoded).
+    var parts: [_AnyEntityChangeSet] = []
     var snapshotVersion: Int64 = 0
     var nextSequence: Int64 = 1
     /// The saves after the snapshot (or after `afterVersion`), in order.
-    var changeSets: [StoreChangeSet<R>] = []
+    var changeSets: [_ChangeSet] = []
     /// The version of the last valid frame.
     var version: Int64 = 0
     /// Where the snapshot ends (from the start of the bytes read).
@@ -167,11 +230,12 @@ struct _JournalRead<R: Record> {
 }
 
 /// Reads a journal file's bytes, checking every checksum.
-struct _JournalReader<R: Record & Decodable> {
+struct _JournalReader {
     let bytes: UnsafeRawBufferPointer
     /// The file offset of `bytes[0]`, for messages.
     let baseOffset: Int
     let path: String
+    let codec: _JournalCodec
 
     func damaged(_ p: Int, _ reason: String) -> StoreError { .damaged(path: path, offset: baseOffset + p, reason: reason) }
 
@@ -244,15 +308,19 @@ struct _JournalReader<R: Record & Decodable> {
             return Int(n)
         }
 
-        mutating func record() throws(StoreError) -> R {
+        /// Reads a record into its entity's part.
+        mutating func record(sequence: Int64, version: Int64, deleted: Bool, into parts: inout _Parts) throws(StoreError) {
             let length = try count()
             let slice = UnsafeRawBufferPointer(rebasing: reader.bytes[p..<p + length])
             let start = p
             p += length
             do {
-                return try _BinaryRecordDecoder(bytes: slice).decode(R.self, at: 0)
+                try reader.codec.decode(slice, sequence: sequence, version: version, deleted: deleted, into: &parts)
+            } catch let unknown as _UnknownEntity {
+                throw .unknownEntity(unknown.name)
             } catch {
-                throw reader.damaged(frameStart, "the record at offset \(reader.baseOffset + start) cannot be decoded as \(R.self): \(_describe(error))")
+                let what = reader.codec.tagged ? "an object of the model" : "\(reader.codec.model.entities[0].recordType)"
+                throw reader.damaged(frameStart, "the record at offset \(reader.baseOffset + start) cannot be decoded as \(what): \(_describe(error))")
             }
         }
 
@@ -279,8 +347,8 @@ struct _JournalReader<R: Record & Decodable> {
     /// Reads a whole file: header, snapshot, saves. With `decodeSnapshotAbove`
     /// set, the snapshot's records are decoded only when its version is above
     /// it, and saves only above it.
-    func readFile(decodeAbove known: Int64? = nil) throws(StoreError) -> _JournalRead<R> {
-        var read = _JournalRead<R>()
+    func readFile(decodeAbove known: Int64? = nil) throws(StoreError) -> _JournalRead {
+        var read = _JournalRead()
         guard bytes.count >= _JournalFormat.headerSize else {
             throw bytes.isEmpty ? .corrupt(path: path, reason: "the file is empty") : damaged(0, "the file header is cut short")
         }
@@ -297,6 +365,10 @@ struct _JournalReader<R: Record & Decodable> {
         var id: UInt64 = 0
         for k in 0..<8 { id |= UInt64(bytes[16 + k]) << (8 * UInt64(k)) }
         read.storeID = id
+        read.flags = _JournalFormat.readUInt32(bytes, 12)
+        guard read.flags & ~_JournalFormat.taggedFlag == 0 else {
+            throw .corrupt(path: path, reason: "its header has flags \(read.flags), which this version does not know")
+        }
 
         // The snapshot: a head, then its chunks. It is never torn (it is written
         // whole, then renamed into place): a short one is damage.
@@ -310,7 +382,10 @@ struct _JournalReader<R: Record & Decodable> {
         try head.finish()
         let decode = known.map { read.snapshotVersion > $0 } ?? true
         p = headPayload.upperBound
-        if decode { read.records.reserveCapacity(Int(min(recordCount, UInt64(bytes.count)))) }
+        var parts = _Parts()
+        if decode, !codec.tagged {
+            parts.part(0, codec.model).reserveCapacity(Int(min(recordCount, UInt64(bytes.count))))
+        }
         var seen: UInt64 = 0
         for _ in 0..<chunkCount {
             guard case .frame(.snapshotChunk, let payload) = try frame(at: p) else { throw damaged(p, "a chunk of the snapshot is missing or cut short") }
@@ -321,14 +396,14 @@ struct _JournalReader<R: Record & Decodable> {
                 for _ in 0..<count {
                     let sequence = try chunk.signed()
                     let version = try chunk.int64()
-                    let record = try chunk.record()
-                    read.records.append(StoredRecord(record: record, sequence: sequence, version: version))
+                    try chunk.record(sequence: sequence, version: version, deleted: false, into: &parts)
                 }
                 try chunk.finish()
             }
             p = payload.upperBound
         }
         guard seen == recordCount else { throw damaged(_JournalFormat.headerSize, "the snapshot holds \(seen) records, its head says \(recordCount)") }
+        read.parts = parts.parts
         read.snapshotEnd = p
         read.version = read.snapshotVersion
         read.end = p
@@ -337,7 +412,7 @@ struct _JournalReader<R: Record & Decodable> {
     }
 
     /// Reads saves from `p` to the end: each must follow the last.
-    func readSaves(from start: Int, into read: inout _JournalRead<R>, decodeAbove known: Int64) throws(StoreError) {
+    func readSaves(from start: Int, into read: inout _JournalRead, decodeAbove known: Int64) throws(StoreError) {
         var p = start
         while true {
             switch try frame(at: p) {
@@ -355,17 +430,14 @@ struct _JournalReader<R: Record & Decodable> {
                     let nextSequence = try save.int64()
                     let savedCount = try save.count()
                     let deletedCount = try save.count()
-                    var saved: [StoredRecord<R>] = []
-                    saved.reserveCapacity(savedCount)
+                    var parts = _Parts()
                     for _ in 0..<savedCount {
                         let sequence = try save.signed()
-                        saved.append(StoredRecord(record: try save.record(), sequence: sequence, version: version))
+                        try save.record(sequence: sequence, version: version, deleted: false, into: &parts)
                     }
-                    var deleted: [R] = []
-                    deleted.reserveCapacity(deletedCount)
-                    for _ in 0..<deletedCount { deleted.append(try save.record()) }
+                    for _ in 0..<deletedCount { try save.record(sequence: 0, version: version, deleted: true, into: &parts) }
                     try save.finish()
-                    read.changeSets.append(StoreChangeSet(version: version, nextSequence: nextSequence, saved: saved, deleted: deleted))
+                    read.changeSets.append(_ChangeSet(version: version, nextSequence: nextSequence, parts: parts.parts))
                 }
                 read.version = version
                 p = payload.upperBound

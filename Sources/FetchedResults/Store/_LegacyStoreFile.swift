@@ -1,40 +1,45 @@
 import Foundation
 import PredicateFormat
 import Records
-import TableDiff
 
-/// The store's file before the journal: one JSON document,
-/// `{"format":"HeadlessTable.ObjectStore","version":1,"nextSequence":N,
-/// "records":[{"sequence":S,"record":{…}},…]}`, rewritten whole by every save.
-/// Still read, then converted to the journal format.
-enum _LegacyStoreFile<R: Record & Codable> {
+/// The store's file of the earliest versions: one JSON document of one
+/// record type's records, read and converted on opening (by a model of one
+/// entity, that record type's).
+enum _LegacyStoreFile {
     static var formatName: String { "HeadlessTable.ObjectStore" }
 
-    struct Document: Codable {
-        var format: String
-        var version: Int
-        var nextSequence: Int64
-        var records: [Entry]
-    }
-
-    struct Entry: Codable {
-        var sequence: Int64
-        var record: R
-    }
-
-    /// Whether the bytes look like JSON (and not a journal file).
     static func isJSON(_ bytes: [UInt8]) -> Bool {
         guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { return false }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
-    /// The records of an old store file (each at version 0).
-    static func read(_ bytes: [UInt8], path: String) throws(StoreError) -> StoreContents<R> {
-        let document: Document
+    /// The document's records, as the model's one entity's.
+    static func read(_ bytes: [UInt8], path: String, model: ObjectModel) throws(StoreError) -> _Contents {
+        guard model.entities.count == 1 else {
+            throw .corrupt(path: path, reason: "it is a store of the earlier JSON format, which holds the records of one type: open it with a model of one entity")
+        }
+        return try model.entities[0].kind.readLegacy(bytes, path: path)
+    }
+
+    struct Document<R: Codable>: Codable {
+        var format: String
+        var version: Int
+        var nextSequence: Int64
+        var records: [Entry<R>]
+    }
+
+    struct Entry<R: Codable>: Codable {
+        var sequence: Int64
+        var record: R
+    }
+
+    /// The document's records of `R`.
+    static func read<R: Record & Codable>(_ bytes: [UInt8], path: String, as type: R.Type) throws(StoreError) -> _Contents {
+        let document: Document<R>
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .deferredToDate
-            document = try decoder.decode(Document.self, from: Data(bytes))
+            document = try decoder.decode(Document<R>.self, from: Data(bytes))
         } catch {
             throw .corrupt(path: path, reason: describe(error))
         }
@@ -46,9 +51,8 @@ enum _LegacyStoreFile<R: Record & Codable> {
         }
         let maxSequence = document.records.map(\.sequence).max() ?? 0
         guard maxSequence < .max else { throw .corrupt(path: path, reason: "a record's sequence number is \(maxSequence), the largest there is") }
-        return StoreContents(
-            records: document.records.map { StoredRecord(record: $0.record, sequence: $0.sequence, version: 0) },
-            version: 0, nextSequence: max(document.nextSequence, maxSequence + 1))
+        let part = _EntityChangeSet<R>(entity: 0, saved: document.records.map { StoredRecord(record: $0.record, sequence: $0.sequence, version: 0) })
+        return _Contents(parts: [part], version: 0, nextSequence: max(document.nextSequence, maxSequence + 1))
     }
 
     static func describe(_ error: any Error) -> String {

@@ -12,11 +12,11 @@ public enum DeleteRule: String, Hashable, Sendable, Codable, CaseIterable {
     case cascade
     /// The delete is refused while the relationship has a destination that
     /// is not being deleted with it (`denyDeleteRule`):
-    /// ``ObjectGraphError/deleteDenied(object:relationship:destinations:)``.
+    /// ``ContextError/deleteDenied(object:relationship:destinations:)``.
     case deny
     /// Nothing is done to the destinations (`noActionDeleteRule`): your code
     /// updates their inverse before the save, which refuses a reference to
-    /// a deleted object (``ObjectGraphError/danglingReference(object:relationship:destination:)``).
+    /// a deleted object (``StoreError/danglingReference(object:relationship:destination:)``).
     case noAction
 }
 
@@ -43,17 +43,23 @@ public struct RelationshipDescription: Sendable, CustomStringConvertible {
     /// The most destinations a save accepts (to-many; nil for no limit).
     public let maxCount: Int?
 
-    // The typed accessors, erased: they take and give the source's record type.
+    // The typed accessors, erased: they take and give the source's record
+    // type; destinations are the destination's identities, as they are
+    // (`AnyHashable` of its `ID`), so that they are looked up as the
+    // destination's table keeps them.
     let destinationType: ObjectIdentifier
     let destinationTypeName: String
-    // Each throws ObjectGraphError.unencodableIdentity for an identity that
-    // cannot be encoded as a value (it can then be compared with none).
-    let keys: @Sendable (any Record & Codable) throws(ObjectGraphError) -> [RecordValue]?
-    let removing: @Sendable (any Record & Codable, RecordValue) throws(ObjectGraphError) -> (any Record & Codable)?
-    let adding: @Sendable (any Record & Codable, any Sendable) throws(ObjectGraphError) -> (any Record & Codable)?
+    /// The destinations' identities (nil: the record is not of the source's type).
+    let destinations: @Sendable (any Record & Codable) -> [AnyHashable]?
+    /// The record without the destination (nil: not of the source's type).
+    let removing: @Sendable (any Record & Codable, AnyHashable) -> (any Record & Codable)?
+    /// The record with the destination added (a to-one relationship's set);
+    /// nil when not of the source's type, or the identity not of the
+    /// destination's.
+    let adding: @Sendable (any Record & Codable, AnyHashable) -> (any Record & Codable)?
     /// The record with repeats taken out of the relationship (a to-many
     /// relationship holds each destination once, as Core Data's sets do).
-    let deduplicating: @Sendable (any Record & Codable) throws(ObjectGraphError) -> (any Record & Codable)?
+    let deduplicating: @Sendable (any Record & Codable) -> (any Record & Codable)?
 
     public var description: String {
         "\(name) → \(isToMany ? "to-many " : "")\(destinationEntityName)"
@@ -103,18 +109,17 @@ public struct Relationship<Source: Record & Codable>: Sendable {
             name: name, destinationEntityName: "", inverseName: inverse, deleteRule: deleteRule,
             isToMany: false, isOrdered: false, isOptional: optional, minCount: optional ? 0 : 1, maxCount: 1,
             destinationType: ObjectIdentifier(Destination.self), destinationTypeName: "\(Destination.self)",
-            keys: { record throws(ObjectGraphError) in
+            destinations: { record in
                 guard let source = record as? Source else { return nil }
-                guard let id = source[keyPath: keyPath] else { return [] }
-                return [try _objectKey(id)]
+                return source[keyPath: keyPath].map { [AnyHashable($0)] } ?? []
             },
-            removing: { record, key throws(ObjectGraphError) in
+            removing: { record, id in
                 guard var source = record as? Source else { return nil }
-                if let id = source[keyPath: keyPath], try _objectKey(id) == key { source[keyPath: keyPath] = nil }
+                if let held = source[keyPath: keyPath], AnyHashable(held) == id { source[keyPath: keyPath] = nil }
                 return source
             },
             adding: { record, id in
-                guard var source = record as? Source, let id = id as? Destination.ID else { return nil }
+                guard var source = record as? Source, let id = id.base as? Destination.ID else { return nil }
                 source[keyPath: keyPath] = id
                 return source
             },
@@ -141,56 +146,38 @@ public struct Relationship<Source: Record & Codable>: Sendable {
             isToMany: true, isOrdered: ordered, isOptional: optional && minCount <= 0,
             minCount: max(minCount, optional ? 0 : 1), maxCount: maxCount,
             destinationType: ObjectIdentifier(Destination.self), destinationTypeName: "\(Destination.self)",
-            keys: { record throws(ObjectGraphError) in
+            destinations: { record in
                 guard let source = record as? Source else { return nil }
-                return try _objectKeys(source[keyPath: keyPath])
+                return source[keyPath: keyPath].map { AnyHashable($0) }
             },
-            removing: { record, key throws(ObjectGraphError) in
+            removing: { record, id in
                 guard var source = record as? Source else { return nil }
-                let keys = try _objectKeys(source[keyPath: keyPath])
-                source[keyPath: keyPath] = zip(source[keyPath: keyPath], keys).filter { $0.1 != key }.map(\.0)
+                source[keyPath: keyPath].removeAll { AnyHashable($0) == id }
                 return source
             },
-            adding: { record, id throws(ObjectGraphError) in
-                guard var source = record as? Source, let id = id as? Destination.ID else { return nil }
-                let key = try _objectKey(id)
-                if try !_objectKeys(source[keyPath: keyPath]).contains(key) { source[keyPath: keyPath].append(id) }
+            adding: { record, id in
+                guard var source = record as? Source, let typed = id.base as? Destination.ID else { return nil }
+                if !source[keyPath: keyPath].contains(typed) { source[keyPath: keyPath].append(typed) }
                 return source
             },
-            deduplicating: { record throws(ObjectGraphError) in
+            deduplicating: { record in
                 guard var source = record as? Source else { return nil }
-                var seen = Set<RecordValue>()
-                let keys = try _objectKeys(source[keyPath: keyPath])
-                source[keyPath: keyPath] = zip(source[keyPath: keyPath], keys).filter { seen.insert($0.1).inserted }.map(\.0)
+                var seen = Set<Destination.ID>()
+                source[keyPath: keyPath] = source[keyPath: keyPath].filter { seen.insert($0).inserted }
                 return source
             }))
     }
 }
 
-/// An identity as the graph compares it: the value it encodes to.
-///
-/// - Throws: ``ObjectGraphError/unencodableIdentity(_:reason:)`` when it
-///   cannot be encoded (its `encode(to:)` throws): it is then refused where
-///   it enters the graph, rather than compared as nil with every other such
-///   identity.
-func _objectKey<ID: Encodable>(_ id: ID) throws(ObjectGraphError) -> RecordValue {
+/// An identity as messages and ``ObjectID``s show it: the value it encodes
+/// to (`42`, `"7D0…"`); a string of it when it does not encode.
+func _objectKey(_ id: AnyHashable) -> RecordValue {
     // The usual identities first: a cast to a type is cheaper than to a protocol.
-    if let int = id as? Int { return .int(int) }
-    if let string = id as? String { return .string(string) }
-    if let convertible = id as? any RecordValueConvertible { return convertible.recordValue }
-    do {
-        return try RecordValueEncoder().encode(id)
-    } catch {
-        throw .unencodableIdentity("\(id)", reason: "\(error)")
-    }
-}
-
-/// The identities of a to-many relationship as the graph compares them.
-func _objectKeys<ID: Encodable>(_ ids: [ID]) throws(ObjectGraphError) -> [RecordValue] {
-    var keys: [RecordValue] = []
-    keys.reserveCapacity(ids.count)
-    for id in ids { keys.append(try _objectKey(id)) }
-    return keys
+    if let int = id.base as? Int { return .int(int) }
+    if let string = id.base as? String { return .string(string) }
+    if let convertible = id.base as? any RecordValueConvertible { return convertible.recordValue }
+    if let encodable = id.base as? any Encodable, let value = try? RecordValueEncoder().encode(encodable) { return value }
+    return .string("\(id.base)")
 }
 
 /// An entity of a model: a record type, its relationships, its parent —
@@ -202,21 +189,19 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
     /// The Swift type of its records.
     public let recordType: any (Record & Codable).Type
     /// The parent entity's name: a fetch of the parent returns this entity's
-    /// objects too, and a relationship to the parent accepts them.
+    /// objects too (those of the parent's record type), and a relationship to
+    /// the parent accepts them.
     public internal(set) var parentName: String?
     /// The relationships, in the order declared.
-    public let relationships: [RelationshipDescription]
+    public internal(set) var relationships: [RelationshipDescription]
 
     let recordTypeID: ObjectIdentifier
     let parentType: ObjectIdentifier?
     let parentTypeName: String?
     let idType: ObjectIdentifier
     let idTypeName: String
-    /// The identity of a record of this type as the graph compares it, and
-    /// the identity itself (to store in another record's relationship).
-    let key: @Sendable (any Record & Codable) throws(ObjectGraphError) -> (key: RecordValue, id: any Sendable)?
-    /// A record of this type read back from the store's binary form.
-    let decode: @Sendable (UnsafeRawBufferPointer) throws -> any Record & Codable
+    /// What the store, the contexts and the file do with its records, typed.
+    let kind: _EntityKind
     /// The value of one key (not a path) of a record of this type.
     let value: @Sendable (any Record & Codable, String) -> RecordValue?
     /// The declared keys (nil: read by a lookup).
@@ -237,16 +222,11 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
             recordTypeID: ObjectIdentifier(R.self), parentType: parent.map { ObjectIdentifier($0) },
             parentTypeName: parent.map { "\($0)" },
             idType: ObjectIdentifier(R.ID.self), idTypeName: "\(R.ID.self)",
-            key: { record throws(ObjectGraphError) in
-                guard let record = record as? R else { return nil }
-                return (try _objectKey(record.id), record.id)
-            },
-            decode: { bytes in try _BinaryRecordDecoder(bytes: bytes).decode(R.self, at: 0) },
+            kind: _TypedEntityKind<R>(),
             value: { record, key in
                 guard let record = record as? R else { return nil }
                 if let value = keys.value(of: record, forKey: key) { return value }
-                // An identity in the graph was encoded when it entered it.
-                return key == "id" ? try? _objectKey(record.id) : nil
+                return key == "id" ? _objectKey(AnyHashable(record.id)) : nil
             },
             declaredKeys: keys.declaredKeys)
     }
@@ -281,6 +261,8 @@ public enum ObjectModelError: Error, Hashable, Sendable, CustomStringConvertible
     /// A sub-entity's identities are not of its parent's type, or it does not
     /// declare an inherited relationship as its parent does.
     case badSubentity(entity: String, reason: String)
+    /// A model without entities.
+    case noEntities
 
     public var description: String {
         switch self {
@@ -291,12 +273,15 @@ public enum ObjectModelError: Error, Hashable, Sendable, CustomStringConvertible
         case let .badInverse(entity, relationship, reason): return "the inverse of \(entity).\(relationship) is wrong: \(reason)"
         case .parentCycle(let name): return "\(name) is its own ancestor"
         case let .badSubentity(entity, reason): return "sub-entity \(entity): \(reason)"
+        case .noEntities: return "a model needs at least one entity"
         }
     }
 }
 
 /// The entities of one store, declared once — Core Data's
-/// `NSManagedObjectModel`, without a model file or macros.
+/// `NSManagedObjectModel`, without a model file or macros. A store of one
+/// record type is a model of one entity (`ObjectModel(.entity(Item.self))`,
+/// which ``ObjectStore/init(records:)`` makes for you).
 ///
 /// ```swift
 /// let model = try ObjectModel(
@@ -319,10 +304,15 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
     public let entities: [EntityDescription]
     let byName: [String: Int]
     let byType: [ObjectIdentifier: Int]
-    /// Each entity's root (the entity whose identities it shares).
-    let roots: [String: String]
-    /// Each entity's sub-entities, itself first, then depth first.
-    let families: [String: [String]]
+    /// Each entity's root (the entity whose identities it shares), by index.
+    let roots: [Int]
+    /// Each entity's family: itself, then its sub-entities depth first, by index.
+    let families: [[Int]]
+    /// For each entity, the relationships of every entity that point to it
+    /// (or to an ancestor): (source entity, relationship index).
+    let incoming: [[(entity: Int, relationship: Int)]]
+    /// Whether any entity has a relationship.
+    let hasRelationships: Bool
 
     /// A model of these entities.
     ///
@@ -335,6 +325,7 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``ObjectModelError`` naming the first problem found.
     public init(entities declared: [EntityDescription]) throws(ObjectModelError) {
+        guard !declared.isEmpty else { throw .noEntities }
         var byName: [String: Int] = [:]
         var typeCounts: [ObjectIdentifier: Int] = [:]
         var byType: [ObjectIdentifier: Int] = [:]
@@ -350,30 +341,25 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
         var entities = declared
         for k in entities.indices {
             var seen = Set<String>()
-            var relationships = entities[k].relationships
-            for r in relationships.indices {
-                guard seen.insert(relationships[r].name).inserted else {
-                    throw .duplicateRelationship(entity: entities[k].name, relationship: relationships[r].name)
+            for r in entities[k].relationships.indices {
+                let relationship = entities[k].relationships[r]
+                guard seen.insert(relationship.name).inserted else {
+                    throw .duplicateRelationship(entity: entities[k].name, relationship: relationship.name)
                 }
-                if relationships[r].destinationEntityName.isEmpty {
-                    relationships[r].destinationEntityName = try entityName(
-                        of: relationships[r].destinationType, relationships[r].destinationTypeName, in: entities[k].name)
-                } else if byName[relationships[r].destinationEntityName] == nil {
+                if relationship.destinationEntityName.isEmpty {
+                    entities[k].relationships[r].destinationEntityName = try entityName(
+                        of: relationship.destinationType, relationship.destinationTypeName, in: entities[k].name)
+                } else if byName[relationship.destinationEntityName] == nil {
                     // A destination declared by its name (dynamic entities).
-                    throw .unknownEntityName(entity: entities[k].name, name: relationships[r].destinationEntityName)
+                    throw .unknownEntityName(entity: entities[k].name, name: relationship.destinationEntityName)
                 }
             }
-            entities[k] = EntityDescription(
-                name: entities[k].name, recordType: entities[k].recordType,
-                parentName: try entities[k].parentType.map { t throws(ObjectModelError) in
-                    try entityName(of: t, entities[k].parentTypeName ?? "?", in: entities[k].name)
-                } ?? entities[k].parentName,   // or declared by its name (dynamic entities)
-                relationships: relationships, recordTypeID: entities[k].recordTypeID, parentType: entities[k].parentType,
-                parentTypeName: entities[k].parentTypeName, idType: entities[k].idType, idTypeName: entities[k].idTypeName,
-                key: entities[k].key, decode: entities[k].decode, value: entities[k].value, declaredKeys: entities[k].declaredKeys)
+            if let parentType = entities[k].parentType {
+                entities[k].parentName = try entityName(of: parentType, entities[k].parentTypeName ?? "?", in: entities[k].name)
+            }
         }
         // Parents: no cycles, identities of one type, inherited relationships agreed.
-        var roots: [String: String] = [:]
+        var roots: [Int] = []
         for entity in entities {
             var visited: Set<String> = [entity.name]
             var current = entity
@@ -382,7 +368,7 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
                 guard let p = byName[parent] else { throw .unknownEntityName(entity: current.name, name: parent) }
                 current = entities[p]
             }
-            roots[entity.name] = current.name
+            roots.append(byName[current.name] ?? 0)
             if let parentName = entity.parentName, let p = byName[parentName] {
                 let parent = entities[p]
                 guard parent.idType == entity.idType else {
@@ -395,25 +381,31 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
                 }
             }
         }
-        var families: [String: [String]] = [:]
-        func family(_ name: String) -> [String] {
-            [name] + entities.filter { $0.parentName == name }.flatMap { family($0.name) }
+        func family(_ k: Int) -> [Int] {
+            [k] + entities.indices.filter { entities[$0].parentName == entities[k].name }.flatMap(family)
         }
-        for entity in entities { families[entity.name] = family(entity.name) }
-        func isA(_ name: String, _ ancestor: String) -> Bool { families[ancestor]?.contains(name) ?? false }
+        let families = entities.indices.map(family)
+        func isA(_ name: String, _ ancestor: String) -> Bool {
+            guard let a = byName[ancestor], let n = byName[name] else { return false }
+            return families[a].contains(n)
+        }
         // Inverses name each other, and point back at this entity (or an ancestor).
-        for entity in entities {
-            for r in entity.relationships {
-                guard let inverseName = r.inverseName else { continue }
-                let bad = { (reason: String) in ObjectModelError.badInverse(entity: entity.name, relationship: r.name, reason: reason) }
-                guard let d = byName[r.destinationEntityName], let inverse = entities[d].relationship(named: inverseName) else {
-                    throw bad("\(r.destinationEntityName) has no relationship \(inverseName)")
+        var incoming = [[(entity: Int, relationship: Int)]](repeating: [], count: entities.count)
+        for (k, entity) in entities.enumerated() {
+            for (r, relationship) in entity.relationships.enumerated() {
+                if let d = byName[relationship.destinationEntityName] {
+                    for member in families[d] { incoming[member].append((k, r)) }
+                }
+                guard let inverseName = relationship.inverseName else { continue }
+                let bad = { (reason: String) in ObjectModelError.badInverse(entity: entity.name, relationship: relationship.name, reason: reason) }
+                guard let d = byName[relationship.destinationEntityName], let inverse = entities[d].relationship(named: inverseName) else {
+                    throw bad("\(relationship.destinationEntityName) has no relationship \(inverseName)")
                 }
                 guard isA(entity.name, inverse.destinationEntityName) else {
-                    throw bad("\(r.destinationEntityName).\(inverseName) points to \(inverse.destinationEntityName), not \(entity.name)")
+                    throw bad("\(relationship.destinationEntityName).\(inverseName) points to \(inverse.destinationEntityName), not \(entity.name)")
                 }
-                guard inverse.inverseName == nil || inverse.inverseName == r.name else {
-                    throw bad("\(r.destinationEntityName).\(inverseName)'s inverse is \(inverse.inverseName ?? "none"), not \(r.name)")
+                guard inverse.inverseName == nil || inverse.inverseName == relationship.name else {
+                    throw bad("\(relationship.destinationEntityName).\(inverseName)'s inverse is \(inverse.inverseName ?? "none"), not \(relationship.name)")
                 }
             }
         }
@@ -422,6 +414,8 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
         self.byType = typeCounts.filter { $0.value == 1 }.reduce(into: [:]) { $0[$1.key] = byType[$1.key] }
         self.roots = roots
         self.families = families
+        self.incoming = incoming
+        hasRelationships = entities.contains { !$0.relationships.isEmpty }
     }
 
     /// The entity named `name`.
@@ -435,15 +429,46 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
     }
 
     /// The names of an entity and its sub-entities, at every depth, itself first.
-    public func entityNames(including name: String) -> [String] { families[name] ?? [] }
+    public func entityNames(including name: String) -> [String] {
+        byName[name].map { families[$0].map { entities[$0].name } } ?? []
+    }
 
     /// Whether `name` is `ancestor` or one of its sub-entities.
     public func entity(_ name: String, isKindOf ancestor: String) -> Bool {
-        families[ancestor]?.contains(name) ?? false
+        guard let a = byName[ancestor], let n = byName[name] else { return false }
+        return families[a].contains(n)
     }
 
-    /// The root of an entity's hierarchy: identities are unique within it.
-    func root(of name: String) -> String { roots[name] ?? name }
+    /// The index of the entity whose objects a call with records of `R`
+    /// means: the one named `name`, which must have that record type, or the
+    /// one entity of that record type.
+    ///
+    /// - Throws: ``ContextError/unknownEntity(_:)``.
+    func entityIndex<R: Record>(of type: R.Type, named name: String?) throws(ContextError) -> Int {
+        if let name {
+            guard let k = byName[name], entities[k].recordTypeID == ObjectIdentifier(R.self) else {
+                throw .unknownEntity(byName[name] == nil ? name : "\(name) (its records are \(entities[byName[name]!].recordType), not \(R.self))")
+            }
+            return k
+        }
+        guard let k = byType[ObjectIdentifier(R.self)] else {
+            let several = entities.filter { $0.recordTypeID == ObjectIdentifier(R.self) }.map(\.name)
+            throw .unknownEntity(several.isEmpty ? "\(R.self)" : "\(R.self) (the record type of \(several.joined(separator: ", ")): name the entity)")
+        }
+        return k
+    }
+
+    /// The entities of `k`'s family whose records are of `R`: what a typed
+    /// request for `k` reads (a sub-entity of another record type is read
+    /// by a request for its own entity).
+    func typedFamily<R: Record>(of k: Int, _ type: R.Type) -> [Int] {
+        families[k].filter { entities[$0].recordTypeID == ObjectIdentifier(R.self) }
+    }
+
+    /// The identity of an object of entity `k`, as messages show it.
+    func objectID(_ k: Int, _ id: AnyHashable) -> ObjectID {
+        ObjectID(rootEntityName: entities[roots[k]].name, key: _objectKey(id))
+    }
 
     public var description: String {
         entities.map { entity in

@@ -23,13 +23,13 @@ extension Relationship where Source == DynamicObject {
             name: name, destinationEntityName: destination, inverseName: inverse, deleteRule: deleteRule,
             isToMany: false, isOrdered: false, isOptional: optional, minCount: optional ? 0 : 1, maxCount: 1,
             destinationType: ObjectIdentifier(DynamicObject.self), destinationTypeName: destination,
-            keys: { record in
+            destinations: { record in
                 guard let object = record as? DynamicObject else { return nil }
-                return _dynamicKeys(object.fields[name], toMany: false)
+                return _dynamicKeys(object.fields[name], toMany: false).map(AnyHashable.init)
             },
-            removing: { record, key in
+            removing: { record, id in
                 guard var object = record as? DynamicObject else { return nil }
-                if object.fields[name] == key { object.fields[name] = .null }
+                if let held = object.fields[name], AnyHashable(held) == id { object.fields[name] = .null }
                 return object
             },
             adding: { record, id in
@@ -59,14 +59,14 @@ extension Relationship where Source == DynamicObject {
             isToMany: true, isOrdered: ordered, isOptional: optional && minCount <= 0,
             minCount: max(minCount, optional ? 0 : 1), maxCount: maxCount,
             destinationType: ObjectIdentifier(DynamicObject.self), destinationTypeName: destination,
-            keys: { record in
+            destinations: { record in
                 guard let object = record as? DynamicObject else { return nil }
-                return _dynamicKeys(object.fields[name], toMany: true)
+                return _dynamicKeys(object.fields[name], toMany: true).map(AnyHashable.init)
             },
-            removing: { record, key in
+            removing: { record, id in
                 guard var object = record as? DynamicObject else { return nil }
                 let keys = _dynamicKeys(object.fields[name], toMany: true)
-                if keys.contains(key) { object.fields[name] = .array(keys.filter { $0 != key }) }
+                if keys.contains(where: { AnyHashable($0) == id }) { object.fields[name] = .array(keys.filter { AnyHashable($0) != id }) }
                 return object
             },
             adding: { record, id in
@@ -122,9 +122,9 @@ func _dynamicKeys(_ value: RecordValue?, toMany: Bool) -> [RecordValue] {
 
 /// An identity, of any entity's type, as a field's value (nil when it
 /// cannot be one: the change is then refused).
-func _dynamicIdentity(_ id: any Sendable) -> RecordValue? {
-    if let value = id as? RecordValue { return value }
-    if let convertible = id as? any RecordValueConvertible { return convertible.recordValue }
-    if let encodable = id as? any Encodable { return try? RecordValueEncoder().encode(encodable) }
+func _dynamicIdentity(_ id: AnyHashable) -> RecordValue? {
+    if let value = id.base as? RecordValue { return value }
+    if let convertible = id.base as? any RecordValueConvertible { return convertible.recordValue }
+    if let encodable = id.base as? any Encodable { return try? RecordValueEncoder().encode(encodable) }
     return nil
 }
