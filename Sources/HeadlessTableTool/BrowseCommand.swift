@@ -203,7 +203,7 @@ public final class BrowseSession {
         do {
             try controller.performFetch()
         } catch {
-            throw CommandError(query.message(for: error))
+            throw CommandError("\(error)")
         }
         timings.fetch = laps.lap()
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent

@@ -10,14 +10,12 @@ import Testing
 /// other stores' saves picked up (and conflicts found) before writing, a save
 /// cut short finished on opening.
 @Suite struct DirectoryPersistenceTests {
-    func folder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("directory-tests-\(UUID().uuidString)")
-    }
+    let temporary = TemporaryFolder("directory-tests")
+    func folder() -> URL { temporary.url("store-\(UUID().uuidString)") }
 
     @Test func randomSavesReopenExactly() throws {
         let url = folder()
-        defer { try? FileManager.default.removeItem(at: url) }
-        let store = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+        let store = try ObjectStore(for: Note.self, persistence: DirectoryPersistence(folder: url))
         let context = ObjectContext(store: store)
         var g = SeededGenerator(seed: 6)
         var expected: [Int: Note] = [:]
@@ -25,59 +23,59 @@ import Testing
             for _ in 0..<Int.random(in: 1...4, using: &g) {
                 let id = Int.random(in: 0..<20, using: &g)
                 let note = Note(id: id, group: "g\(round % 3)", rank: round, title: "id \(id) round \(round) é")
-                if context.object(withID: id) == nil {
+                if try context.object(Note.self, id: id) == nil {
                     try context.insert(note)
                     expected[id] = note
                 } else if Bool.random(using: &g) {
                     try context.update(note)
                     expected[id] = note
                 } else {
-                    try context.delete(id)
+                    try context.delete(Note.self, id: id)
                     expected[id] = nil
                 }
             }
             try context.save()
         }
-        let reopened = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
-        #expect(Dictionary(uniqueKeysWithValues: reopened.allObjects().map { ($0.id, $0) }) == expected)
+        let reopened = try ObjectStore(for: Note.self, persistence: DirectoryPersistence(folder: url))
+        #expect(Dictionary(uniqueKeysWithValues: reopened.objects(Note.self).map { ($0.id, $0) }) == expected)
         #expect(reopened.version == 60)
-        #expect(reopened.allObjects().map(\.id) == store.allObjects().map(\.id))   // first-insertion order kept
+        #expect(reopened.objects(Note.self).map(\.id) == store.objects(Note.self).map(\.id))   // first-insertion order kept
     }
 
     @Test func twoStoresOnOneFolderSeeEachOthersSavesAndConflicts() throws {
         let url = folder()
-        defer { try? FileManager.default.removeItem(at: url) }
-        let a = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
-        let b = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+        let a = try ObjectStore(for: Note.self, persistence: DirectoryPersistence(folder: url))
+        let b = try ObjectStore(for: Note.self, persistence: DirectoryPersistence(folder: url))
         let ca = ObjectContext(store: a), cb = ObjectContext(store: b)
         try ca.insert(Note(id: 1, group: nil, rank: 1))
         try ca.save()
         try cb.insert(Note(id: 2, group: nil, rank: 2))
         try cb.save()
-        #expect(b.allObjects().map(\.id) == [1, 2])
+        #expect(b.objects(Note.self).map(\.id) == [1, 2])
         // b's context never read record 1: updating it is a conflict, as on the journal file.
         try cb.update(Note(id: 1, group: nil, rank: 5))
         #expect(throws: StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: nil, storeVersion: 1)])) { try cb.save() }
         cb.mergePolicy = .overwrite
         try cb.save()
         try a.mergeExternalChanges()
-        #expect(a.object(withID: 1)?.rank == 5 && a.version == 3)
+        #expect(a.object(Note.self, id: 1)?.rank == 5 && a.version == 3)
     }
 
     @Test func aSaveCutShortIsFinishedOnOpening() throws {
         let url = folder()
-        defer { try? FileManager.default.removeItem(at: url) }
         do {
-            let store = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
+            let store = try ObjectStore(for: Note.self, persistence: DirectoryPersistence(folder: url))
             let context = ObjectContext(store: store)
             try context.insert(Note(id: 1, group: nil, rank: 1))
             try context.save()
         }
         // A writer died after writing pending.json, before the record files.
-        let pending = #"{"meta":{"version":2,"nextSequence":3},"saved":[{"sequence":2,"version":2,"record":{"id":2,"group":null,"rank":2,"title":"","version":0,"created":0,"tags":[]}}],"deleted":["1"]}"#
+        let file = Data(#"{"sequence":2,"version":2,"record":{"id":2,"group":null,"rank":2,"title":"","version":0,"created":0,"tags":[]}}"#.utf8)
+        let pending = #"{"meta":{"version":2,"nextSequence":3},"saved":[{"entity":"Note","id":"2","file":""#
+            + file.base64EncodedString() + #""}],"deleted":[{"entity":"Note","id":"1"}]}"#
         try Data(pending.utf8).write(to: url.appendingPathComponent("pending.json"))
-        let store = try ObjectStore(persistence: DirectoryPersistence<Note>(folder: url))
-        #expect(store.allObjects().map(\.id) == [2] && store.version == 2)
+        let store = try ObjectStore(for: Note.self, persistence: DirectoryPersistence(folder: url))
+        #expect(store.objects(Note.self).map(\.id) == [2] && store.version == 2)
         #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent("pending.json").path))
     }
 }

@@ -35,9 +35,9 @@ import TableTestSupport
                 for _ in 0..<g.int(1...5) {
                     let id = ids[g.int(0..<ids.count)]
                     switch g.int(0..<(step < 2 ? 2 : 3)) {
-                    case 0: try? context.delete(id)
+                    case 0: try? context.delete(Note.self, id: id)
                     case 1:
-                        if var note = context.object(withID: id) {
+                        if var note = try context.object(Note.self, id: id) {
                             note.rank = g.int(0...50)
                             if g.chance(0.3) { note.group = ["a", "b", "c"][g.int(0..<3)] }
                             try context.update(note)

@@ -203,7 +203,7 @@ import Testing
                 for _ in 0..<g.int(1...10) {
                     let id = g.int(0..<(generated.count + 20))
                     if current[id] != nil && g.chance(0.3) {
-                        try context.delete(id)
+                        try context.delete(Note.self, id: id)
                         current[id] = nil
                     } else {
                         let named = Self.name(&g)

@@ -262,17 +262,17 @@ import Testing
             let context = ObjectContext(store: store)
             for object in objects { try context.insert(object) }
             try context.save()
-            try context.delete(objects[5].id)
+            try context.delete(DynamicObject.self, id: objects[5].id)
             try context.save()
         }
         let reopened = try ObjectStore(for: DynamicObject.self, fileURL: url)
         #expect(reopened.count == objects.count - 1)
         for object in objects where object.id != objects[5].id {
-            let read = try #require(reopened.object(withID: object.id))
+            let read = try #require(reopened.object(DynamicObject.self, id: object.id))
             #expect(read == object, "seed \(seed)")
             #expect(JSON.string(.record(read.fields)) == JSON.string(.record(object.fields)))
         }
-        #expect(reopened.object(withID: objects[5].id) == nil)
+        #expect(reopened.object(DynamicObject.self, id: objects[5].id) == nil)
     }
 }
 

@@ -162,13 +162,13 @@ import Testing
             controller._checkInvariants()
             var nextID = 100
             for step in 0..<20 {
-                var live = context.store.allObjects().map(\.id)   // in this context, as the burst goes
+                var live = context.store.objects(Note.self).map(\.id)   // in this context, as the burst goes
                 for _ in 0..<g.int(1...3) {
-                    if !live.isEmpty, g.chance(0.6), var note = context.object(withID: live[g.int(0..<live.count)]) {
+                    if !live.isEmpty, g.chance(0.6), var note = try context.object(Note.self, id: live[g.int(0..<live.count)]) {
                         if g.chance(0.5) { note.rank = g.int(0...30) } else { note.group = groups[g.int(0..<3)] }
                         try context.update(note)
                     } else if !live.isEmpty, g.chance(0.3) {
-                        try context.delete(live.remove(at: g.int(0..<live.count)))
+                        try context.delete(Note.self, id: live.remove(at: g.int(0..<live.count)))
                     } else {
                         live.append(nextID)
                         try context.insert(Note(id: nextID, group: groups[g.int(0..<3)], rank: g.int(0...30)))

@@ -146,7 +146,7 @@ import Testing
             try context.save()
             let reopened = try ObjectStore(for: DynamicObject.self, fileURL: url)
             for (k, value) in values.enumerated() {
-                let object = reopened.object(withID: value)
+                let object = reopened.object(DynamicObject.self, id: value)
                 #expect(object?.fields["k"] == .int(k) && object?.fields["list"] == .array([value]))
                 #expect(object.map { "\($0.id)" } == "\(value)", "the id \(value) came back as another kind")
             }
@@ -158,7 +158,7 @@ import Testing
             for account in accounts { try context.insert(account) }
             try context.save()
             let reopened = try ObjectStore(for: Account.self, fileURL: url)
-            #expect(Set(reopened.allObjects()) == Set(accounts))
+            #expect(Set(reopened.objects(Account.self)) == Set(accounts))
             // A predicate over the typed record sees the exact values.
             let request = FetchRequest<Account>(predicate: try RecordPredicate(format: "id > 9223372036854775808 AND balance < 0"))
             #expect(try ObjectContext(store: reopened).fetch(request).map(\.id) == [.max])

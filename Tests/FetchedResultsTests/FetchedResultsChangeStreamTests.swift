@@ -104,7 +104,7 @@ import Testing
                     lateFrom = recorder.events.count
                 }
                 let context = g.chance(0.4) ? view : writer
-                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                try burst.make(in: context, existing: store.objects(Note.self).map(\.id), nextID: &nextID, &g)
                 let before = recorder.events.count
                 context.saveOrRollBack(mergingInto: view)
                 // A save is reported once, or not at all: what the results are then.

@@ -29,7 +29,7 @@ import Testing
             Note(id: 1, group: "b", rank: 1), Note(id: 2, group: "a", rank: 2), Note(id: 3, group: "b", rank: 3),
         ])
         let controller = FetchedResultsController(
-            fetchRequest: FetchRequest(sortKeys: [SortKey("rank")]), context: context, sectionNameKeyPath: "group")
+            fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context, sectionNameKeyPath: "group")
         do {
             try controller.performFetch()
             Issue.record("fetched sections out of order")
@@ -228,7 +228,7 @@ import Testing
         // An update in place, an insert, a delete.
         try context.update(Note(id: 2, group: "a", rank: 2, version: 1))
         try context.insert(Note(id: 5, group: "b", rank: 0))
-        try context.delete(3)
+        try context.delete(Note.self, id: 3)
         try context.save()
         #expect(recorder.take().map(\.description) == [
             "will", "delete #3 {0, 2} → -", "update #2 {0, 1} → {0, 1}", "insert #5 - → {1, 0}", "did",
@@ -272,7 +272,7 @@ import Testing
         #expect(recorder.take().map(\.description) == ["will", "insert #2 - → {0, 0}", "did"])
 
         // Own unsaved changes, then a rollback.
-        try view.delete(2)
+        try view.delete(Note.self, id: 2)
         try view.insert(Note(id: 3, group: nil, rank: 5))
         view.processPendingChanges()
         #expect(controller.fetchedObjects?.map(\.id) == [1, 3])
@@ -294,7 +294,7 @@ import Testing
         #expect(try batched.object(at: TablePath(row: 42, section: 3)).id == 342)
         #expect(batched.fetchedObjects?.map(\.id) == Array(0..<500))
         // Changes still work, deleted objects included.
-        try context.delete(342)
+        try context.delete(Note.self, id: 342)
         try context.update(Note(id: 7, group: "4", rank: 1000, version: 1))
         try context.save()
         #expect(recorder.take().map(\.description) == ["will", "delete #342 {3, 42} → -", "move #7 {0, 7} → {4, 100}", "did"])
@@ -308,7 +308,7 @@ import Testing
         let second = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, cacheName: "notes")
         try second.performFetch()
         #expect(second.fetchedObjects?.map(\.id) == first.fetchedObjects?.map(\.id))
-        try context.delete(0)
+        try context.delete(Note.self, id: 0)
         try context.save()
         let third = FetchedResultsController(fetchRequest: Self.byGroupThenRank, context: context, cacheName: "notes")
         try third.performFetch()
@@ -325,7 +325,7 @@ import Testing
         controller.deliversWholeChanges = true
         try controller.performFetch()
         try context.update(Note(id: 1, group: "c", rank: 1, version: 1))
-        try context.delete(3)
+        try context.delete(Note.self, id: 3)
         try context.save()
         let change = try #require(recorder.wholeChanges.first)
         #expect(change.sectionsAfter == controller.tableSections)

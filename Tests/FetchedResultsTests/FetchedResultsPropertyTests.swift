@@ -65,7 +65,7 @@ import Testing
                 let before = controller.tableSections
                 // A burst of changes in one context.
                 let context = g.chance(0.3) ? view : writers[g.int(0..<2)]
-                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                try burst.make(in: context, existing: store.objects(Note.self).map(\.id), nextID: &nextID, &g)
                 // A save can collide with another context's (an update of a record
                 // deleted elsewhere): the documented error, then a rollback.
                 if context === view {
@@ -144,7 +144,7 @@ import Testing
             try controller.performFetch()
             controller._checkInvariants()
             for _ in 0..<40 {
-                try burst.make(in: writer, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                try burst.make(in: writer, existing: store.objects(Note.self).map(\.id), nextID: &nextID, &g)
                 do {
                     view.mergeChanges(fromContextDidSave: try writer.save())
                 } catch {

@@ -67,7 +67,7 @@ import Testing
         #expect(screen.changes == ["insert Fog over the bridge - {0, 0}"])
         #expect(screen.stages == 1)
         // The save is in the file.
-        #expect(try ObjectStore(for: Entry.self, fileURL: folder.appendingPathComponent("diary.json")).allObjects() == [first])
+        #expect(try ObjectStore(for: Entry.self, fileURL: folder.appendingPathComponent("diary.json")).objects(Entry.self) == [first])
     }
 
     /// The code above that the article shows, line for line (the test's own

@@ -56,7 +56,7 @@ import TableTestSupport
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = folder.appendingPathComponent("store.htstore")
         let persistence = JournalFilePersistence(fileURL: url, compactionRatio: 0, minimumJournalBytes: 0)
-        let (a, b) = (try ObjectStore(persistence: persistence), try ObjectStore(for: Note.self, fileURL: url))
+        let (a, b) = (try ObjectStore(for: Note.self, persistence: persistence), try ObjectStore(for: Note.self, fileURL: url))
         let (x, y) = (ObjectContext(store: a), ObjectContext(store: b))
         for k in 0..<20 {
             try (k % 2 == 0 ? x : y).insert(Note(id: k, group: nil, rank: k))
@@ -69,7 +69,7 @@ import TableTestSupport
         #expect(a.count == 20 && b.count == 20)
 
         let probe = LevelProbePersistence()
-        let store = try ObjectStore(persistence: probe)
+        let store = try ObjectStore(for: Note.self, persistence: probe)
         let context = ObjectContext(store: store)
         try context.insert(Note(id: 1, group: nil, rank: 1))
         try context.save()
@@ -85,9 +85,9 @@ import TableTestSupport
 final class LevelProbePersistence: StorePersistence {
     let heldInCommit = _Lock<[[_LockLevel]]>([])
 
-    func load() throws(StoreError) -> StoreContents<Note> { StoreContents() }
-    func changesSinceLastRead() throws(StoreError) -> ExternalChanges<Note> { .none }
-    func commit(_ prepare: (ExternalChanges<Note>) throws(StoreError) -> StoreChangeSet<Note>?) throws(StoreError) {
+    func load(model: ObjectModel) throws(StoreError) -> StoreContents { StoreContents() }
+    func changesSinceLastRead() throws(StoreError) -> ExternalChanges { .none }
+    func commit(_ prepare: (ExternalChanges) throws(StoreError) -> StoreChangeSet?) throws(StoreError) {
         let before = _LockOrder.held
         _ = try prepare(.none)
         let inside = _LockOrder.held

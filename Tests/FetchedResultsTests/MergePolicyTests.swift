@@ -34,20 +34,20 @@ import Testing
         let (store, b, result) = try conflict(.error) { try $0.update(Note(id: 1, group: "base", rank: 5, title: "base")) }
         guard case .failure(.mergeConflicts(let conflicts)) = result else { Issue.record("\(result)"); return }
         #expect(conflicts == [MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 2)])
-        #expect(store.object(withID: 1)?.title == "from a" && store.object(withID: 1)?.rank == 0)
+        #expect(store.object(Note.self, id: 1)?.title == "from a" && store.object(Note.self, id: 1)?.rank == 0)
         #expect(b.hasChanges)
         // Reading the record again and saving again: the context now knows
         // version 2, and its update goes through.
         b.mergePolicy = .error
         b.rollback()
-        _ = b.object(withID: 1)   // reads version 2
+        _ = try b.object(Note.self, id: 1)   // reads version 2
         try b.update(Note(id: 1, group: "base", rank: 5, title: "from a"))
         try b.save()
-        #expect(store.object(withID: 1)?.rank == 5)
+        #expect(store.object(Note.self, id: 1)?.rank == 5)
     }
 
     @Test func aDeleteOfAChangedRecordConflictsToo() throws {
-        let (store, _, result) = try conflict(.error) { try $0.delete(1) }
+        let (store, _, result) = try conflict(.error) { try $0.delete(Note.self, id: 1) }
         guard case .failure(.mergeConflicts(let conflicts)) = result else { Issue.record("\(result)"); return }
         #expect(conflicts == [MergeConflict(objectID: "1", change: .delete, contextVersion: 1, storeVersion: 2)])
         #expect(store.count == 1)
@@ -58,7 +58,7 @@ import Testing
             try $0.update(Note(id: 1, group: "base", rank: 5, title: "from b"))
         }
         try result.get()
-        let saved = try #require(store.object(withID: 1))
+        let saved = try #require(store.object(Note.self, id: 1))
         #expect(saved.rank == 5 && saved.title == "from a")
     }
 
@@ -67,14 +67,14 @@ import Testing
             try $0.update(Note(id: 1, group: "b", rank: 5, title: "from b"))
         }
         try result.get()
-        let saved = try #require(store.object(withID: 1))
+        let saved = try #require(store.object(Note.self, id: 1))
         #expect(saved.rank == 5 && saved.title == "from b" && saved.group == "b")
     }
 
     @Test func overwriteSavesTheContextsRecordWhole() throws {
         let (store, _, result) = try conflict(.overwrite) { try $0.update(Note(id: 1, group: "base", rank: 5, title: "base")) }
         try result.get()
-        let saved = try #require(store.object(withID: 1))
+        let saved = try #require(store.object(Note.self, id: 1))
         #expect(saved.rank == 5 && saved.title == "base")   // a's title is overwritten
     }
 
@@ -84,9 +84,9 @@ import Testing
             try $0.insert(Note(id: 2, group: nil, rank: 0))
         }
         try result.get()
-        #expect(store.object(withID: 1)?.title == "from a" && store.object(withID: 1)?.rank == 0)
-        #expect(store.object(withID: 2) != nil)   // the rest of the save goes through
-        #expect(!b.hasChanges && b.object(withID: 1)?.title == "from a")
+        #expect(store.object(Note.self, id: 1)?.title == "from a" && store.object(Note.self, id: 1)?.rank == 0)
+        #expect(store.object(Note.self, id: 2) != nil)   // the rest of the save goes through
+        #expect(try !b.hasChanges && b.object(Note.self, id: 1)?.title == "from a")
     }
 
     /// A merge by property whose merged properties the record refuses to
@@ -110,8 +110,8 @@ import Testing
         let contextWins = policy == .mergeByPropertyObjectTrump
         let fallback = PropertyMergeFallback(objectID: "1", reason: .mergedPropertiesDoNotDecode, keptContextRecord: contextWins)
         #expect(saved.propertyMergeFallbacks == [fallback])
-        #expect(store.object(withID: 1) == (contextWins ? Bounds(id: 1, low: 8, high: 10) : Bounds(id: 1, low: 0, high: 5)))
-        #expect(store.object(withID: 2) == Bounds(id: 2, low: 8, high: 20))
+        #expect(store.object(Bounds.self, id: 1) == (contextWins ? Bounds(id: 1, low: 8, high: 10) : Bounds(id: 1, low: 0, high: 5)))
+        #expect(store.object(Bounds.self, id: 2) == Bounds(id: 2, low: 8, high: 20))
         #expect("\(fallback)".hasPrefix("identity 1 could not be merged property by property (its merged properties do not decode as a record)"))
     }
 
@@ -130,7 +130,7 @@ import Testing
         try b.update(Bounds(id: 2, low: 0, high: 20))
         let fallbacks = a.mergeChanges(fromContextDidSave: try b.save())
         #expect(fallbacks == [PropertyMergeFallback(objectID: "1", reason: .mergedPropertiesDoNotDecode, keptContextRecord: true)])
-        #expect(a.object(withID: 1) == Bounds(id: 1, low: 8, high: 10) && a.object(withID: 2) == Bounds(id: 2, low: 8, high: 20))
+        #expect(try a.object(Bounds.self, id: 1) == Bounds(id: 1, low: 8, high: 10) && a.object(Bounds.self, id: 2) == Bounds(id: 2, low: 8, high: 20))
         #expect(b.mergeChanges(fromContextDidSave: try a.save()).isEmpty)
     }
 
@@ -150,10 +150,10 @@ import Testing
             a.mergePolicy = policy
             try a.insert(Note(id: 1, group: nil, rank: 0, title: "t"))
             try a.save()
-            var read = try #require(a.object(withID: 1))
+            var read = try #require(try a.object(Note.self, id: 1))
             for save in 0..<foreignSaves {
                 // `b` reads the store as it is now (it saw nothing of `a`'s saves).
-                var theirs = try #require(b.object(withID: 1))
+                var theirs = try #require(try b.object(Note.self, id: 1))
                 theirs.title = "b\(save)"
                 try b.update(theirs)
                 try b.save()
@@ -161,7 +161,7 @@ import Testing
             read.rank += 1
             try a.update(read)
             let result = Result { () throws(StoreError) in try a.save() }
-            let stored = try #require(store.object(withID: 1))
+            let stored = try #require(store.object(Note.self, id: 1))
             switch (policy, foreignSaves) {
             case (_, 0):
                 #expect(stored.rank == 1 && stored.title == "t")
@@ -191,7 +191,7 @@ import Testing
         b.mergePolicy = .overwrite  // `b` saw none of `a`'s saves
         for id in 0...4_096 { try a.insert(Note(id: id, group: nil, rank: 0, title: "t")) }
         try a.save()
-        var read = try #require(a.object(withID: 0))
+        var read = try #require(try a.object(Note.self, id: 0))
         // One replaced version of record 0, then 4,096 of other records.
         try b.update(Note(id: 0, group: nil, rank: 0, title: "b"))
         try b.save()
@@ -202,7 +202,7 @@ import Testing
         let saved = try a.save()
         #expect(saved.propertyMergeFallbacks == [PropertyMergeFallback(objectID: "0", reason: .readVersionUnknown, keptContextRecord: true)])
         #expect(saved.propertyMergeFallbacks.first?.description.contains("read the record again") == true)
-        #expect(store.object(withID: 0)?.rank == 7 && store.object(withID: 0)?.title == "t")
+        #expect(store.object(Note.self, id: 0)?.rank == 7 && store.object(Note.self, id: 0)?.title == "t")
     }
 
     @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump])
@@ -220,7 +220,7 @@ import Testing
                     var saved = 0, refused = 0
                     for round in 0..<200 {
                         let id = round % 10
-                        let current = context.object(withID: id) ?? Note(id: id, group: nil, rank: 0)
+                        let current = (try? context.object(Note.self, id: id)) ?? Note(id: id, group: nil, rank: 0)
                         var next = current
                         if worker == 0 { next.rank += 1 } else { next.title = "w\(round)" }
                         try? context.update(next)
@@ -249,7 +249,7 @@ import Testing
             // By property: worker 0's ranks and worker 1's titles both survive
             // (each update is based on the version its worker read, also when
             // the other worker saved between the read and the update).
-            #expect(store.allObjects().map(\.rank).reduce(0, +) == 200)
+            #expect(store.objects(Note.self).map(\.rank).reduce(0, +) == 200)
         }
         #expect(store.version == 1 + Int64(saved))
     }
@@ -265,24 +265,24 @@ import Testing
         try ca.save()
         try cb.insert(Note(id: 2, group: nil, rank: 0, title: "from B"))
         try cb.save()
-        #expect(b.allObjects().map(\.title) == ["from A", "from B"])
+        #expect(b.objects(Note.self).map(\.title) == ["from A", "from B"])
         var iterator = heard.makeAsyncIterator()
         let first = await iterator.next()
-        #expect(first?.insertedIDs == [1] && first?.isExternal == true)
-        #expect(try ObjectStore(for: Note.self, fileURL: url).allObjects().map(\.title) == ["from A", "from B"])
+        #expect(first?.insertedObjects(Note.self).map(\.id) == [1] && first?.isExternal == true)
+        #expect(try ObjectStore(for: Note.self, fileURL: url).objects(Note.self).map(\.title) == ["from A", "from B"])
         // An update in A of a record B changed meanwhile is a conflict, as in one store.
         let stale = ObjectContext(store: a)
         try stale.update(Note(id: 1, group: nil, rank: 1, title: "A again"))
-        _ = cb.object(withID: 1)   // cb reads the version A saved
+        _ = try cb.object(Note.self, id: 1)   // cb reads the version A saved
         try cb.update(Note(id: 1, group: nil, rank: 9, title: "from A"))
         try cb.save()
         #expect(throws: StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 3)])) {
             try stale.save()
         }
-        #expect(a.object(withID: 1)?.rank == 9)   // picked up before the refused save
+        #expect(try a.object(Note.self, id: 1)?.rank == 9)   // picked up before the refused save
         stale.mergePolicy = .overwrite
         try stale.save()
-        #expect(try ObjectStore(for: Note.self, fileURL: url).object(withID: 1)?.title == "A again")
+        #expect(try ObjectStore(for: Note.self, fileURL: url).object(Note.self, id: 1)?.title == "A again")
     }
 
     @Test func contextsPostObjectsDidChangeAndWillSave() async throws {
@@ -311,12 +311,12 @@ import Testing
         // processed, then the save.
         #expect(posted.items == ["ObjectContextObjectsDidChange 2", "ObjectContextWillSave -1", "ObjectContextObjectsDidChange 1", "ObjectContextDidSave 2"])
         var changesIterator = changes.makeAsyncIterator()
-        #expect(await changesIterator.next()?.insertedIDs == [1, 2])
+        #expect(await changesIterator.next()?.insertedObjects(Note.self).map(\.id) == [1, 2])
         let second = await changesIterator.next()
-        #expect(second?.insertedIDs == [1])   // still a pending insert
+        #expect(second?.insertedObjects(Note.self).map(\.id) == [1])   // still a pending insert
         var willSaveIterator = willSave.makeAsyncIterator()
         let will = await willSaveIterator.next()
-        #expect(will?.insertedObjects.map(\.id) == [1, 2] && will?.contextName == "main")
+        #expect(will?.insertedObjects(Note.self).map(\.id) == [1, 2] && will?.contextName == "main")
     }
 
     /// With `automaticallyProcessesPendingChanges`, a controller on the context

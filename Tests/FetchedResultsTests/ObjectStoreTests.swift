@@ -36,7 +36,7 @@ import TableTestSupport
             for note in notes { try inserting.insert(note) }
             _ = try inserting.save()
             #expect(bulk.count == saved.count && bulk.version == saved.version, "seed \(seed)")
-            #expect(bulk.allObjects() == saved.allObjects(), "seed \(seed)")
+            #expect(bulk.objects(Note.self) == saved.objects(Note.self), "seed \(seed)")
             let request = FetchRequest<Note>(sortKeys: [SortKey("group"), SortKey("rank", ascending: false)])
             let (a, b) = (ObjectContext(store: bulk), ObjectContext(store: saved))
             #expect(try a.fetch(request) == b.fetch(request), "seed \(seed)")
@@ -58,24 +58,24 @@ import TableTestSupport
         try context.insert(Note(id: 2, group: "a", rank: 2))
         #expect(context.hasChanges)
         #expect(store.count == 0)
-        #expect(context.object(withID: 1)?.rank == 1)
+        #expect(try context.object(Note.self, id: 1)?.rank == 1)
         try context.save()
         #expect(!context.hasChanges && store.count == 2)
 
         try context.update(Note(id: 1, group: "b", rank: 10))
-        try context.delete(2)
-        #expect(context.object(withID: 2) == nil)
-        #expect(store.object(withID: 2) != nil)
+        try context.delete(Note.self, id: 2)
+        #expect(try context.object(Note.self, id: 2) == nil)
+        #expect(store.object(Note.self, id: 2) != nil)
         context.rollback()
         #expect(!context.hasChanges)
-        #expect(context.object(withID: 1)?.rank == 1 && context.object(withID: 2) != nil)
+        #expect(try context.object(Note.self, id: 1)?.rank == 1 && context.object(Note.self, id: 2) != nil)
 
-        #expect(throws: ContextError.alreadyExists("1")) { try context.insert(Note(id: 1, group: nil, rank: 0)) }
-        #expect(throws: ContextError.noSuchObject("9")) { try context.update(Note(id: 9, group: nil, rank: 0)) }
-        #expect(throws: ContextError.noSuchObject("9")) { try context.delete(9) }
+        #expect(throws: ContextError.alreadyExists(ObjectID(rootEntityName: "Note", key: 1))) { try context.insert(Note(id: 1, group: nil, rank: 0)) }
+        #expect(throws: ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: 9))) { try context.update(Note(id: 9, group: nil, rank: 0)) }
+        #expect(throws: ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: 9))) { try context.delete(Note.self, id: 9) }
         // Deleting a pending insert leaves nothing to save.
         try context.insert(Note(id: 3, group: nil, rank: 0))
-        try context.delete(3)
+        try context.delete(Note.self, id: 3)
         #expect(!context.hasChanges)
     }
 
@@ -111,7 +111,7 @@ import TableTestSupport
                         try a.insert(note)
                         view[id] = note
                     } else {
-                        #expect(throws: ContextError.alreadyExists("\(id)")) { try a.insert(note) }
+                        #expect(throws: ContextError.alreadyExists(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.insert(note) }
                     }
                     try check("insert \(id)")
                 case 2, 3:
@@ -121,15 +121,15 @@ import TableTestSupport
                         try a.update(note)
                         view[id] = note
                     } else {
-                        #expect(throws: ContextError.noSuchObject("\(id)")) { try a.update(note) }
+                        #expect(throws: ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.update(note) }
                     }
                     try check("update \(id)")
                 case 4:
                     if view[id] != nil {
-                        try a.delete(id)
+                        try a.delete(Note.self, id: id)
                         view[id] = nil
                     } else {
-                        #expect(throws: ContextError.noSuchObject("\(id)")) { try a.delete(id) }
+                        #expect(throws: ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.delete(Note.self, id: id) }
                     }
                     try check("delete \(id)")
                 case 5:
@@ -143,12 +143,12 @@ import TableTestSupport
                     } catch {
                         #expect(a.hasChanges, "seed \(seed): a refused save keeps the changes")
                     }
-                    #expect(Dictionary(uniqueKeysWithValues: store.allObjects().map { ($0.id, $0) }) == saved, "seed \(seed), after a save")
+                    #expect(Dictionary(uniqueKeysWithValues: store.objects(Note.self).map { ($0.id, $0) }) == saved, "seed \(seed), after a save")
                     try check("save")
                 case 7:
                     a.rollback()
                     view = saved
-                    #expect(!a.hasChanges && a.insertedObjects.isEmpty && a.updatedObjects.isEmpty && a.deletedIDs.isEmpty, "seed \(seed)")
+                    #expect(!a.hasChanges && a.insertedObjects.isEmpty && a.updatedObjects.isEmpty && a.deletedObjectIDs.isEmpty, "seed \(seed)")
                     try check("rollback")
                 default:
                     // Another context saves (an update of a saved record, or
@@ -157,14 +157,14 @@ import TableTestSupport
                     // `a` merges it half the time.
                     if let note = saved[id] {
                         try b.update(Note(id: id, group: "b", rank: note.rank, version: note.version + 100))
-                    } else if b.object(withID: 100 + id) == nil {
+                    } else if try b.object(Note.self, id: 100 + id) == nil {
                         try b.insert(Note(id: 100 + id, group: "b", rank: 5))
                     }
                     guard let didSave = try? b.save() else {
                         b.rollback()
                         continue
                     }
-                    saved = Dictionary(uniqueKeysWithValues: store.allObjects().map { ($0.id, $0) })
+                    saved = Dictionary(uniqueKeysWithValues: store.objects(Note.self).map { ($0.id, $0) })
                     if g.chance(0.5) {
                         a.mergeChanges(fromContextDidSave: didSave)
                     }
@@ -183,11 +183,11 @@ import TableTestSupport
         try b.insert(Note(id: 1, group: nil, rank: 2))
         try a.save()
         #expect(throws: StoreError.duplicateIdentity("1")) { try b.save() }
-        #expect(b.hasChanges && store.object(withID: 1)?.rank == 1)
+        #expect(b.hasChanges && store.object(Note.self, id: 1)?.rank == 1)
 
         let c = ObjectContext(store: store)
         try c.update(Note(id: 1, group: nil, rank: 5))
-        try a.delete(1)
+        try a.delete(Note.self, id: 1)
         try a.save()
         do {
             try c.save()
@@ -202,11 +202,14 @@ import TableTestSupport
         let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store, name: "writer")
         let stream = store.didSaveNotifications()
-        // The identities each notification carries: inserted, updated, deleted.
+        // The identities each notification carries (`ObjectID`s): inserted, updated, deleted.
         let received = _Lock<[[[Int]]]>([])
         let observer = NotificationCenter.default.addObserver(forName: .objectContextDidSave, object: context, queue: nil) { note in
             let ids = [ObjectContext.insertedKey, ObjectContext.updatedKey, ObjectContext.deletedKey].map { key in
-                (note.userInfo?[key] as? [AnyHashable])?.compactMap { $0 as? Int } ?? []
+                (note.userInfo?[key] as? [AnyHashable])?.compactMap { id -> Int? in
+                    guard let id = id as? ObjectID, id.rootEntityName == "Note", case .int(let value) = id.key else { return nil }
+                    return value
+                } ?? []
             }
             received.withLock { $0.append(ids) }
         }
@@ -215,15 +218,15 @@ import TableTestSupport
         try context.insert(Note(id: 2, group: nil, rank: 1))
         try context.save()
         try context.update(Note(id: 1, group: nil, rank: 2))
-        try context.delete(2)
+        try context.delete(Note.self, id: 2)
         try context.save()
 
         let notes = received.withLock { $0 }
         #expect(notes == [[[1, 2], [], []], [[], [1], [2]]])
         var iterator = stream.makeAsyncIterator()
         let first = await iterator.next(), second = await iterator.next()
-        #expect(first?.insertedIDs == [1, 2] && first?.contextName == "writer")
-        #expect(second?.updatedIDs == [1] && second?.deletedIDs == [2] && second?.deletedObjects.first?.id == 2)
+        #expect(first?.insertedObjects(Note.self).map(\.id) == [1, 2] && first?.contextName == "writer")
+        #expect(second?.updatedObjects(Note.self).map(\.id) == [1] && second?.deletedObjects(Note.self).map(\.id) == [2])
         #expect(second.map { $0.storeVersion > first!.storeVersion } == true)
     }
 
@@ -238,18 +241,18 @@ import TableTestSupport
                 try context.insert(Note(id: k, group: k == 0 ? nil : strange, rank: -k, title: strange, created: date, tags: [strange, ""]))
             }
             try context.save()
-            try context.delete(1)
+            try context.delete(Note.self, id: 1)
             try context.insert(Note(id: 7, group: "later", rank: 0))
             try context.save()
         }
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
-        let notes = reopened.allObjects()
+        let notes = reopened.objects(Note.self)
         #expect(notes.map(\.id) == [0, 2, 7])
         #expect(notes[0].created == dates[0] && notes[1].created == dates[2])
         #expect(notes[0].group == nil && notes[1].group == strange && notes[1].tags == [strange, ""])
         // First-insertion order survives reopening (and ties sort by it).
         let context = ObjectContext(store: reopened)
-        #expect(try context.fetch(FetchRequest(sortKeys: [SortKey("version")])).map(\.id) == [0, 2, 7])
+        #expect(try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("version")])).map(\.id) == [0, 2, 7])
         // No temporary files are left next to the store.
         let files = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
         #expect(files == ["store.json"])
@@ -310,9 +313,9 @@ import TableTestSupport
                         let id = worker * 1_000 + round
                         try? context.insert(Note(id: id, group: "\(worker)", rank: round))
                         if round % 3 == 0, round > 0 { try? context.update(Note(id: id - 1, group: "\(worker)", rank: -round)) }
-                        if round % 7 == 0, round > 0 { try? context.delete(id - 2) }
+                        if round % 7 == 0, round > 0 { try? context.delete(Note.self, id: id - 2) }
                         _ = try? context.save()
-                        _ = try? context.fetch(FetchRequest(sortKeys: [SortKey("rank")]))
+                        _ = try? context.fetch(FetchRequest<Note>(sortKeys: [SortKey("rank")]))
                     }
                 }
             }
@@ -320,6 +323,6 @@ import TableTestSupport
         // Each worker: 50 inserts, minus the deletes of rounds 7, 14, … 49.
         #expect(store.count == 4 * (50 - 7))
         let context = ObjectContext(store: store)
-        #expect(try context.fetch(FetchRequest()).count == 4 * 43)
+        #expect(try context.fetch(FetchRequest<Note>()).count == 4 * 43)
     }
 }

@@ -83,7 +83,7 @@ struct Author: Record, Codable {
         let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for (k, title) in titles.enumerated() { try context.insert(Note(id: k, group: nil, rank: 0, title: title)) }
-        return try context.fetch(FetchRequest(sortKeys: [SortKey("title", ascending: ascending, comparison: comparison)])).map(\.title)
+        return try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("title", ascending: ascending, comparison: comparison)])).map(\.title)
     }
 
     @Test func plainStringsCompareLikeCompare() throws {
@@ -105,9 +105,9 @@ struct Author: Record, Codable {
         for (k, v) in values.enumerated() {
             try context.insert(DynamicObject(fields: DynamicRecord(fields: [("id", .int(k)), ("v", v)])))
         }
-        let ordered = try context.fetch(FetchRequest(sortKeys: [SortKey("v")])).map { $0.fields["v"] ?? .null }
+        let ordered = try context.fetch(FetchRequest<DynamicObject>(sortKeys: [SortKey("v")])).map { $0.fields["v"] ?? .null }
         #expect(ordered == [nil, true, -2, 1.5, 2, 3, .date(Date(timeIntervalSince1970: 0)), "x"])
-        let descending = try context.fetch(FetchRequest(sortKeys: [SortKey("v", ascending: false)])).map { $0.fields["v"] ?? .null }
+        let descending = try context.fetch(FetchRequest<DynamicObject>(sortKeys: [SortKey("v", ascending: false)])).map { $0.fields["v"] ?? .null }
         #expect(descending == ordered.reversed())
     }
 
@@ -147,7 +147,7 @@ struct Author: Record, Codable {
         let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for (k, rank) in ranks.enumerated() { try context.insert(Note(id: k, group: nil, rank: rank)) }
-        #expect(try context.fetch(FetchRequest(sortKeys: [SortKey("rank")])).map(\.rank) == ranks.sorted())
+        #expect(try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("rank")])).map(\.rank) == ranks.sorted())
     }
 
     /// Random records sorted by one to three random keys (strings short and
@@ -190,7 +190,7 @@ struct Author: Record, Codable {
             for note in notes { try context.insert(note) }
             try context.save()
             let expected = notes.sorted { order($0, $1) < 0 }.map(\.id)
-            #expect(try context.fetch(FetchRequest(sortKeys: keys)).map(\.id) == expected, "seed \(seed), keys \(keys)")
+            #expect(try context.fetch(FetchRequest<Note>(sortKeys: keys)).map(\.id) == expected, "seed \(seed), keys \(keys)")
         }
     }
 
@@ -199,6 +199,6 @@ struct Author: Record, Codable {
         let context = ObjectContext(store: store)
         for id in [5, 3, 9, 1] { try context.insert(Note(id: id, group: nil, rank: 0)) }
         try context.save()
-        #expect(try context.fetch(FetchRequest(sortKeys: [SortKey("rank")])).map(\.id) == [5, 3, 9, 1])
+        #expect(try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("rank")])).map(\.id) == [5, 3, 9, 1])
     }
 }

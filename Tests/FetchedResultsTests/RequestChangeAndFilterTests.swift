@@ -180,7 +180,7 @@ import Testing
                     let context = g.chance(0.5) ? view : writer
                     try context.insert(Note(id: nextID, group: ["a", "b"][g.int(0..<2)], rank: g.int(0...20), title: Self.words[g.int(0..<Self.words.count)]))
                     nextID += 1
-                    if let id = store.allObjects().map(\.id).randomElement(using: &g), var note = context.object(withID: id) {
+                    if let id = store.objects(Note.self).map(\.id).randomElement(using: &g), var note = try context.object(Note.self, id: id) {
                         note.title = Self.words[g.int(0..<Self.words.count)]
                         try context.update(note)
                     }

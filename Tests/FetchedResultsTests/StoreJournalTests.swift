@@ -38,25 +38,25 @@ import TableTestSupport
         try context.save()
         let grown = try fileSize(url) - before
         #expect(grown > 0 && grown < 200, "a one-record save appended \(grown) bytes")
-        try context.delete(3)
+        try context.delete(Note.self, id: 3)
         try context.save()
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
         #expect(reopened.count == 9_999)
-        #expect(reopened.object(withID: 5_000)?.title == "changed" && reopened.object(withID: 3) == nil)
+        #expect(reopened.object(Note.self, id: 5_000)?.title == "changed" && reopened.object(Note.self, id: 3) == nil)
         #expect(reopened.version == store.version && reopened.recoveries.isEmpty)
     }
 
     @Test func compactionKeepsEverySave() throws {
         let url = temporaryURL()
         let persistence = JournalFilePersistence(fileURL: url, compactionRatio: 0.1, minimumJournalBytes: 0)
-        let store = try ObjectStore(persistence: persistence)
+        let store = try ObjectStore(for: Note.self, persistence: persistence)
         let context = ObjectContext(store: store)
         var expected: [Int: Note] = [:]
         var g = SeededGenerator(seed: 15)
         for round in 0..<300 {
             let id = Int.random(in: 0..<200, using: &g)
             let note = Note(id: id, group: nil, rank: round, title: "round \(round)")
-            if expected[id] == nil { try context.insert(note) } else if round % 5 == 0 { try context.delete(id) } else { try context.update(note) }
+            if expected[id] == nil { try context.insert(note) } else if round % 5 == 0 { try context.delete(Note.self, id: id) } else { try context.update(note) }
             if round % 5 == 0, expected[id] != nil { expected[id] = nil } else { expected[id] = note }
             try context.save()
             store._checkInvariants()
@@ -64,7 +64,7 @@ import TableTestSupport
         }
         try store.compact()
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
-        #expect(Dictionary(uniqueKeysWithValues: reopened.allObjects().map { ($0.id, $0) }) == expected)
+        #expect(Dictionary(uniqueKeysWithValues: reopened.objects(Note.self).map { ($0.id, $0) }) == expected)
         #expect(reopened.version == store.version)
         let files = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
         #expect(files == ["store.htstore"])
@@ -75,7 +75,7 @@ import TableTestSupport
     @Test(arguments: [(Double.infinity, 0), (0.5, Int.max), (.greatestFiniteMagnitude, Int.max)])
     func extremeCompactionSettings(ratio: Double, minimum: Int) throws {
         let url = temporaryURL()
-        let store = try ObjectStore(persistence: JournalFilePersistence(fileURL: url, compactionRatio: ratio, minimumJournalBytes: minimum))
+        let store = try ObjectStore(for: Note.self, persistence: JournalFilePersistence(fileURL: url, compactionRatio: ratio, minimumJournalBytes: minimum))
         let context = ObjectContext(store: store)
         for k in 0..<50 {
             try context.insert(Note(id: k, group: nil, rank: k, title: String(repeating: "n", count: 200)))
@@ -90,7 +90,7 @@ import TableTestSupport
     @Test func savesFromTwoStoresSurviveBackgroundCompactions() async throws {
         let url = temporaryURL()
         let stores = try (0..<2).map { _ in
-            try ObjectStore(persistence: JournalFilePersistence(fileURL: url, compactionRatio: 0.05, minimumJournalBytes: 0))
+            try ObjectStore(for: Note.self, persistence: JournalFilePersistence(fileURL: url, compactionRatio: 0.05, minimumJournalBytes: 0))
         }
         let inode = { (try? FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber]) as? NSNumber }
         let firstFile = inode()
@@ -117,7 +117,7 @@ import TableTestSupport
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
         reopened._checkInvariants()
         #expect(reopened.count == 600)
-        #expect(reopened.allObjects().filter { $0.group == "updated" }.count == 60)
+        #expect(reopened.objects(Note.self).filter { $0.group == "updated" }.count == 60)
         #expect(stores.allSatisfy { $0.count == 600 && $0.version == reopened.version })
         #expect(firstFile != nil && inode() != firstFile, "the file was never compacted (replaced)")
     }
@@ -134,15 +134,15 @@ import TableTestSupport
         """
         try Data(json.utf8).write(to: url)
         let store = try ObjectStore(for: Note.self, fileURL: url)
-        #expect(store.allObjects().map(\.id) == [1, 2])
-        #expect(store.object(withID: 1) == Note(id: 1, group: nil, rank: -3, title: "Eins", created: Date(timeIntervalSinceReferenceDate: 1.5), tags: ["x"]))
+        #expect(store.objects(Note.self).map(\.id) == [1, 2])
+        #expect(store.object(Note.self, id: 1) == Note(id: 1, group: nil, rank: -3, title: "Eins", created: Date(timeIntervalSinceReferenceDate: 1.5), tags: ["x"]))
         let context = ObjectContext(store: store)
         try context.insert(Note(id: 3, group: nil, rank: 0))
         try context.save()
         let head = try Data(contentsOf: url).prefix(8)
         #expect(head == Data("HTSTORE\n".utf8))
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
-        #expect(reopened.allObjects().map(\.id) == [1, 2, 3])
+        #expect(reopened.objects(Note.self).map(\.id) == [1, 2, 3])
     }
 
     /// Every single-bit flip anywhere in the file opens as a typed error
@@ -159,7 +159,7 @@ import TableTestSupport
                 try context.save()
             }
         }
-        let committed = try ObjectStore(for: Note.self, fileURL: url).allObjects()
+        let committed = try ObjectStore(for: Note.self, fileURL: url).objects(Note.self)
         let original = try Data(contentsOf: url)
         var g = SeededGenerator(seed: 2)
         var errors = 0
@@ -171,7 +171,7 @@ import TableTestSupport
             try damaged.write(to: copy)
             do {
                 let store = try ObjectStore(for: Note.self, fileURL: copy)
-                #expect(store.allObjects() == committed, "bit \(bit): opened with other data")
+                #expect(store.objects(Note.self) == committed, "bit \(bit): opened with other data")
                 #expect(store.recoveries.isEmpty, "bit \(bit): dropped a committed save as torn: \(store.recoveries)")
             } catch {
                 errors += 1
@@ -255,13 +255,13 @@ import TableTestSupport
             let copy = temporaryURL()
             try whole.prefix(cut).write(to: copy)
             let store = try ObjectStore(for: Note.self, fileURL: copy)
-            #expect(store.allObjects().map(\.id) == [1], "cut at \(cut)")
+            #expect(store.objects(Note.self).map(\.id) == [1], "cut at \(cut)")
             #expect(store.recoveries.count == 1 && store.recoveries.first?.offset == sizes.0 && store.recoveries.first?.path == copy.path, "cut at \(cut): \(store.recoveries)")
             // The next save goes where the torn one was.
             let context = ObjectContext(store: store)
             try context.insert(Note(id: 3, group: nil, rank: 3))
             try context.save()
-            #expect(try ObjectStore(for: Note.self, fileURL: copy).allObjects().map(\.id) == [1, 3])
+            #expect(try ObjectStore(for: Note.self, fileURL: copy).objects(Note.self).map(\.id) == [1, 3])
         }
     }
 
@@ -287,7 +287,7 @@ import TableTestSupport
             for record in records { try context.insert(record) }
             try context.save()
         }
-        #expect(try ObjectStore(for: Wide.self, fileURL: url).allObjects() == records)
+        #expect(try ObjectStore(for: Wide.self, fileURL: url).objects(Wide.self) == records)
     }
 
     /// A file of other records (the app changed its record type) is a typed
@@ -301,7 +301,7 @@ import TableTestSupport
         }
         do {
             let store = try ObjectStore(for: Note.self, fileURL: url)
-            Issue.record("opened VersionedRows as Notes: \(store.allObjects())")
+            Issue.record("opened VersionedRows as Notes: \(store.objects(Note.self))")
         } catch {
             #expect(error.description.contains(url.path), "\(error)")
         }

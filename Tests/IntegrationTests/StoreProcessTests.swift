@@ -63,7 +63,7 @@ struct StoreProcessTests {
             #expect(process.terminationReason == .uncaughtSignal, "round \(rounds): the writer exited by itself")
 
             let store = try ObjectStore(for: VersionedRow.self, fileURL: url)
-            let all = store.allObjects()
+            let all = store.objects(VersionedRow.self)
             #expect(all.count == rows, "round \(rounds)")
             let versions = Set(all.map(\.version))
             #expect(versions.count == 1, "round \(rounds): rows of several versions \(versions.sorted())")
@@ -97,7 +97,7 @@ struct StoreProcessTests {
             let acks = printed.split(separator: "\n").compactMap { Int($0) }
             let store = try ObjectStore(for: VersionedRow.self, fileURL: url)
             torn += store.recoveries.count
-            let ids = Set(store.allObjects().map(\.id))
+            let ids = Set(store.objects(VersionedRow.self).map(\.id))
             for n in acks { #expect(ids.contains(2 * n) && ids.contains(2 * n + 1), "trial \(trial): acknowledged pair \(n) is missing") }
             for id in ids { #expect(ids.contains(id ^ 1), "trial \(trial): half of pair \(id / 2)") }
         }
@@ -122,7 +122,7 @@ struct StoreProcessTests {
             #expect(process.terminationStatus == 0)
         }
         let store = try ObjectStore(for: VersionedRow.self, fileURL: url)
-        let ids = Set(store.allObjects().map(\.id))
+        let ids = Set(store.objects(VersionedRow.self).map(\.id))
         #expect(ids == Set((0..<1000).map { 1_000_000 + $0 } + (0..<1000).map { 2_000_000 + $0 }))
         #expect(store.version == 2_000)
     }

@@ -61,7 +61,7 @@ import Testing
 
             for step in 0..<30 {
                 let context = g.chance(0.3) ? view : writers[g.int(0..<2)]
-                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                try burst.make(in: context, existing: store.objects(Note.self).map(\.id), nextID: &nextID, &g)
                 context.saveOrRollBack(mergingInto: view)
                 batches += 1
                 if g.chance(0.3) { try table.setContentOffset(Double(g.int(0...2_000))) }
@@ -84,7 +84,7 @@ import Testing
         let binding = try table.bind(to: controller, cell: Self.cell)
         #expect(throws: TableViewError.notEditable(TablePath(row: 1, section: 0))) { try table.commit(.delete, forRowAt: TablePath(row: 1, section: 0)) }
         binding.onDelete = { note in
-            try context.delete(note.id)
+            try context.delete(Note.self, id: note.id)
             _ = try context.save()
         }
         try table.commit(.delete, forRowAt: TablePath(row: 1, section: 0))
@@ -108,7 +108,7 @@ import Testing
             return cell
         }
         binding.onDelete = { note in
-            try context.delete(note.id)
+            try context.delete(Note.self, id: note.id)
             _ = try context.save()
         }
         let search = try TableSearch(binding, format: "title CONTAINS[cd] %@")

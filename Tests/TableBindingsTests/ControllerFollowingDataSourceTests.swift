@@ -34,14 +34,14 @@ import Testing
             let text = { (note: Note) in "\(note.id) \(note.group ?? "-") \(note.rank) v\(note.version)" }
             let dataSource = try TableViewDiffableDataSource<String, Int>(tableView: table) { table, path, id in
                 let cell = try table.dequeueReusableCell(withIdentifier: "note", for: path)
-                cell.text = view.object(withID: id).map(text)
+                cell.text = try view.object(Note.self, id: id).map(text)
                 return cell
             }
             dataSource.headerTitleProvider = { name, _ in name }
             try dataSource.follow(controller)
             for step in 0..<30 {
                 let context = g.chance(0.3) ? view : writer
-                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                try burst.make(in: context, existing: store.objects(Note.self).map(\.id), nextID: &nextID, &g)
                 // A save conflicting with another context's is refused (the
                 // default merge policy): that context starts over.
                 context.saveOrRollBack(mergingInto: view)
@@ -88,13 +88,13 @@ import Testing
         let receiver = Receiver()
         controller.delegate = receiver
         try controller.performFetch()
-        var note = context.object(withID: 1)!
+        var note = try context.object(Note.self, id: 1)!
         note.version += 1
         try context.update(note)
-        note = context.object(withID: 2)!
+        note = try context.object(Note.self, id: 2)!
         note.rank = -1
         try context.update(note)
-        try context.delete(3)
+        try context.delete(Note.self, id: 3)
         try context.save()
         #expect(receiver.objectCalls == 0)
         #expect(receiver.snapshots.count == 1)
@@ -104,7 +104,7 @@ import Testing
         #expect(Set(snapshot.reconfiguredItemIdentifiers) == [1, 2])
         #expect(snapshot.reloadedItemIdentifiers.isEmpty)
         controller.changedObjectsInSnapshots = .reload
-        note = context.object(withID: 0)!
+        note = try context.object(Note.self, id: 0)!
         note.version += 1
         try context.update(note)
         try context.save()

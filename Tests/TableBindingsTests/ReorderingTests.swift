@@ -262,12 +262,12 @@ import Testing
                 let context = "seed \(seed), round \(round), step \(step)"
                 guard let (source, proposed) = Self.randomMove(model.map(\.count), &g) else { break }
                 let batchesBefore = counter.updates.count
-                let notesBefore = Dictionary(uniqueKeysWithValues: store.allObjects().map { ($0.id, $0) })
+                let notesBefore = Dictionary(uniqueKeysWithValues: store.objects(Note.self).map { ($0.id, $0) })
                 try table.moveRowByUser(from: source, to: proposed)
                 let destination = redirector.redirecting(source, proposed) ? TablePath(row: 0, section: proposed.section) : proposed
                 let movedID = model[source.section][source.row]
                 // The objects written: the moved one (even when its values come out the same), and the renumbered ones.
-                let changed = store.allObjects().filter { notesBefore[$0.id] != $0 || $0.id == movedID }.count
+                let changed = store.objects(Note.self).filter { notesBefore[$0.id] != $0 || $0.id == movedID }.count
                 if changed > 1 { renumbered += 1 }
                 Self.move(&model, from: source, to: destination)
                 // A controller has no empty sections: a section the move empties goes.
@@ -284,7 +284,7 @@ import Testing
                     #expect(table.numberOfRows(inSection: s) == ids.count, "\(context)")
                     for (r, id) in ids.enumerated() {
                         let path = TablePath(row: r, section: s)
-                        let note = store.object(withID: id)
+                        let note = store.object(Note.self, id: id)
                         #expect(table.cellForRow(at: path)?.text == note.map(Self.text), "\(context): \(path)")
                     }
                 }
@@ -349,7 +349,7 @@ import Testing
             try binding.tableView(table, moveRowAt: first, to: TablePath(row: 4, section: 1))
         }
         #expect(table.visibleCells.map(\.text) == texts)
-        #expect(store.allObjects().sorted { $0.id < $1.id }.map(\.rank) == Array(0..<6))
+        #expect(store.objects(Note.self).sorted { $0.id < $1.id }.map(\.rank) == Array(0..<6))
         #expect(!context.hasChanges)
         // A row that may not move.
         binding.ordering?.canMove = { $0.id != 0 }
@@ -393,12 +393,12 @@ import Testing
         // 0 from home to the middle of work: the midpoint 2.5, one object written.
         try table.moveRowByUser(from: TablePath(row: 1, section: 0), to: TablePath(row: 1, section: 1))
         #expect(table.visibleCells.map(\.text) == ["1", "3", "0", "2"])
-        #expect(store.object(withID: 0) == Task(id: 0, list: "work", displayOrder: 2.5))
-        #expect(store.allObjects().filter { $0.id != 0 }.map(\.displayOrder).sorted() == [1, 2, 3])
+        #expect(store.object(Task.self, id: 0) == Task(id: 0, list: "work", displayOrder: 2.5))
+        #expect(store.objects(Task.self).filter { $0.id != 0 }.map(\.displayOrder).sorted() == [1, 2, 3])
         // To the top of work: past the largest (descending: spacing above it).
         try table.moveRowByUser(from: TablePath(row: 2, section: 1), to: TablePath(row: 0, section: 1))
         #expect(table.visibleCells.map(\.text) == ["1", "2", "3", "0"])
-        #expect(store.object(withID: 2)?.displayOrder == 4)
+        #expect(store.object(Task.self, id: 2)?.displayOrder == 4)
     }
 
     // MARK: The plan

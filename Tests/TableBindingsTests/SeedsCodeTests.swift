@@ -97,7 +97,7 @@ import Testing
 
             for step in 0..<100 {
                 let context = g.chance(0.3) ? view : writers[g.int(0..<2)]
-                try burst.make(in: context, existing: store.allObjects().map(\.id), nextID: &nextID, &g)
+                try burst.make(in: context, existing: store.objects(Note.self).map(\.id), nextID: &nextID, &g)
                 context.saveOrRollBack(mergingInto: view)
                 saves += 1
                 // The table against the results: counts, and every cell (all rows are in the window).

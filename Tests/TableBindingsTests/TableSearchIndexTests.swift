@@ -88,7 +88,7 @@ import TableTestSupport
             try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
             let binding = try table.bind(to: controller, cell: Self.cell)
             binding.onDelete = { object in
-                _ = try context.delete(object.id)
+                _ = try context.delete(DynamicObject.self, id: object.id)
                 try context.save()
             }
             let layout: TableSearch<DynamicObject>.ResultsLayout = g.chance(0.5) ? .flat : .sectioned
@@ -122,8 +122,8 @@ import TableTestSupport
                             try context.insert(Self.object(nextID, &g))
                             nextID += 1
                         } else if g.chance(0.3) {
-                            _ = try? context.delete(ids[g.int(0..<ids.count)])
-                        } else if case .int(let id) = ids[g.int(0..<ids.count)], context.object(withID: .int(id)) != nil {
+                            _ = try? context.delete(DynamicObject.self, id: ids[g.int(0..<ids.count)])
+                        } else if case .int(let id) = ids[g.int(0..<ids.count)], try context.object(DynamicObject.self, id: .int(id)) != nil {
                             try context.update(Self.object(id, &g))
                         }
                     }

@@ -80,7 +80,7 @@ import TableTestSupport
             try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
             let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
             binding.onDelete = { object in
-                _ = try context.delete(object.id)
+                _ = try context.delete(DynamicObject.self, id: object.id)
                 try context.save()
             }
             let scopes: [TableSearch<DynamicObject>.Scope] = scoped ? [.init("All"), .init("Even", predicate: RecordPredicate { Self.isEven($0) })] : []
@@ -109,8 +109,8 @@ import TableTestSupport
                         if ids.isEmpty || g.chance(0.4) {
                             try context.insert(Self.object(nextID, &g, clusters: clusters))
                             nextID += 1
-                        } else if case .int(let id) = ids[g.int(0..<ids.count)], context.object(withID: .int(id)) != nil {
-                            if g.chance(0.4) { _ = try context.delete(.int(id)) } else { try context.update(Self.object(id, &g, clusters: clusters)) }
+                        } else if case .int(let id) = ids[g.int(0..<ids.count)], try context.object(DynamicObject.self, id: .int(id)) != nil {
+                            if g.chance(0.4) { _ = try context.delete(DynamicObject.self, id: .int(id)) } else { try context.update(Self.object(id, &g, clusters: clusters)) }
                         }
                     }
                     try context.save()
@@ -183,7 +183,7 @@ import TableTestSupport
         // A save while the rest is being found: the rest first, then the change.
         try search.update(text: "")
         #expect(search.isFindingResults)
-        _ = try context.delete(.int(2_999))
+        _ = try context.delete(DynamicObject.self, id: .int(2_999))
         try context.save()
         #expect(!search.isFindingResults)
         #expect(try Self.shownIDs(search) == (controller.fetchedObjects ?? []).map(\.id))

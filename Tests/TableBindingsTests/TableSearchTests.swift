@@ -52,7 +52,7 @@ import Testing
             try strongSearch.update(text: "jo")
             try strongSearch.update(text: "j")
             #expect(strongSearch.resultsTable.numberOfSections > 0)
-            try view.delete(0)
+            try view.delete(Note.self, id: 0)
             try view.save()
             strongSearch.cancel()
             (table, results, binding, search, controller) = (strongTable, strongSearch.resultsTable, strongBinding, strongSearch, strongController)
@@ -113,13 +113,13 @@ import Testing
                 default:
                     // A save: in the view context, or another one (merged, or not yet).
                     let writing = g.chance(0.5) ? view : writer
-                    let ids = store.allObjects().map(\.id)
+                    let ids = store.objects(Note.self).map(\.id)
                     for _ in 0..<g.int(1...4) {
                         if g.chance(0.4) || ids.isEmpty {
                             try writing.insert(randomNote())
                         } else if g.chance(0.3) {
-                            _ = try? writing.delete(ids[g.int(0..<ids.count)])
-                        } else if var note = writing.object(withID: ids[g.int(0..<ids.count)]) {
+                            _ = try? writing.delete(Note.self, id: ids[g.int(0..<ids.count)])
+                        } else if var note = try writing.object(Note.self, id: ids[g.int(0..<ids.count)]) {
                             note.title = Self.words[g.int(0..<Self.words.count)]
                             note.rank = g.int(0...20)
                             try writing.update(note)

@@ -307,6 +307,11 @@ public final class ObjectStore: Sendable {
         }
     }
 
+    /// The store checks itself whole (debug builds; the store tests call it after their saves).
+    package func _checkInvariants() {
+        state.withLock { $0._checkInvariants() }
+    }
+
     // MARK: Opening
 
     /// Every relationship of every object refers to an existing object of its
