@@ -9,10 +9,22 @@ public struct EmbedderWorkload {
     public var summary: String
     /// The same kind at 10k, for a 1M workload (its median must stay within 2×).
     public var smallerCounterpart: String?
+    /// Other workloads of the same run its median must stay within a
+    /// factor of (`embed/diary-save-1M` against the same save in a store of
+    /// one entity).
+    public var targets: [(against: String, atMost: Double)] = []
     /// Samples at most.
     public var maxSamples: Int
     /// Builds the store and the screen (not timed) and returns what to time.
     public var prepare: () -> EmbedderSamples
+
+    init(name: String, summary: String, smallerCounterpart: String?, maxSamples: Int, prepare: @escaping () -> EmbedderSamples) {
+        self.name = name
+        self.summary = summary
+        self.smallerCounterpart = smallerCounterpart
+        self.maxSamples = maxSamples
+        self.prepare = prepare
+    }
 }
 
 /// What a workload times: `setUp` before each sample (not timed), then `action`.
@@ -37,7 +49,7 @@ public enum EmbedderWorkloads {
     public static var all: [EmbedderWorkload] {
         [1_000_000, 10_000].flatMap { count in
             [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) } + [firstKey(count), firstDelete(count), laterDeletes(count)]
-        } + [restOfResults(1_000_000)]
+        } + [restOfResults(1_000_000)] + diary
     }
 
     static func size(_ count: Int) -> String { count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1000)k" }

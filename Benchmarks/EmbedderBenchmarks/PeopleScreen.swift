@@ -127,9 +127,9 @@ public final class PeopleScreen {
 /// last names from lists in several scripts' Latin letters (`Müller`,
 /// `Münalp`, `Kalinowski`…), a hundred cities.
 public enum People {
-    static let first = ["Anna", "Ben", "Carla", "Dário", "Emre", "Fatma", "Greta", "Hugo", "Ines", "Jonas", "Kai", "Lena", "Mia", "Noah",
+    public static let first = ["Anna", "Ben", "Carla", "Dário", "Emre", "Fatma", "Greta", "Hugo", "Ines", "Jonas", "Kai", "Lena", "Mia", "Noah",
                         "Olga", "Paul", "Quentin", "Rosa", "Sven", "Tilda", "Ümit", "Vera", "Wim", "Xenia", "Yusuf", "Zoë"]
-    static let last = ["Müller", "Münalp", "Mundt", "Kalinowski", "Kaya", "Schmidt", "Nguyen", "García", "Öztürk", "Novák", "Rossi",
+    public static let last = ["Müller", "Münalp", "Mundt", "Kalinowski", "Kaya", "Schmidt", "Nguyen", "García", "Öztürk", "Novák", "Rossi",
                        "Dubois", "Jensen", "Kowalski", "Smith", "Tanaka", "Ivanova", "Hoang", "Eriksson", "Fischer", "Okafor", "Petrov",
                        "Quinn", "Berg", "Chen", "López", "Şahin", "Weiß", "Lindqvist", "Ahmed"]
     static let cities = (0..<100).map { String(format: "City %03d", $0) }

@@ -8,7 +8,8 @@ enum EmbedWorkloads {
         EmbedderWorkloads.all.map { embedded in
             Workload(
                 name: embedded.name, summary: embedded.summary,
-                targets: embedded.smallerCounterpart.map { [Target(against: $0, atMost: 2)] } ?? []
+                targets: (embedded.smallerCounterpart.map { [Target(against: $0, atMost: 2)] } ?? [])
+                    + embedded.targets.map { Target(against: $0.against, atMost: $0.atMost) }
             ) {
                 let samples = embedded.prepare()
                 return Prepared(subject: samples.action, counters: samples.counters, maxSamples: embedded.maxSamples, setUp: samples.setUp)

@@ -279,7 +279,7 @@ import Testing
         #expect(throws: StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 3)])) {
             try stale.save()
         }
-        #expect(try a.object(Note.self, id: 1)?.rank == 9)   // picked up before the refused save
+        #expect(a.object(Note.self, id: 1)?.rank == 9)   // picked up before the refused save
         stale.mergePolicy = .overwrite
         try stale.save()
         #expect(try ObjectStore(for: Note.self, fileURL: url).object(Note.self, id: 1)?.title == "A again")

@@ -298,7 +298,7 @@ public enum ObjectModelError: Error, Hashable, Sendable, CustomStringConvertible
 ///
 /// The model checks the declaration whole: every destination and parent is
 /// an entity's record type, inverses name each other, sub-entities agree with
-/// their parents. See <doc:ObjectGraph>.
+/// their parents. See <doc:ModelsAndRelationships>.
 public struct ObjectModel: Sendable, CustomStringConvertible {
     /// The entities, in the order declared.
     public let entities: [EntityDescription]

@@ -58,7 +58,7 @@ public final class JournalFilePersistence: StorePersistence {
     /// lock (`_LockLevel.compactionQueued`).
     private let backgroundCompactionQueued = _Lock(false, level: .compactionQueued)
 
-    /// The persistence for the file at `fileURL` (read by ``load()``).
+    /// The persistence for the file at `fileURL` (read by ``load(model:)``).
     public init(fileURL: URL, compactionRatio: Double = 0.5, minimumJournalBytes: Int = 1 << 20) {
         self.fileURL = fileURL
         self.compactionRatio = max(0, compactionRatio)

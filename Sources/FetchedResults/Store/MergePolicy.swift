@@ -13,7 +13,7 @@ import Records
 /// the rest of the save goes through unchanged.
 ///
 /// What a context has read: the version a record had when the context was
-/// created, read it with ``ObjectContext/object(withID:)``, saved it, or merged
+/// created, read it with ``ObjectContext/object(_:id:entity:)``, saved it, or merged
 /// a save that included it (``ObjectContext``'s `mergeChanges(fromContextDidSave:)`).
 /// Merging the other contexts' saves, as Core Data apps do, keeps conflicts
 /// to real ones.

@@ -151,7 +151,10 @@ extension ObjectContext {
     /// reference left to a deleted one.
     ///
     /// - Throws: ``StoreError/validation(_:)``,
-    ///   ``StoreError/danglingReference(object:relationship:destination:)``.
+    ///   ``StoreError/danglingReference(object:relationship:destination:)``,
+    ///   ``StoreError/inverseMismatch(object:relationship:destination:)``
+    ///   (the two sides of a pair disagree: what the context never lets
+    ///   happen, checked before anything is written).
     /// - Complexity: O(*c* · *r*) for *c* changed objects of *r* references
     ///   each; O(*n*) more when an object is deleted that a relationship
     ///   without an inverse may point to.
@@ -178,6 +181,22 @@ extension ObjectContext {
                         guard let found = peek(_Ref(family: model.roots[d], id: destination)), model.families[d].contains(found.entity) else {
                             throw .danglingReference(object: objectID, relationship: r.name, destination: model.objectID(d, destination))
                         }
+                        // Both sides agree: what the context keeps at every change, checked before it is written.
+                        if let inverseName = r.inverseName,
+                            let inverse = model.entities[found.entity].relationship(named: inverseName),
+                            !(inverse.destinations(found.record) ?? []).contains(id)
+                        {
+                            throw .inverseMismatch(object: objectID, relationship: r.name, destination: model.objectID(d, destination))
+                        }
+                    }
+                    // A destination it no longer holds does not hold it either.
+                    guard let inverseName = r.inverseName, let stored = store.state.withLock({ $0.tables[k].erasedRecord(id) }) else { continue }
+                    for destination in r.destinations(stored) ?? [] where !ids.contains(destination) {
+                        guard let found = peek(_Ref(family: model.roots[d], id: destination)),
+                            let inverse = model.entities[found.entity].relationship(named: inverseName),
+                            (inverse.destinations(found.record) ?? []).contains(id)
+                        else { continue }
+                        throw .inverseMismatch(object: model.objectID(found.entity, destination), relationship: inverseName, destination: objectID)
                     }
                 }
             }
@@ -282,21 +301,33 @@ extension ObjectContext {
     /// `current` (this context's version of an object) with each
     /// relationship as `saved` has it, less what this context removed since
     /// it read `read`, plus what it added, less what no longer exists; a
-    /// to-one relationship this context set keeps its value. Without
-    /// `read`, `current` whole.
+    /// to-one relationship this context set keeps its value, so a to-many
+    /// relationship whose inverse is to-one holds only the destinations
+    /// whose inverse (as the edit has it) holds the object. Without `read`,
+    /// `current` whole.
     private func mergedRelationships(
         _ k: Int, _ current: any Record & Codable, saved: any Record & Codable, read: (any Record & Codable)?, edit: _GraphEdit
     ) -> any Record & Codable {
-        guard let read else { return current }
+        guard let read, let selfID = model.entities[k].kind.id(of: current) else { return current }
         var record = current
         for r in model.entities[k].relationships {
             let savedIDs = r.destinations(saved) ?? [], readIDs = r.destinations(read) ?? []
             let mine = r.destinations(record) ?? []
             let added = mine.filter { !readIDs.contains($0) }, removed = readIDs.filter { !mine.contains($0) }
             if !r.isToMany && !(added.isEmpty && removed.isEmpty) { continue }
-            // Less the destinations the save deleted.
+            // Less the destinations the save deleted, and those whose to-one
+            // inverse holds another object: that side decides (this context's
+            // choice when it set it, merged before this one or as this
+            // context's change of the property), else the save would be
+            // merged back into a to-many relationship the object has left.
             let target = (savedIDs.filter { !removed.contains($0) } + added.filter { !savedIDs.contains($0) })
-                .filter { edit.current(edit.ref(r, $0)) != nil }
+                .filter { id in
+                    guard let found = edit.current(edit.ref(r, id)) else { return false }
+                    guard r.isToMany, let inverseName = r.inverseName,
+                        let inverse = model.entities[found.entity].relationship(named: inverseName), !inverse.isToMany
+                    else { return true }
+                    return inverse.destinations(found.record) == [selfID]
+                }
             for id in mine where !target.contains(id) { record = r.removing(record, id) ?? record }
             for id in target where !(r.destinations(record) ?? []).contains(id) { record = r.adding(record, id) ?? record }
         }

@@ -478,15 +478,19 @@ public final class ObjectContext {
 
     /// Merges the save a `Notification.Name.objectContextDidSave`
     /// notification carries (Core Data's listing:
-    /// `context.mergeChanges(fromContextDidSave: notification)`); ignores
-    /// other notifications, and saves into another store.
+    /// `context.mergeChanges(fromContextDidSave: notification)`): a save of
+    /// another context on this context's store, or one the store picked up
+    /// from another store on its file. Ignores every other notification —
+    /// this context's own saves, and saves into other stores — so one
+    /// observer of every did-save notification may call it for each.
     ///
-    /// - Returns: what merging the save it carries returns; empty for another
-    ///   notification.
+    /// - Returns: what merging the save it carries returns; empty for a
+    ///   notification it ignores.
     @discardableResult
     public func mergeChanges(fromContextDidSave notification: Notification) -> [PropertyMergeFallback] {
-        guard let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave,
-            (notification.object as AnyObject?) !== self, saved.isFrom(store)
+        let sender = notification.object as AnyObject?
+        guard sender !== self, (sender as? ObjectContext)?.store === store || sender === store,
+            let saved = notification.userInfo?[Self.changesKey] as? ContextDidSave
         else { return [] }
         return mergeChanges(fromContextDidSave: saved)
     }

@@ -36,7 +36,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case danglingReference(object: ObjectID, relationship: String, destination: ObjectID)
     /// The two sides of a relationship pair disagree in a store file (or
     /// another persistence): `object`'s `relationship` holds `destination`,
-    /// whose inverse does not hold `object`. The store does not open.
+    /// whose inverse does not hold `object`. The store does not open; a save
+    /// that would write such a pair is refused.
     case inverseMismatch(object: ObjectID, relationship: String, destination: ObjectID)
     /// The store holds objects of an entity the model does not declare
     /// (written with another model).

@@ -301,10 +301,14 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
 
     override func updatedIDs() -> [AnyHashable] { pending.updated.keys.map(AnyHashable.init) }
     override func changedRecords() -> [(id: AnyHashable, record: any Record & Codable)] {
-        pending.insertedIDs.compactMap { id in pending.inserted[id].map { (AnyHashable(id), $0) } }
-            + pending.updated.map { (AnyHashable($0.key), $0.value) }
+        // Inserts in the order made, then updates in the records' first-insertion order: the same order every run.
+        let updates = pending.updated.sorted { (pending.bases[$0.key]?.sequence ?? .max, "\($0.key)") < (pending.bases[$1.key]?.sequence ?? .max, "\($1.key)") }
+        return pending.insertedIDs.compactMap { id in pending.inserted[id].map { (AnyHashable(id), $0) } }
+            + updates.map { (AnyHashable($0.key), $0.value) }
     }
-    override func deletedIDs() -> [AnyHashable] { pending.deleted.map(AnyHashable.init) }
+    override func deletedIDs() -> [AnyHashable] {
+        pending.deleted.sorted { (pending.bases[$0]?.sequence ?? .max, "\($0)") < (pending.bases[$1]?.sequence ?? .max, "\($1)") }.map(AnyHashable.init)
+    }
     override func readRecord(_ id: AnyHashable) -> (any Record & Codable)? {
         guard let id = id.base as? R.ID else { return nil }
         return pending.bases[id]?.record

@@ -182,8 +182,12 @@ struct _JournalCodec: Sendable {
         }
         let tagged = try _BinaryRecordDecoder(bytes: bytes).decode(Tagged.self, at: 0)
         guard let k = model.byName[tagged.entity] else { throw _UnknownEntity(name: tagged.entity) }
-        try tagged.record.withUnsafeBytes { inner in
-            try model.entities[k].kind.append(inner, sequence: sequence, version: version, deleted: deleted, to: parts.part(k, model))
+        do {
+            try tagged.record.withUnsafeBytes { inner in
+                try model.entities[k].kind.append(inner, sequence: sequence, version: version, deleted: deleted, to: parts.part(k, model))
+            }
+        } catch {
+            throw _UndecodableRecord(entity: tagged.entity, recordType: "\(model.entities[k].recordType)", error: error)
         }
     }
 }
@@ -191,6 +195,14 @@ struct _JournalCodec: Sendable {
 /// A record of an entity the model does not declare.
 struct _UnknownEntity: Error {
     var name: String
+}
+
+/// A record tagged with an entity of the model that does not decode as the
+/// entity's record type (a file written with another declaration of it).
+struct _UndecodableRecord: Error {
+    var entity: String
+    var recordType: String
+    var error: any Error
 }
 
 /// Each entity's part, made as records of it are read.
@@ -318,6 +330,10 @@ struct _JournalReader {
                 try reader.codec.decode(slice, sequence: sequence, version: version, deleted: deleted, into: &parts)
             } catch let unknown as _UnknownEntity {
                 throw .unknownEntity(unknown.name)
+            } catch let undecodable as _UndecodableRecord {
+                throw reader.damaged(
+                    frameStart,
+                    "the record at offset \(reader.baseOffset + start), an object of \(undecodable.entity), cannot be decoded as \(undecodable.recordType): \(_describe(undecodable.error))")
             } catch {
                 let what = reader.codec.tagged ? "an object of the model" : "\(reader.codec.model.entities[0].recordType)"
                 throw reader.damaged(frameStart, "the record at offset \(reader.baseOffset + start) cannot be decoded as \(what): \(_describe(error))")
