@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "HeadlessTableCLITests",
             dependencies: ["HeadlessTableTool", "headless-table", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "InternalTableUtilities", "ToolArguments"],
-            exclude: ["__Snapshots__"]
+            exclude: ["__Snapshots__", "serve-browser-test.py"]
         ),
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),
         .testTarget(

@@ -53,6 +53,8 @@ enum BrowseCommand {
         var file: String?
         /// `--style`: the table's style.
         var style = TableView.Style.plain
+        /// What the status line names as keeping deletes, after one that does not last.
+        var keepsDeletes = "--store PATH or --write"
 
         static func parse(_ parsed: ParsedArguments) throws -> Options {
             var options = Options(query: try Query.parse(parsed))
@@ -206,7 +208,7 @@ package final class BrowseSession {
         let name = URL(fileURLWithPath: options.file ?? options.store ?? "").lastPathComponent
         model = try BrowserModel(
             name: name, controller: controller, style: options.style, textKey: options.textKey, detailKey: options.detailKey,
-            unsavedNote: options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
+            unsavedNote: options.store == nil && !options.write ? "not saved: \(options.keepsDeletes) keeps deletes" : nil
         ) { object in
             try context.delete(object.id)
             _ = try context.save()

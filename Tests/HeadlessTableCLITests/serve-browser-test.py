@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+"""`headless-table serve` in a real browser: headless Chromium driven by
+Selenium (ServeBrowserTests runs this; `.ci/run` runs it on a million rows).
+
+    serve-browser-test.py --tool PATH/headless-table --rows N --folder DIR
+
+Generates a file of N people (one holding markup), serves it from a store
+file in two processes, and checks in the page: the grid's row count and its
+first and last rows against `query`; the arrows and End; a search against
+`query --where`; a value holding markup shown as text; a delete in one
+process's page seen in the other's page and in a second tab; the DOM's size
+while scrolling from top to bottom, and the page's memory at the top and at
+the bottom; key-to-paint latency, read in the page; hostile requests (another
+Host, no token, malformed) refused with a 4xx while the server goes on.
+
+Prints `FAIL: …` for each failed check, `FIGURE name value` for each figure,
+and exits 1 if any check failed (2 when it could not run).
+"""
+
+import argparse
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL: " + message, flush=True)
+    return condition
+
+
+def figure(name, value):
+    print(f"FIGURE {name} {value}", flush=True)
+
+
+def wait(what, condition, seconds=20.0):
+    """Polls `condition` until it returns a true value; a failed check after `seconds`."""
+    deadline = time.time() + seconds
+    last = None
+    while time.time() < deadline:
+        try:
+            last = condition()
+        except Exception as error:  # the page may be between two states
+            last = error
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(0.02)
+    check(False, f"waited {seconds} s for {what} (last: {last!r})")
+    return None
+
+
+FIRST = ["Ada", "Alan", "Anna", "Barbara", "Ben", "Carl", "Clara", "Dana", "Edsger", "Emmy", "Frances", "Grace", "Hedy",
+         "Ida", "John", "Katherine", "Leslie", "Margaret", "Niklaus", "Olga", "Peter", "Radia", "Sophie", "Tim", "Ursula"]
+LAST = ["Lovelace", "Turing", "Liskov", "Hopper", "Knuth", "Dijkstra", "Noether", "Allen", "Lamarr", "Perlman", "Wirth",
+        "Ritchie", "Thompson", "Hamilton", "Johnson", "Goldberg", "Kay", "Backus", "Naur", "Milner"]
+HOSTILE = '<script>window.htXSS = 1</script> "Quote" & <img src=x onerror="window.htXSS = 2">'
+
+
+def generate(path, rows):
+    """People with ids 1…rows, random names (seeded), one of them markup."""
+    rng = random.Random(34)
+    names = {}
+    with open(path, "w") as out:
+        out.write("[\n")
+        for i in range(1, rows + 1):
+            name = HOSTILE if i == rows // 2 else f"{rng.choice(FIRST)} {rng.choice(LAST)} {rng.randrange(1000):03d}"
+            names[i] = name
+            out.write(json.dumps({"id": i, "name": name, "age": rng.randrange(18, 90)}))
+            out.write(",\n" if i < rows else "\n")
+        out.write("]\n")
+    return names
+
+
+def query(tool, data, *arguments):
+    """The ids `query` lists, in order."""
+    result = subprocess.run([tool, "query", data, "--sort", "name", "--format", "json", "--quiet", *arguments],
+                            capture_output=True, text=True, check=True)
+    return [i for section in json.loads(result.stdout)["sections"] for i in section["ids"]]
+
+
+def serve(tool, *arguments):
+    """Starts `serve`; returns the process and the URL it printed first."""
+    process = subprocess.Popen([tool, "serve", *arguments, "--sort", "name", "--detail", "age"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = process.stdout.readline().strip()
+    if not url.startswith("http://127.0.0.1:"):
+        process.kill()
+        raise RuntimeError(f"serve printed {url!r} first; stderr: {process.stderr.read()}")
+    return process, url
+
+
+def raw(port, request, read=True):
+    """Sends raw bytes to the server; returns its status line ('' when none)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+        connection.sendall(request)
+        if not read:
+            return ""
+        data = b""
+        try:
+            while b"\r\n" not in data:
+                chunk = connection.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        except socket.timeout:
+            return "timeout"
+        return data.split(b"\r\n", 1)[0].decode("latin-1")
+
+
+def rows(driver):
+    return driver.execute_script("""
+        return Array.from(document.querySelectorAll('.ht-grid [role=row]')).map(r => ({
+            id: r.getAttribute('data-id'), index: Number(r.getAttribute('aria-rowindex')),
+            selected: r.getAttribute('aria-selected') === 'true', text: r.querySelector('.ht-text').textContent }));""")
+
+
+def grid_count(driver):
+    return int(driver.execute_script("return document.querySelector('.ht-grid').getAttribute('aria-rowcount')"))
+
+
+def selected(driver):
+    return next((r for r in rows(driver) if r["selected"]), None)
+
+
+def press(driver, key, times=1):
+    for _ in range(times):
+        webdriver.ActionChains(driver).send_keys(key).perform()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tool", required=True)
+    parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument("--folder", required=True)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    arguments = parser.parse_args()
+    count = arguments.rows
+    data = os.path.join(arguments.folder, "people.json")
+    store = os.path.join(arguments.folder, "people.store")
+    started = time.time()
+    names = generate(data, count)
+    figure("generated_seconds", round(time.time() - started, 2))
+    order = query(arguments.tool, data)
+    check(len(order) == count, f"query lists {len(order)} people, not {count}")
+
+    # Two processes on one store file: the first loads DATA into it.
+    process_a, url_a = serve(arguments.tool, data, "--store", store)
+    ready = process_a.stderr.readline().strip()
+    print(ready, flush=True)
+    process_b, url_b = serve(arguments.tool, "--store", store)
+    port = urllib.parse.urlparse(url_a).port
+    token = urllib.parse.parse_qs(urllib.parse.urlparse(url_a).query)["token"][0]
+
+    options = Options()
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,800",
+                 "--enable-precise-memory-info", "--js-flags=--expose-gc"]:
+        options.add_argument(flag)
+    options.binary_location = arguments.chromium
+    driver = webdriver.Chrome(service=Service(arguments.chromedriver), options=options)
+    try:
+        driver.set_page_load_timeout(60)
+        # The first page: its first paint, the grid against query.
+        driver.get(url_a)
+        wait("the event stream", lambda: driver.execute_script("return window.htMessages >= 1"))
+        paint = driver.execute_script("""
+            const entry = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint');
+            return entry ? entry.startTime : null;""")
+        figure("first_contentful_paint_ms", round(paint, 1) if paint is not None else None)
+        check(paint is not None and paint < 1000, f"the first paint {paint} ms after the page was asked for")
+        check(grid_count(driver) == count, f"aria-rowcount {grid_count(driver)}, not {count}")
+        shown = rows(driver)
+        check(len(shown) > 5, f"{len(shown)} rows shown")
+        check([r["id"] for r in shown[:5]] == [str(i) for i in order[:5]], f"first rows {[r['id'] for r in shown[:5]]}, query: {order[:5]}")
+        check(shown[0]["text"] == names[order[0]] and shown[0]["index"] == 1 and shown[0]["selected"], f"the first row {shown[0]}")
+        window_rows = driver.execute_script("return Math.ceil(document.querySelector('.ht-grid').clientHeight / 24)")
+        grid_children = driver.execute_script("return document.querySelector('.ht-grid').children.length")
+        check(grid_children <= window_rows + 1 + 2, f"{grid_children} nodes in the grid for a window of {window_rows} rows")
+        figure("window_rows", window_rows)
+
+        # The arrows, End, Home.
+        press(driver, Keys.ARROW_DOWN, 3)
+        wait("the fourth row selected", lambda: (selected(driver) or {}).get("id") == str(order[3]))
+        press(driver, Keys.END)
+        last = wait("the last row selected", lambda: (lambda s: s if s and s["id"] == str(order[-1]) else None)(selected(driver)))
+        check(last is not None and last["index"] == count, f"End selected {last}, query's last is {order[-1]}")
+        press(driver, Keys.HOME)
+        wait("the first row selected again", lambda: (selected(driver) or {}).get("id") == str(order[0]))
+
+        # Key-to-paint latency, measured in the page.
+        driver.execute_script("window.htLatencies = []")
+        for _ in range(60):
+            press(driver, Keys.ARROW_DOWN)
+            time.sleep(0.03)
+        press(driver, Keys.PAGE_DOWN, 5)
+        time.sleep(0.3)
+        latencies = driver.execute_script("return window.htLatencies")
+        check(len(latencies) >= 60, f"{len(latencies)} latencies read for 65 keys")
+        if latencies:
+            median = statistics.median(latencies)
+            figure("key_to_paint_median_ms", round(median, 2))
+            figure("key_to_paint_p90_ms", round(sorted(latencies)[int(len(latencies) * 0.9)], 2))
+            figure("key_to_paint_max_ms", round(max(latencies), 2))
+            check(median <= 50, f"key-to-paint median {median:.1f} ms")
+        check(selected(driver) is not None, "the selection in view after the pages")
+
+        # Scrolling from top to bottom: the DOM stays the window's, the memory flat.
+        press(driver, Keys.HOME)
+        wait("back at the top", lambda: (selected(driver) or {}).get("id") == str(order[0]))
+
+        def memory():
+            return driver.execute_script("if (window.gc) { gc(); gc(); } return performance.memory ? performance.memory.usedJSHeapSize : null")
+
+        def nodes():
+            return driver.execute_script("return document.getElementsByTagName('*').length")
+
+        top_memory, top_nodes = memory(), nodes()
+        steps = 200
+        track = driver.execute_script("const g = document.querySelector('.ht-grid'); return g.scrollHeight - g.clientHeight")
+        most_nodes = top_nodes
+        scroll_started = time.time()
+        for k in range(1, steps + 1):
+            target = round(track * k / steps)
+            driver.execute_script("document.querySelector('.ht-grid').scrollTop = arguments[0]", target)
+            wait(f"the rows at {target} px", lambda: abs(driver.execute_script(
+                "const g = document.querySelector('.ht-grid'); const r = g.querySelector('[role=row]');"
+                "return r ? r.getBoundingClientRect().top - g.getBoundingClientRect().top : 1e9")) < 48, seconds=10)
+            most_nodes = max(most_nodes, nodes())
+        figure("scroll_steps_per_second", round(steps / (time.time() - scroll_started), 1))
+        bottom = rows(driver)
+        check(bottom and bottom[-1]["id"] == str(order[-1]) and bottom[-1]["index"] == count,
+              f"the bottom's last row {bottom[-1] if bottom else None}, query's last {order[-1]}")
+        bottom_memory, bottom_nodes = memory(), nodes()
+        figure("dom_nodes_top", top_nodes)
+        figure("dom_nodes_bottom", bottom_nodes)
+        figure("dom_nodes_most", most_nodes)
+        check(most_nodes <= top_nodes + 30, f"the page grew from {top_nodes} to {most_nodes} nodes while scrolling")
+        if top_memory and bottom_memory:
+            figure("js_heap_top_bytes", top_memory)
+            figure("js_heap_bottom_bytes", bottom_memory)
+            check(bottom_memory < top_memory * 1.5 + 2_000_000, f"the page's memory grew from {top_memory} to {bottom_memory} bytes")
+
+        # A search, against query --where.
+        press(driver, Keys.HOME)
+        search_text = "ann"
+        expected = query(arguments.tool, data, "--where", "name CONTAINS[cd] %@", "--arg", json.dumps(search_text))
+        field = driver.find_element(By.CSS_SELECTOR, ".ht-search")
+        field.send_keys(search_text)
+        wait("the search's results", lambda: grid_count(driver) == len(expected) and "…" not in driver.find_element(By.ID, "ht-title").text, seconds=60)
+        found = rows(driver)
+        check([r["id"] for r in found[:5]] == [str(i) for i in expected[:5]], f"the search's first rows {[r['id'] for r in found[:5]]}, query: {expected[:5]}")
+        check(all(search_text in r["text"].lower() for r in found), "a result without the text")
+        figure("search_results", len(expected))
+
+        # Markup in the data shows as text.
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys("onerror")
+        wait("the row holding markup", lambda: grid_count(driver) == 1)
+        hostile = rows(driver)
+        check(hostile and hostile[0]["text"] == HOSTILE, f"the row holding markup shows {hostile}")
+        check(driver.execute_script("return document.querySelectorAll('.ht-grid script, .ht-grid img').length") == 0, "markup from the data became elements")
+        check(driver.execute_script("return window.htXSS === undefined"), "a script from the data ran")
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(Keys.BACK_SPACE)
+        wait("the whole table again", lambda: grid_count(driver) == count)
+        driver.find_element(By.CSS_SELECTOR, ".ht-grid").click()
+
+        # A delete in process A's page, seen in A's second tab and in process B's page.
+        first_tab = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(url_a)
+        wait("the second tab's stream", lambda: driver.execute_script("return window.htMessages >= 1"))
+        second_tab = driver.current_window_handle
+        driver.switch_to.new_window("window")
+        driver.get(url_b)
+        wait("process B's stream", lambda: driver.execute_script("return window.htMessages >= 1"))
+        check(grid_count(driver) == count, f"process B's page shows {grid_count(driver)} rows")
+        other = driver.current_window_handle
+        driver.switch_to.window(first_tab)
+        press(driver, Keys.HOME)
+        press(driver, Keys.ARROW_DOWN)
+        wait("the second row selected", lambda: (selected(driver) or {}).get("id") == str(order[1]))
+        press(driver, Keys.DELETE)
+        wait("the delete in its own page", lambda: grid_count(driver) == count - 1)
+        deleted_at = time.time()
+        check(str(order[1]) not in [r["id"] for r in rows(driver)], "the deleted row still shows")
+        check((selected(driver) or {}).get("id") == str(order[2]), "the next row selected after the delete")
+        for handle, name in [(other, "process B's page"), (second_tab, "the second tab")]:
+            driver.switch_to.window(handle)
+            wait(f"the delete in {name}", lambda: grid_count(driver) == count - 1 and str(order[1]) not in [r["id"] for r in rows(driver)], seconds=5)
+            figure(f"delete_seen_in_{name.replace(' ', '_').replace(chr(39), '')}_ms", round((time.time() - deleted_at) * 1000))
+        check(time.time() - deleted_at < 2.5, f"the delete took {time.time() - deleted_at:.2f} s to reach the other pages")
+        driver.switch_to.window(first_tab)
+        check(driver.execute_script("return document.querySelector('.ht-grid').children.length") <= window_rows + 3, "the grid grew")
+    finally:
+        driver.quit()
+
+    # Hostile requests: 4xx, and the server goes on.
+    good = f"GET /?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    hostile = [
+        ("another Host", f"GET /?token={token} HTTP/1.1\r\nHost: evil.example:{port}\r\n\r\n".encode(), "403"),
+        ("no token", f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode(), "403"),
+        ("a wrong token", f"GET /?token=0000 HTTP/1.1\r\nHost: localhost:{port}\r\n\r\n".encode(), "403"),
+        ("a malformed line", b"GARBAGE\r\n\r\n", "400"),
+        ("a huge header", b"GET / HTTP/1.1\r\nX: " + b"a" * 100_000 + b"\r\n\r\n", "431"),
+        ("a bare LF", b"GET / HTTP/1.1\nHost: x\n\n", "400"),
+        ("HTTP/2", b"GET / HTTP/2.0\r\n\r\n", "505"),
+        ("a cross-origin POST", f"POST /input?token={token}&session=x HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://evil.example\r\n"
+         f"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}".encode(), "403"),
+    ]
+    for name, request, status in hostile:
+        line = raw(port, request)
+        check(line.startswith(f"HTTP/1.1 {status}"), f"{name}: {line!r}, not {status}")
+    raw(port, b"GET / HTTP/1.1\r\nHost: 127.0", read=False)   # a partial request, left hanging
+    check(raw(port, good).startswith("HTTP/1.1 200"), "the server stopped answering after the hostile requests")
+
+    for process in [process_a, process_b]:
+        process.send_signal(2)
+        try:
+            check(process.wait(timeout=10) == 0, "serve did not exit 0 on SIGINT")
+        except subprocess.TimeoutExpired:
+            process.kill()
+            check(False, "serve did not stop on SIGINT")
+    print("checks failed: %d" % len(failures), flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Exception as error:
+        print(f"FAIL: the test could not run: {error!r}", flush=True)
+        sys.exit(2)
