@@ -93,12 +93,20 @@ enum WebPage {
         window.htMessages = 0;
 
         function url(path) { return path + "?token=" + encodeURIComponent(TOKEN) + "&session=" + encodeURIComponent(SESSION); }
+        // Inputs go one after the other, each when the one before was answered
+        // (fetches on several connections could arrive in another order). A
+        // search waiting to go sends the field's text as it is when it goes.
+        let queue = Promise.resolve(), searchQueued = false;
         function post(input) {
-          input.seq = ++seq;
-          sent.set(seq, { type: input.type, time: performance.now() });
-          return fetch(url("/input"), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(input) })
-            .then((response) => { if (!response.ok) response.text().then((text) => { statusLine.textContent = text; }); })
-            .catch(() => { statusLine.textContent = "the server does not answer"; });
+          const time = performance.now();
+          if (input.type === "search") { if (searchQueued) return; searchQueued = true; }
+          queue = queue.then(() => {
+            if (input.type === "search") { searchQueued = false; const search = field(); input.text = search ? search.value : ""; }
+            input.seq = ++seq;
+            sent.set(seq, { type: input.type, time: time });
+            return fetch(url("/input"), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(input) })
+              .then((response) => { if (!response.ok) { sent.delete(input.seq); return response.text().then((text) => { statusLine.textContent = text; }); } });
+          }).catch(() => { statusLine.textContent = "the server does not answer"; });
         }
         function field() { return table.root.querySelector(".ht-search"); }
 
@@ -132,7 +140,7 @@ enum WebPage {
             sendScroll();
           });
           const search = field();
-          if (search) search.addEventListener("input", () => post({ type: "search", text: search.value }));
+          if (search) search.addEventListener("input", () => post({ type: "search" }));
           layout();
         }
         table.onReset = bind;
@@ -142,7 +150,7 @@ enum WebPage {
           const search = field();
           if (search && event.target === search) {
             if (event.key === "Enter" || event.key === "ArrowDown") { event.preventDefault(); table.grid.focus(); }
-            else if (event.key === "Escape" && search.value !== "") { search.value = ""; post({ type: "search", text: "" }); }
+            else if (event.key === "Escape" && search.value !== "") { search.value = ""; post({ type: "search" }); }
             return;
           }
           const keys = { ArrowUp: "up", ArrowDown: "down", PageUp: "pageUp", PageDown: "pageDown", Home: "home", End: "end" };
