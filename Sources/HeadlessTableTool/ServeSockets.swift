@@ -133,6 +133,8 @@ enum _Sockets {
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
         _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #else
+        // No SO_NOSIGPIPE here: each send passes MSG_NOSIGNAL (`write(_:_:)`).
         #endif
     }
 
@@ -293,6 +295,8 @@ enum _Sockets {
         var yes: Int32 = 1
         #if canImport(Darwin)
         _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #else
+        // No SO_NOSIGPIPE here: the process ignores SIGPIPE (`installStopSignals()`), and the server's sends pass MSG_NOSIGNAL.
         #endif
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
         return fd

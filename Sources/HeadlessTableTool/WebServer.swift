@@ -62,6 +62,8 @@ final class WebConnection {
     var closing = false
     /// Written whole and shut for writing: what still comes is dropped until the peer closes (or 2 s pass).
     var draining = false
+    /// A page request waiting for its table: no further request is read meanwhile.
+    var parked = false
     /// Monotonic nanoseconds: the last byte read or written; when the pending request began.
     var lastActivity: UInt64
     var requestStarted: UInt64?
@@ -114,10 +116,18 @@ final class WebServer {
     let listener: Int32
     let port: UInt16
     let access: ServeAccess
-    /// Makes the browse of a new page.
-    private let makeBrowse: () throws -> BrowseSession
-    /// A browse made before serving, for the first page.
+    /// A browse made for a page: the table, or why it could not be made.
+    typealias MadeBrowse = Result<_UncheckedSendable<BrowseSession>, any Error>
+    /// Makes the browse of a new page, on a thread of its own: it reads only
+    /// what it captured when the server was made (the options, DATA's objects).
+    private let makeBrowse: _UncheckedSendable<() throws -> BrowseSession>
+    /// The browse the next page gets: made before serving, then made again
+    /// in the background as soon as a page takes it, so that a page loads at
+    /// once and the loop never waits for a fetch.
     private var ready: BrowseSession?
+    private var spare: _Handover<MadeBrowse>?
+    /// Pages asked for while no browse was ready: answered when the spare is made.
+    private var waitingPages: [(HTTPRequest, WebConnection)] = []
     private var connections: [Int32: WebConnection] = [:]
     private(set) var sessions: [String: WebSession] = [:]
     private var closed = false
@@ -132,7 +142,25 @@ final class WebServer {
         (listener, port) = try _Sockets.listen(port: configuration.port)
         access = ServeAccess(port: port, token: Self.randomHex(bytes: 16))
         ready = first
-        self.makeBrowse = makeBrowse
+        self.makeBrowse = _UncheckedSendable(makeBrowse)
+        if first == nil { makeSpare() }
+    }
+
+    /// Starts making the next page's browse in the background (one at a time).
+    private func makeSpare() {
+        guard spare == nil, ready == nil else { return }
+        let make = makeBrowse
+        spare = _Handover { () -> MadeBrowse in Result { _UncheckedSendable(try make.value()) } }
+    }
+
+    /// Answers the pages waiting for a browse, once the spare is made.
+    private func answerWaitingPages() {
+        while !waitingPages.isEmpty, ready != nil || spare?.valueIfMade() != nil {
+            let (request, connection) = waitingPages.removeFirst()
+            guard connections[connection.socket] === connection else { continue }
+            do throws(HTTPRefusal) { try page(request, on: connection) } catch { refuse(error, on: connection) }
+            handleRequests(connection)
+        }
     }
 
     deinit { close() }
@@ -165,7 +193,9 @@ final class WebServer {
     func run(until shouldStop: () -> Bool) {
         var lastMerge = Self.now(), lastSweep = Self.now()
         while !closed && !shouldStop() {
-            step(timeout: sessions.values.contains { $0.model.isBusy } ? 4 : 100)
+            let waiting = !waitingPages.isEmpty
+            step(timeout: waiting || sessions.values.contains { $0.model.isBusy } ? 4 : 100)
+            if waiting { answerWaitingPages() }
             let now = Self.now()
             for session in sessions.values where session.model.isBusy {
                 if session.model.idle() { push(session) }
@@ -271,7 +301,7 @@ final class WebServer {
     // MARK: Requests
 
     private func handleRequests(_ connection: WebConnection) {
-        while !connection.closing && !connection.isStream && connections[connection.socket] === connection {
+        while !connection.closing && !connection.isStream && !connection.parked && connections[connection.socket] === connection {
             if let needed = connection.needed, connection.input.count < needed { return }
             switch HTTPRequestParser.parse(connection.input[...], limits: configuration.limits) {
             case .incomplete(let needed):
@@ -318,8 +348,17 @@ final class WebServer {
         }
     }
 
-    /// `GET /`: a new session, and its page.
+    /// `GET /`: a new session, and its page; the request waits (the loop
+    /// goes on) while the next browse is being made.
     private func page(_ request: HTTPRequest, on connection: WebConnection) throws(HTTPRefusal) {
+        guard ready != nil || spare?.valueIfMade() != nil else {
+            makeSpare()
+            waitingPages.append((request, connection))
+            connection.requestStarted = nil
+            connection.parked = true
+            return
+        }
+        connection.parked = false
         let session = try newSession()
         let nonce = Self.randomHex(bytes: 16)
         let html = WebPage.html(session: session, token: access.token, nonce: nonce)
@@ -338,9 +377,17 @@ final class WebServer {
             }
             sessions[idle.id] = nil
         }
+        defer { makeSpare() }
         do {
-            let browse = try ready ?? makeBrowse()
-            ready = nil
+            let browse: BrowseSession
+            if let first = ready {
+                browse = first
+                ready = nil
+            } else {
+                let made = spare?.valueIfMade()
+                spare = nil
+                browse = try (made ?? .failure(CommandError("no table was made"))).get().value
+            }
             let session = try WebSession(id: Self.randomHex(bytes: 8), browse: browse, now: Self.now())
             sessions[session.id] = session
             return session
@@ -420,7 +467,7 @@ final class WebServer {
                 }
             } else if let started = connection.requestStarted, Self.seconds(now &- started) >= configuration.requestSeconds {
                 refuse(HTTPRefusal(status: 408, reason: "the request did not arrive within \(Int(configuration.requestSeconds)) s"), on: connection)
-            } else if Self.seconds(now &- connection.lastActivity) >= configuration.idleSeconds {
+            } else if !connection.parked, Self.seconds(now &- connection.lastActivity) >= configuration.idleSeconds {
                 drop(connection)
             }
         }

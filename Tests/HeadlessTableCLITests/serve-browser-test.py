@@ -4,14 +4,17 @@ Selenium (ServeBrowserTests runs this; `.ci/run` runs it on a million rows).
 
     serve-browser-test.py --tool PATH/headless-table --rows N --folder DIR
 
-Generates a file of N people (one holding markup), serves it from a store
-file in two processes, and checks in the page: the grid's row count and its
-first and last rows against `query`; the arrows and End; a search against
-`query --where`; a value holding markup shown as text; a delete in one
-process's page seen in the other's page and in a second tab; the DOM's size
-while scrolling from top to bottom, and the page's memory at the top and at
-the bottom; key-to-paint latency, read in the page; hostile requests (another
-Host, no token, malformed) refused with a 4xx while the server goes on.
+Generates a file of N people (one holding markup) and serves it three times:
+in memory, and from a store file in two processes. In the page of the first:
+the first paint within 1 s of the data being read; the grid's row count and
+its first and last rows against `query`; the arrows, End and Home;
+key-to-paint latency, read in the page; the DOM's size while scrolling from
+top to bottom, and the page's memory at the top and at the bottom; a search
+against `query --where`; a value holding markup shown as text; a delete that
+says it is not kept. Then a delete in one store process's page, seen in the
+other process's page and in a second tab; hostile requests (another Host, no
+token, malformed, huge, cross-origin) refused with a 4xx while the server goes on;
+every server stopping with status 0 on SIGINT.
 
 Prints `FAIL: …` for each failed check, `FIGURE name value` for each figure,
 and exits 1 if any check failed (2 when it could not run).
@@ -106,7 +109,7 @@ def serve(tool, *arguments):
 
 def raw(port, request, read=True):
     """Sends raw bytes to the server; returns its status line ('' when none)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
         connection.sendall(request)
         if not read:
             return ""
@@ -149,6 +152,7 @@ def main():
     parser.add_argument("--folder", required=True)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--release", action="store_true", help="the tool is a release build: the first paint's budget (1 s) is checked")
     arguments = parser.parse_args()
     count = arguments.rows
     data = os.path.join(arguments.folder, "people.json")
@@ -161,13 +165,23 @@ def main():
     order = query(arguments.tool, data)
     check(len(order) == count, f"query lists {len(order)} people, not {count}")
 
-    # Two processes on one store file: the first loads DATA into it.
-    process_a, url_a = serve(arguments.tool, data, "--store", store)
-    ready = process_a.stderr.readline().strip()
+    # DATA in memory (most checks), then two processes on one store file (the
+    # delete): the first loads DATA into it, the second serves it as it is.
+    process_m, url_m = serve(arguments.tool, data)
+    ready = process_m.stderr.readline().strip()
     print(ready, flush=True)
+    ready_ms = int(ready.split(" ready ")[1].split(" ms")[0]) if " ready " in ready else None
+    started = time.time()
+    process_a, url_a = serve(arguments.tool, data, "--store", store)
+    print(process_a.stderr.readline().strip() + " (--store, a new store file)", flush=True)
+    figure("store_loaded_seconds", round(time.time() - started, 1))
+    started = time.time()
     process_b, url_b = serve(arguments.tool, "--store", store)
+    print(process_b.stderr.readline().strip() + " (--store, the file opened by a second process)", flush=True)
+    figure("store_opened_seconds", round(time.time() - started, 1))
     port = urllib.parse.urlparse(url_a).port
     token = urllib.parse.parse_qs(urllib.parse.urlparse(url_a).query)["token"][0]
+    session_a = None
 
     options = Options()
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,800",
@@ -177,14 +191,20 @@ def main():
     driver = webdriver.Chrome(service=Service(arguments.chromedriver), options=options)
     try:
         driver.set_page_load_timeout(60)
-        # The first page: its first paint, the grid against query.
-        driver.get(url_a)
+        # The first page of DATA in memory: its first paint, the grid against query.
+        driver.get(url_m)
         wait("the event stream", lambda: driver.execute_script("return window.htMessages >= 1"))
         paint = driver.execute_script("""
             const entry = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint');
             return entry ? entry.startTime : null;""")
         figure("first_contentful_paint_ms", round(paint, 1) if paint is not None else None)
-        check(paint is not None and paint < 1000, f"the first paint {paint} ms after the page was asked for")
+        if ready_ms is not None and paint is not None:
+            figure("data_read_to_first_paint_ms", round(ready_ms + paint))
+            # (A debug build's fetch is several times slower: its figure is reported, not checked.)
+            check(not arguments.release or ready_ms + paint <= 1000,
+                  f"the first paint {ready_ms + paint:.0f} ms after the data was read (table {ready_ms} ms, page {paint:.0f} ms)")
+        else:
+            check(False, f"no first paint ({paint}) or no ready line ({ready!r})")
         check(grid_count(driver) == count, f"aria-rowcount {grid_count(driver)}, not {count}")
         shown = rows(driver)
         check(len(shown) > 5, f"{len(shown)} rows shown")
@@ -306,6 +326,20 @@ def main():
         wait("the whole table again", lambda: grid_count(driver) == count)
         driver.find_element(By.CSS_SELECTOR, ".ht-grid").click()
 
+        # Without --store a delete is made, and the status line says it is not kept.
+        press(driver, Keys.HOME)
+        wait("the first row selected", lambda: (selected(driver) or {}).get("id") == str(order[0]))
+        press(driver, Keys.DELETE)
+        wait("the delete in memory", lambda: grid_count(driver) == count - 1)
+        status = driver.find_element(By.ID, "ht-status").text
+        check("not saved" in status and "--store PATH" in status, f"the status after a delete without --store: {status!r}")
+
+        # The page of process A (the store file).
+        driver.get(url_a)
+        wait("process A's stream", lambda: driver.execute_script("return window.htMessages >= 1"))
+        check(grid_count(driver) == count, f"process A's page shows {grid_count(driver)} rows")
+        session_a = driver.execute_script("return SESSION")
+
         # A delete in process A's page, seen in A's second tab and in process B's page.
         first_tab = driver.current_window_handle
         driver.switch_to.new_window("tab")
@@ -336,8 +370,9 @@ def main():
     finally:
         driver.quit()
 
-    # Hostile requests: 4xx, and the server goes on.
-    good = f"GET /?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    # Hostile requests: 4xx, and the server goes on (its answer to a good
+    # request: a page's stream, which costs no new table).
+    good = f"GET /events?token={token}&session={session_a} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
     hostile = [
         ("another Host", f"GET /?token={token} HTTP/1.1\r\nHost: evil.example:{port}\r\n\r\n".encode(), "403"),
         ("no token", f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode(), "403"),
@@ -355,7 +390,7 @@ def main():
     raw(port, b"GET / HTTP/1.1\r\nHost: 127.0", read=False)   # a partial request, left hanging
     check(raw(port, good).startswith("HTTP/1.1 200"), "the server stopped answering after the hostile requests")
 
-    for process in [process_a, process_b]:
+    for process in [process_m, process_a, process_b]:
         process.send_signal(2)
         try:
             check(process.wait(timeout=10) == 0, "serve did not exit 0 on SIGINT")
