@@ -84,7 +84,9 @@ final class WebConnection {
 /// listening socket and the connections, every page's session on that thread.
 ///
 /// Routes (each needs the token, see ``ServeAccess``): `GET /` makes a
-/// session and answers its page; `GET /events?session=S` is the session's
+/// session and answers its page (the first page's table is made before
+/// serving; a later page's on a thread of its own while the page waits and
+/// the loop goes on); `GET /events?session=S` is the session's
 /// event stream (Server-Sent Events: the whole table first, then patches);
 /// `POST /input?session=S` (JSON, see ``WebSession/Input``) acts on the
 /// session and answers 204, its result going down the stream.
@@ -121,9 +123,10 @@ final class WebServer {
     /// Makes the browse of a new page, on a thread of its own: it reads only
     /// what it captured when the server was made (the options, DATA's objects).
     private let makeBrowse: _UncheckedSendable<() throws -> BrowseSession>
-    /// The browse the next page gets: made before serving, then made again
-    /// in the background as soon as a page takes it, so that a page loads at
-    /// once and the loop never waits for a fetch.
+    /// The browse the next page gets: the first made before serving; the
+    /// next ones in the background when a page asks (the page waits, the loop
+    /// and the other pages go on; none is made ahead, idle, at a million
+    /// rows' cost in memory and time).
     private var ready: BrowseSession?
     private var spare: _Handover<MadeBrowse>?
     /// Pages asked for while no browse was ready: answered when the spare is made.
@@ -146,7 +149,7 @@ final class WebServer {
         if first == nil { makeSpare() }
     }
 
-    /// Starts making the next page's browse in the background (one at a time).
+    /// Starts making a page's browse in the background (one at a time).
     private func makeSpare() {
         guard spare == nil, ready == nil else { return }
         let make = makeBrowse
@@ -377,7 +380,6 @@ final class WebServer {
             }
             sessions[idle.id] = nil
         }
-        defer { makeSpare() }
         do {
             let browse: BrowseSession
             if let first = ready {
