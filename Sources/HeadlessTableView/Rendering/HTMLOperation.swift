@@ -71,6 +71,9 @@ public enum HTMLOperation: Hashable, Sendable, Codable {
         case remove, insert, move, replace, spacers, grid, search, scopes, index, reset
     }
 
+    /// Decodes an operation from its JSON object (named by `op`).
+    ///
+    /// - Throws: `DecodingError` for an unknown `op` or a missing field.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         switch try container.decode(Name.self, forKey: .op) {
@@ -87,6 +90,8 @@ public enum HTMLOperation: Hashable, Sendable, Codable {
         }
     }
 
+    /// Encodes the operation as an object named by `op`, with its fields
+    /// (a nil `before` or `html` left out).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {

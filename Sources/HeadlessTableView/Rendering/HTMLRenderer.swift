@@ -106,10 +106,17 @@ public final class HTMLRenderer: TableRenderer {
 
     // MARK: TableRenderer
 
+    /// Shows a frame: the whole markup the first time (or after ``reset()``),
+    /// else the operations from what is shown, to ``onOutput`` (nothing when
+    /// nothing changed).
+    ///
+    /// - Complexity: O(*w* log *w*) for a window of *w* elements.
     public func display(_ frame: TableFrame) { output(render(frame)) }
 
     /// Shows a batch: the operations from what is shown to `new` (the rows
     /// carry their identities, so the batch's paths are not needed).
+    ///
+    /// - Complexity: O(*w* log *w*) for a window of *w* elements.
     public func display(_ update: TableUpdate, from old: TableFrame, to new: TableFrame) { output(render(new)) }
 
     private func output(_ output: Output) {
@@ -227,9 +234,12 @@ public final class HTMLRenderer: TableRenderer {
 
 /// An HTML renderer's setting that cannot work.
 public enum HTMLRendererError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The pixels per point given: not a number above 0 and at most ``HTMLRenderer/maximumPixelsPerPoint``.
     case pixelsPerPointOutOfRange(Double)
+    /// The maximum content height given: not a positive number.
     case maximumContentHeightNotPositive(Double)
 
+    /// What is wrong, and what would do.
     public var description: String {
         switch self {
         case .pixelsPerPointOutOfRange(let value):
