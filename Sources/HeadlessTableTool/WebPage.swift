@@ -88,7 +88,7 @@ enum WebPage {
         const table = new HeadlessTableHTML(document.querySelector(".ht-table"));
         const titleLine = document.getElementById("ht-title"), statusLine = document.getElementById("ht-status");
         const sent = new Map();
-        let seq = 0, ignoredScroll = null, scrollInFlight = false, lastScrollSent = null;
+        let seq = 0, ignoredScroll = null, scrollInFlight = false, scrollSentAt = 0, lastScrollSent = null;
         window.htLatencies = [];
         window.htMessages = 0;
 
@@ -105,8 +105,13 @@ enum WebPage {
             input.seq = ++seq;
             sent.set(seq, { type: input.type, time: time });
             return fetch(url("/input"), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(input) })
-              .then((response) => { if (!response.ok) { sent.delete(input.seq); return response.text().then((text) => { statusLine.textContent = text; }); } });
-          }).catch(() => { statusLine.textContent = "the server does not answer"; });
+              .then((response) => {
+                if (response.ok) return;
+                sent.delete(input.seq);
+                if (input.type === "scroll") scrollInFlight = false;
+                return response.text().then((text) => { statusLine.textContent = text; });
+              });
+          }).catch(() => { scrollInFlight = false; statusLine.textContent = "the server does not answer"; });
         }
         function field() { return table.root.querySelector(".ht-search"); }
 
@@ -126,10 +131,13 @@ enum WebPage {
           const want = Number(table.grid.getAttribute("data-scroll-top")) || 0;
           if (Math.abs(table.grid.scrollTop - want) >= 1) { ignoredScroll = want; table.grid.scrollTop = want; }
         }
+        // One scroll at a time: the next when the last was answered (or after a
+        // second without an answer: a stream reconnecting answers nothing).
         function sendScroll() {
           const top = table.grid.scrollTop;
-          if (scrollInFlight || top === lastScrollSent) return;
+          if ((scrollInFlight && performance.now() - scrollSentAt < 1000) || top === lastScrollSent) return;
           scrollInFlight = true;
+          scrollSentAt = performance.now();
           lastScrollSent = top;
           post({ type: "scroll", top: top });
         }
@@ -165,7 +173,7 @@ enum WebPage {
         events.onmessage = (event) => {
           const message = JSON.parse(event.data);
           window.htMessages += 1;
-          if (message.html != null) table.apply([{ op: "reset", html: message.html }]);
+          if (message.html != null) { table.apply([{ op: "reset", html: message.html }]); scrollInFlight = false; lastScrollSent = null; }
           if (message.ops) table.apply(message.ops);
           if (message.title != null) { titleLine.textContent = message.title; }
           if (message.status != null) { statusLine.textContent = message.status || HELP; }

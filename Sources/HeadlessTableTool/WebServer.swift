@@ -268,6 +268,10 @@ final class WebServer {
                 if !connection.isStream && !connection.closing { connection.input += chunk[..<n] }
             }
         }
+        // What a waiting page's connection sends meanwhile is kept for later, up to a request's worth.
+        if connection.parked, connection.input.count > configuration.limits.headerBytes + configuration.limits.bodyBytes {
+            return refuse(HTTPRefusal(status: 413, reason: "more than a request's bytes sent ahead"), on: connection)
+        }
         handleRequests(connection)
     }
 
