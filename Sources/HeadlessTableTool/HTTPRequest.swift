@@ -267,11 +267,11 @@ enum HTTPResponse {
     ]
 
     /// A whole response: status line, headers (with `Content-Length` unless
-    /// `streaming`), a blank line, the body.
+    /// `streaming` or a 204, which has none), a blank line, the body.
     static func bytes(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], keepAlive: Bool, streaming: Bool = false) -> [UInt8] {
         var text = "HTTP/1.1 \(status) \(phrase(status))\r\n"
         for (name, value) in commonHeaders + headers { text += "\(name): \(value)\r\n" }
-        if !streaming { text += "Content-Length: \(body.count)\r\n" }
+        if !streaming && status != 204 { text += "Content-Length: \(body.count)\r\n" }
         text += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
         return Array(text.utf8) + body
     }
