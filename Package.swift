@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "TableSnapshotTestingTests", dependencies: ["TableSnapshotTesting"]),
         .testTarget(
             name: "HeadlessTableToolTests",
-            dependencies: ["HeadlessTableTool", "HeadlessTable", "TableSnapshotTesting", "TableTestSupport", "ToolArguments"],
+            dependencies: ["HeadlessTableTool", "HeadlessTable", "InternalTableUtilities", "TableSnapshotTesting", "TableTestSupport", "ToolArguments"],
             exclude: ["__Snapshots__"]),
         .testTarget(name: "ExamplesTests", dependencies: ["DirectoryStore", "FetchedResults", "TableTestSupport"]),
         // Process-level and long tests — processes killed mid-save, two
@@ -124,7 +124,7 @@ let package = Package(
                 "HeadlessTableTool", "HeadlessTable", "TableTestSupport", "TableSnapshotTesting", "ToolArguments", "InternalTableUtilities",
                 "headless-table", "store-crash-writer", "photo-diary", "to-do", "groceries", "names", "contacts", "DiffBasics", "directory-store",
             ],
-            exclude: ["__Snapshots__"]),
+            exclude: ["__Snapshots__", "serve-browser-test.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,9 +1,10 @@
 import Foundation
 import HeadlessTable
 
-/// The text renderer: drawing a window costs the window, whatever the table's size.
+/// The text and HTML renderers: drawing a window, or a patch to the next one,
+/// costs the window, whatever the table's size.
 enum RenderWorkloads {
-    static var all: [Workload] { [frame()] }
+    static var all: [Workload] { [frame(), htmlScroll()] }
 
     /// Sections of rows, a line each, with titled headers, an index and details.
     final class Sections: TableViewDataSource {
@@ -56,6 +57,46 @@ enum RenderWorkloads {
                 subject: draw(big),
                 baselines: [Baseline(name: "sameFrameOf1kRows", run: draw(small))],
                 counters: ["rows": 1_000_000, "framesPerSample": 100, "linesPerFrame": 50],
+                maxSamples: 20)
+        }
+    }
+
+    /// A 50-row window scrolled a row at a time, 100 steps a sample, each
+    /// step the frame and the HTML renderer's patch (a recycled row).
+    static func scrollHTML(_ source: Sections) -> () -> Void {
+        let table = TableView(viewportHeight: 50)
+        table.rowHeight = 1
+        table.sectionHeaderHeight = 1
+        try? table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+        table.dataSource = source
+        try? table.reloadData()
+        let middle = (table.contentHeight / 2).rounded()
+        try? table.setContentOffset(middle)
+        guard let renderer = try? HTMLRenderer(pixelsPerPoint: 24, rowIdentifier: { "\($0.section)-\($0.row)" }) else { return {} }
+        _ = renderer.render(table.currentFrame)
+        var step = 0.0
+        return {
+            withExtendedLifetime(source) {
+                for _ in 0..<100 {
+                    step = step >= 200 ? 0 : step + 1
+                    try? table.setContentOffset(middle + step)
+                    blackHole(renderer.render(table.currentFrame))
+                }
+            }
+        }
+    }
+
+    static func htmlScroll() -> Workload {
+        Workload(
+            name: "render/html-scroll-1M",
+            summary: "a 50-row window of 1,000 sections x 1,000 rows scrolled a row at a time, each step's frame and HTML patch, against the same of 10 x 100 rows",
+            targets: [Target(against: "sameScrollOf1kRows", atMost: 1.5)]
+        ) {
+            let big = Sections(sections: 1_000, rows: 1_000), small = Sections(sections: 10, rows: 100)
+            return Prepared(
+                subject: scrollHTML(big),
+                baselines: [Baseline(name: "sameScrollOf1kRows", run: scrollHTML(small))],
+                counters: ["rows": 1_000_000, "stepsPerSample": 100, "rowsPerWindow": 50],
                 maxSamples: 20)
         }
     }

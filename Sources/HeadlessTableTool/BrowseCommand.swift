@@ -52,6 +52,8 @@ enum BrowseCommand {
         var file: String?
         /// `--style`: the table's style.
         var style = TableView.Style.plain
+        /// What the status line names as keeping deletes, after one that does not last.
+        var keepsDeletes = "--store PATH or --write"
 
         static func parse(_ parsed: ParsedArguments) throws -> Options {
             var options = Options(query: try Query.parse(parsed))
@@ -154,7 +156,7 @@ public final class BrowseSession {
         // them: the controller holds no record per row (16 bytes each).
         request.fetchBatchSize = Self.fetchBatchSize
         let context: ObjectContext
-        var unsavedNote: String? = options.store == nil && !options.write ? "not saved: --store PATH or --write keeps deletes" : nil
+        var unsavedNote: String? = options.store == nil && !options.write ? "not saved: \(options.keepsDeletes) keeps deletes" : nil
         if let entity = query.entity {
             // A model file: the entity's objects in a store of the file's model;
             // a delete applies its delete rules, and the controller follows.

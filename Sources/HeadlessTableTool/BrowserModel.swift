@@ -31,6 +31,10 @@ public final class BrowserModel {
     /// The last change, for the status line (shown once); the ids deleted.
     public private(set) var status = "", deletedIDs: [RecordValue] = []
     public private(set) var columns = 80, lines = 24
+    /// Whether the search field always shows, holding the search text and no
+    /// cursor (`serve`'s page: the field is an input of its own, typed into
+    /// at any time); off, it shows while typing or while a search is on.
+    public var alwaysShowsSearchField = false
 
     /// A browser of `controller`'s objects (fetched here if they are not), each row showing its `textKey` (else title,
     /// name or text) and `detailKey`, in a table of `style`; the first row selected. `delete` deletes an object through
@@ -155,7 +159,7 @@ public final class BrowserModel {
     /// less the title, the status line and the search field), and each
     /// table's selection in view.
     func settle() {
-        let field = typing || search.isActive ? searchText + (typing ? "▏" : "") : nil
+        let field = alwaysShowsSearchField ? searchText : typing || search.isActive ? searchText + (typing ? "▏" : "") : nil
         let height = Double(Swift.max(1, lines - 2 - (field == nil ? 0 : 1)))
         for table in [table, search.resultsTable] {
             if table.searchFieldText != field { table.searchFieldText = field }
@@ -210,9 +214,6 @@ public final class BrowserModel {
     /// `columns` wide. The status line shows the last change once.
     public func screen() -> [String] {
         let table = shownTable
-        let found = search.isActive ? rowCount(table) : nil
-        let count = rowCount(self.table)
-        let title = " \(name) — \(count) object\(count == 1 ? "" : "s")" + (found.map { ", \($0)\(search.isFindingResults ? "…" : "") found" } ?? "")
         var body: [String] = []
         let frame = (search.isActive ? resultsScreen : mainScreen).frame ?? table.currentFrame
         if let renderer = try? TextRenderer(width: columns, pointsPerLine: 1) {
@@ -221,9 +222,25 @@ public final class BrowserModel {
         let help = typing
             ? "type to filter · Enter: browse the results · Esc: cancel"
             : "↑↓ PgUp PgDn Home End · / search · d delete" + (unsavedNote == nil ? "" : " (not saved)") + " · q quit"
-        let bottom = status.isEmpty ? help : status
-        status = ""
-        return [TerminalText.fitting(title, into: columns)] + body.prefix(lines - 2) + [TerminalText.fitting(" " + bottom, into: columns)]
+        let bottom = status.isEmpty ? help : takeStatus()
+        return [TerminalText.fitting(" " + title, into: columns)] + body.prefix(lines - 2) + [TerminalText.fitting(" " + bottom, into: columns)]
+    }
+
+    /// The title line's text: the name, the objects, and while a search is
+    /// on how many it found (`…` while it is still finding them).
+    public var title: String {
+        let found = search.isActive ? rowCount(shownTable) : nil
+        let count = rowCount(table)
+        return "\(name) — \(count) object\(count == 1 ? "" : "s")" + (found.map { ", \($0)\(search.isFindingResults ? "…" : "") found" } ?? "")
+    }
+
+    /// Shows `text` on the status line (once).
+    func note(_ text: String) { status = text }
+
+    /// The last change's status line, once: it is cleared.
+    public func takeStatus() -> String {
+        defer { status = "" }
+        return status
     }
 
     /// The rows of a table. O(*s*) for *s* sections.

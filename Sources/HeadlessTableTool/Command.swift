@@ -37,6 +37,7 @@ public enum HeadlessTableCommand {
         commands: [
             DemoCommand.declaration, BrowseCommand.declaration, DiffCommand.declaration,
             QueryCommand.declaration, RenderCommand.declaration, ScrollCommand.declaration,
+            ServeCommand.declaration,
         ],
         notes: InputRules.text + "\n\n" + conventions)
 
@@ -102,6 +103,7 @@ public enum HeadlessTableCommand {
         case QueryCommand.declaration.name: try QueryCommand.run(parsed, output: output)
         case RenderCommand.declaration.name: try RenderCommand.run(parsed, output: output)
         case ScrollCommand.declaration.name: try ScrollCommand.run(parsed, output: output)
+        case ServeCommand.declaration.name: try ServeCommand.run(parsed, output: output)
         default: throw CommandError("no command \(parsed.command.name)")
         }
     }

@@ -7,7 +7,8 @@ import InternalTableUtilities
 extension _TableLayout {
     /// Traps when the layout's parts disagree: the chunks (every one full but
     /// the last, none empty) against the section count, the sections' tree
-    /// against the sections' heights, a header or footer that is not finite
+    /// against the sections' heights, the row counts' tree against the sections'
+    /// row counts, a header or footer that is not finite
     /// or is negative, or a section's height list (`_HeightList._checkInvariants()`).
     ///
     /// - Complexity: O(*s* log *s* + the height lists' checks), in the builds
@@ -20,13 +21,16 @@ extension _TableLayout {
             precondition(c == chunks.count - 1 || chunk.count == Self.chunkSize, "chunk \(c) is not full")
         }
         precondition(heights.count == sectionCount, "one tree entry per section")
-        var top = 0.0
+        precondition(rowCounts.count == sectionCount, "one row count per section")
+        var top = 0.0, rows = 0
         for (s, section) in sections.enumerated() {
             precondition(section.header.isFinite && section.header >= 0, "section \(s)'s header \(section.header)")
             precondition(section.footer.isFinite && section.footer >= 0, "section \(s)'s footer \(section.footer)")
             section.rows._checkInvariants()
             precondition(_HeightList.close(heights.prefix(s), top), "the sections' tree disagrees at section \(s)")
+            precondition(rowCounts.prefix(s) == rows, "the row counts' tree disagrees at section \(s)")
             top += section.height
+            rows += section.rows.count
         }
         precondition(_HeightList.close(contentHeight, top), "content height \(contentHeight) but the sections sum to \(top)")
         #endif

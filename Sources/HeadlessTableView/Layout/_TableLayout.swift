@@ -2,7 +2,8 @@ import TableDiff
 import InternalTableUtilities
 
 /// Where everything of a table is, top to bottom: for each section its header,
-/// its rows and its footer, with a Fenwick tree over the sections' heights.
+/// its rows and its footer, with a Fenwick tree over the sections' heights and
+/// one over their row counts (a row's place among all the table's rows).
 ///
 /// The section at an offset, and a row's place, cost O(log *s*) plus the
 /// section's own `_HeightList` lookup; a row's height changing costs the same
@@ -24,6 +25,8 @@ struct _TableLayout {
     private(set) var chunks: [[Section]] = []
     private(set) var sectionCount = 0
     var heights = _Fenwick<Double>([])
+    /// The sections' row counts: the rows before a section in O(log *s*).
+    private(set) var rowCounts = _Fenwick<Int>([])
 
     static let chunkShift = 6
     static let chunkSize = 1 << chunkShift
@@ -39,6 +42,7 @@ struct _TableLayout {
         }
         sectionCount = sections.count
         heights = _Fenwick(sections.map(\.height))
+        rowCounts = _Fenwick(sections.map(\.rows.count))
     }
 
     /// The sections, as one collection (each a read from its chunk).
@@ -55,19 +59,25 @@ struct _TableLayout {
     subscript(section s: Int) -> Section { chunks[s >> Self.chunkShift][s & (Self.chunkSize - 1)] }
 
     /// Changes section `s` in place (only its chunk is copied when the layout
-    /// is shared), and the tree by its height's delta.
+    /// is shared), and the trees by its height's and its row count's deltas.
     mutating func modifySection<T>(_ s: Int, _ body: (inout Section) throws -> T) rethrows -> T {
         let (c, i) = (s >> Self.chunkShift, s & (Self.chunkSize - 1))
-        let before = chunks[c][i].height
+        let before = chunks[c][i].height, countBefore = chunks[c][i].rows.count
         defer {
-            let after = chunks[c][i].height
+            let after = chunks[c][i].height, countAfter = chunks[c][i].rows.count
             if after != before { heights.add(after - before, at: s) }
+            if countAfter != countBefore { rowCounts.add(countAfter - countBefore, at: s) }
         }
         return try body(&chunks[c][i])
     }
 
     var contentHeight: Double { heights.total }
     func rowCount(in section: Int) -> Int { self[section: section].rows.count }
+    /// The rows of every section.
+    var numberOfRows: Int { rowCounts.total }
+    /// The rows of the sections before `s`: a row's place among all the
+    /// table's rows is this plus its row. O(log *s*).
+    func rowsBefore(section s: Int) -> Int { rowCounts.prefix(s) }
 
     // MARK: Where things are
 

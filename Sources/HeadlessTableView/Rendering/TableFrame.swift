@@ -17,6 +17,9 @@ public struct TableFrame: Hashable, Sendable {
     /// The height of everything.
     public var contentHeight: Double
     public var numberOfSections: Int
+    /// The rows of every section (a grid's row count for assistive
+    /// technology); 0 in a frame built without it.
+    public var numberOfRows: Int
     /// The headers, rows and footers meeting the window, top to bottom.
     public var elements: [Element]
     /// The section index shown at the side, if any.
@@ -38,9 +41,11 @@ public struct TableFrame: Hashable, Sendable {
     public init(
         contentOffset: Double = 0, viewportHeight: Double, contentHeight: Double, numberOfSections: Int = 1,
         elements: [Element], sectionIndexTitles: [String]? = nil, searchText: String? = nil, isEditing: Bool = false,
-        searchScopeTitles: [String]? = nil, selectedSearchScopeIndex: Int = 0, style: TableView.Style = .plain
+        searchScopeTitles: [String]? = nil, selectedSearchScopeIndex: Int = 0, style: TableView.Style = .plain,
+        numberOfRows: Int = 0
     ) {
         self.style = style
+        self.numberOfRows = numberOfRows
         self.searchScopeTitles = searchScopeTitles
         self.selectedSearchScopeIndex = selectedSearchScopeIndex
         self.contentOffset = contentOffset
@@ -88,8 +93,16 @@ public struct TableFrame: Hashable, Sendable {
         /// the window's top (a header) or bottom (a footer), or pushed by the
         /// next section; nil for everything at its natural place.
         public var floatingSpan: TableView.VerticalSpan?
+        /// A row's place among all the table's rows, counted from 0 across
+        /// sections (the rows of the sections before it, plus its row); nil
+        /// for a header or a footer, or in a frame built without it.
+        public var rowIndex: Int?
 
-        public init(kind: Kind, span: TableView.VerticalSpan, title: String? = nil, cell: Cell? = nil, floatingSpan: TableView.VerticalSpan? = nil) {
+        public init(
+            kind: Kind, span: TableView.VerticalSpan, title: String? = nil, cell: Cell? = nil, floatingSpan: TableView.VerticalSpan? = nil,
+            rowIndex: Int? = nil
+        ) {
+            self.rowIndex = rowIndex
             self.kind = kind
             self.span = span
             self.title = title

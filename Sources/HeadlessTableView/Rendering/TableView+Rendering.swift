@@ -72,6 +72,9 @@ extension TableView {
     /// ``TableFrame/Element/span`` with its
     /// ``TableFrame/Element/floatingSpan``; rows are where they are
     /// (``indexPathForRow(at:)`` answers from them, not from what floats).
+    /// Each row carries its place among all the table's rows
+    /// (``TableFrame/Element/rowIndex``) and the frame the number of rows
+    /// (``TableFrame/numberOfRows``), from the layout's tree of row counts.
     ///
     /// - Complexity: O(*w* log *n*) for a window of *w* rows; the data source is
     ///   asked for the window's section titles (and, in editing mode, whether
@@ -84,6 +87,7 @@ extension TableView {
         let sections = layout.sections(from: top, to: bottom)
         let floating = style == .plain ? floatingSpans(in: sections) : (header: nil, footer: nil)
         for s in sections {
+            let rowsBefore = layout.rowsBefore(section: s)
             let header = layout.span(ofHeader: s)
             let pinnedHeader = floating.header.flatMap { $0.section == s ? $0.span : nil }
             if pinnedHeader != nil || meets(header) {
@@ -96,7 +100,9 @@ extension TableView {
                 next += 1
                 guard let cell = cells[path] else { continue }
                 let span = layout.span(ofRow: path)
-                elements.append(.init(kind: .row(path), span: VerticalSpan(y: span.y, height: span.height), cell: frameCell(cell, at: path)))
+                elements.append(.init(
+                    kind: .row(path), span: VerticalSpan(y: span.y, height: span.height), cell: frameCell(cell, at: path),
+                    rowIndex: rowsBefore + path.row))
             }
             let footer = layout.span(ofFooter: s)
             let pinnedFooter = floating.footer.flatMap { $0.section == s ? $0.span : nil }
@@ -110,7 +116,8 @@ extension TableView {
             contentOffset: contentOffset, viewportHeight: viewportHeight, contentHeight: contentHeight,
             numberOfSections: numberOfSections, elements: elements, sectionIndexTitles: indexTitles,
             searchText: searchFieldText, isEditing: isEditing,
-            searchScopeTitles: searchScopeTitles, selectedSearchScopeIndex: selectedSearchScopeIndex, style: style)
+            searchScopeTitles: searchScopeTitles, selectedSearchScopeIndex: selectedSearchScopeIndex, style: style,
+            numberOfRows: layout.numberOfRows)
         frame.swipedRow = swipedRow
         return frame
     }
