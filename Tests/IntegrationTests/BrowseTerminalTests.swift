@@ -185,18 +185,21 @@ struct BrowseTerminalTests {
         let ten = String(name(990).dropLast())
         try session.keys("/")
         try session.type(ten)
-        screen = try session.wait("the search results") { $0.first?.contains("10 found") == true }
+        // Typed while the search index may still be being made (a few
+        // seconds at a million rows on a loaded machine): the predicate tests
+        // rows until the index takes over.
+        screen = try session.wait("the search results", seconds: 60) { $0.first?.contains("10 found") == true }
         #expect(row(screen, name(990))?.hasPrefix("▌") == true)
         #expect(row(screen, name(991)) != nil && row(screen, name(989)) == nil, "\(screen)")
         try session.keys("BSpace")
-        screen = try session.wait("the wider results") { $0.first?.contains("100 found") == true }
+        screen = try session.wait("the wider results", seconds: 60) { $0.first?.contains("100 found") == true }
         try session.keys("Escape")
         screen = try session.wait("the whole table") { $0.first?.contains("found") == false && row($0, name(11))?.hasPrefix("▌") == true }
         // A letter every row holds: the first rows at once, the rest found
         // on a thread of the search's own and counted once shown.
         try session.keys("/")
         try session.type("n")
-        screen = try session.wait("every row found") { $0.first?.contains(", \(count) found") == true }
+        screen = try session.wait("every row found", seconds: 60) { $0.first?.contains(", \(count) found") == true }
         #expect(row(screen, name(0))?.hasPrefix("▌") == true, "\(screen)")
         try session.keys("End")
         screen = try session.wait("the last of the results") { row($0, name(count - 1))?.hasPrefix("▌") == true }

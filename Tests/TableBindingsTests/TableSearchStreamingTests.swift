@@ -158,6 +158,66 @@ import TableTestSupport
         #expect(partial > 0, "seed \(seed): searches still finding rows when checked: \(partial)")
     }
 
+    /// A search typed before the index is made tests rows with the
+    /// predicate, a slice at a time; once the index is made, the index finds
+    /// the rest: the same rows in the same order, the selected row still
+    /// selected, whatever the layout.
+    @Test(arguments: [false, true])
+    func aSearchTypedBeforeTheIndexGoesOnThroughIt(sectioned: Bool) throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed &+ (sectioned ? 1 : 0))
+        var switched = 0
+        for round in 0..<TestScale.cases(3, full: 8) {
+            let where_ = "seed \(seed), round \(round)"
+            let context = ObjectContext(store: ObjectStore(for: DynamicObject.self))
+            // Past the size from which the index is made on a thread of its own.
+            for id in 0..<3_000 { try context.insert(Self.object(id, &g)) }
+            try context.save()
+            let request = FetchRequest<DynamicObject>(sortKeys: (sectioned ? [SortKey("city")] : []) + [SortKey("name"), SortKey("id")])
+            let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectioned ? "city" : nil)
+            let table = TableView(viewportHeight: 100)
+            try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+            let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+            let format = Self.formats[g.int(0..<2)]
+            let search = try TableSearch(binding, format: format, results: sectioned ? .sectioned : .flat)
+            search.scanInBackgroundFrom = 0
+            search.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
+            // The index is made meanwhile on another thread: a round where it was first is left out.
+            guard !search.isSearchIndexReady else { continue }
+            let text = Self.texts[g.int(0..<Self.texts.count)]
+            try search.update(text: text)
+            guard search.lastUpdateMethod == .predicate(narrowedFrom: nil) else { continue }
+            // Some slices tested, a row found so far selected.
+            for _ in 0..<g.int(0...20) where search.isFindingResults { try search.showFoundResults() }
+            let shownBefore = try Self.shownIDs(search)
+            var selectedID: RecordValue?
+            if !shownBefore.isEmpty {
+                let paths = (0..<search.resultsTable.numberOfSections).flatMap { s in
+                    (0..<search.resultsTable.numberOfRows(inSection: s)).map { TablePath(row: $0, section: s) }
+                }
+                let path = paths[g.int(0..<paths.count)]
+                try search.resultsTable.selectRow(at: path)
+                selectedID = try search.object(at: path).id
+            }
+            TableSearchIndexTests.waitForIndex(search)
+            let wasFinding = search.isFindingResults
+            try search.showFoundResults()
+            if wasFinding {
+                switched += 1
+                #expect(search.lastUpdateMethod == .index(narrowedFrom: nil), "\(where_): the index took over")
+            }
+            #expect(try Array(Self.shownIDs(search).prefix(shownBefore.count)) == shownBefore, "\(where_): the rows found so far keep their places")
+            let selected = search.resultsTable.indexPathForSelectedRow
+            #expect(try selected.map { try search.object(at: $0).id } == selectedID, "\(where_): the selected row")
+            while try !search.showFoundResults(waiting: true) {}
+            let predicate = try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: format.components(separatedBy: "%@").count - 1))
+            let expected = try (controller.fetchedObjects ?? []).filter { try predicate.evaluate(with: $0) }.map(\.id)
+            #expect(try Self.shownIDs(search) == expected, "\(where_): \"\(text)\"")
+            #expect(search.resultsTable.indexPathForSelectedRow == selected, "\(where_): the selection once every row is shown")
+        }
+        #expect(switched > 0, "seed \(seed): no search was typed before its index was made")
+    }
+
     @Test func theRestIsShownByAnAsyncCallAndAChangeWaitsForIt() async throws {
         let context = ObjectContext(store: ObjectStore(for: DynamicObject.self))
         var g = SeededGenerator(seed: 25)

@@ -220,7 +220,7 @@ extension FetchedResultsController {
         if subscribers.contains(where: \.includesSnapshots) {
             var snapshot = try? self.snapshot()
             if snapshot != nil {
-                let changed = (change.updates.map(\.record.id) + change.moves.map(\.record.id)).filter { snapshot?.indexOfItem($0) != nil }
+                let changed = (change.updates.map { $0.record.id } + change.moves.map { $0.record.id }).filter { snapshot?.indexOfItem($0) != nil }
                 switch changedObjectsInSnapshots {
                 case .reconfigure: try? snapshot?.reconfigureItems(changed)
                 case .reload: try? snapshot?.reloadItems(changed)

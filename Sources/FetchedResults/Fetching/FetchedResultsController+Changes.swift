@@ -237,7 +237,7 @@ extension FetchedResultsController {
         let after = deliversWholeChanges ? tableSections : []
         for delegate in receivers {
             if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
-                deliverSnapshot(to: receiver, changed: change.updates.map(\.record.id) + change.moves.map(\.record.id))
+                deliverSnapshot(to: receiver, changed: change.updates.map { $0.record.id } + change.moves.map { $0.record.id })
                 continue
             }
             tell(delegate, change)

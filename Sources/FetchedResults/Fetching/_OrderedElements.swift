@@ -110,7 +110,7 @@ struct _OrderedElements<R: Record> {
     @inlinable
     mutating func rebuildTree() {
         for (k, chunk) in chunks.enumerated() { chunk.index = k }
-        tree = _Fenwick(chunks.map(\.elements.count))
+        tree = _Fenwick(chunks.map { $0.elements.count })
     }
 
     /// The chunk holding position `p` (0 ≤ p < count), and the offset in it.
@@ -185,7 +185,7 @@ struct _OrderedElements<R: Record> {
     }
 
     /// Every element, in order.
-    var elements: [_Element<R>] { chunks.flatMap(\.elements) }
+    var elements: [_Element<R>] { chunks.flatMap { $0.elements } }
 
     /// The section runs of the whole order: consecutive elements with one name.
     ///

@@ -649,7 +649,7 @@ extension FetchedResultsController {
             var rows = _FoldedRows(keyCount: readers.count, capacity: count)
             var stale = !current
             for elements in ids {
-                let (records, seen) = read(elements.map(\.id))
+                let (records, seen) = read(elements.map { $0.id })
                 if seen != version { stale = true }
                 for record in records {
                     rows.append(record.map { record in readers.map { $0(record) } } ?? readers.map { _ in nil })

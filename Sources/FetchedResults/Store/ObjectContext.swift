@@ -212,7 +212,7 @@ public final class ObjectContext {
         entities.compactMap { $0 as? _EntityPending<R> }.flatMap { Array($0.pending.updated.values) }
     }
     public func deletedIDs<R: Record & Codable>(_ type: R.Type) -> Set<R.ID> {
-        Set(entities.compactMap { $0 as? _EntityPending<R> }.flatMap(\.pending.deleted))
+        Set(entities.compactMap { $0 as? _EntityPending<R> }.flatMap { $0.pending.deleted })
     }
 
     private func managedObjects(_ records: (_AnyEntityPending) -> [any Record & Codable]) -> [ManagedObject] {

@@ -286,7 +286,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
             pending.bases[id] = _Base(version: version, record: record, sequence: current?.sequence ?? pending.bases[id]?.sequence ?? .max)
         }
         let removed = Dictionary(part.deleted.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let inserted = part.inserted.map(\.id), updated = part.updated.map(\.id), deleted = part.deleted.map(\.id)
+        let inserted = part.inserted.map { $0.id }, updated = part.updated.map { $0.id }, deleted = part.deleted.map { $0.id }
         change.add(entity, ids: inserted + updated + deleted, removed: removed)
         notice.add(entity, inserted: inserted, updated: updated, deleted: deleted, removed: removed)
     }
@@ -294,7 +294,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
     override func noteResolved(_ ids: [AnyHashable], in context: ObjectContext, change: inout _ContextChange, notice: inout _ContextNotice) {
         let typed = ids.compactMap { $0.base as? R.ID }
         let saved = context.store.state.withLock { state in typed.map { table(state).lookup($0) != nil } }
-        let visible = zip(typed, saved).filter { $0.1 }.map(\.0), gone = zip(typed, saved).filter { !$0.1 }.map(\.0)
+        let visible = zip(typed, saved).filter { $0.1 }.map { $0.0 }, gone = zip(typed, saved).filter { !$0.1 }.map { $0.0 }
         change.add(entity, ids: visible + gone, removed: [R.ID: R]())
         notice.add(entity, inserted: [], updated: visible, deleted: gone, removed: [R.ID: R]())
     }

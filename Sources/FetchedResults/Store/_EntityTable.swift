@@ -210,12 +210,14 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
         for k in records.indices {
             precondition(position(of: records[k].id) == k, "the record at \(k) (identity \(records[k].id)) is at \(String(describing: position(of: records[k].id))) by identity")
         }
-        _checkInvariants(of: records.lazy.map(\.id), version: version, nextSequence: nextSequence)
+        _checkInvariants(of: records.lazy.map { $0.id }, version: version, nextSequence: nextSequence)
         #endif
     }
 
     override func _checkInvariants(of part: _AnyEntityChangeSet, version: Int64, nextSequence: Int64) {
-        _checkInvariants(of: part.typed(R.self).saved.lazy.map(\.record.id), version: version, nextSequence: nextSequence)
+        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
+        _checkInvariants(of: part.typed(R.self).saved.lazy.map { $0.record.id }, version: version, nextSequence: nextSequence)
+        #endif
     }
 
     func _checkInvariants(of ids: some Sequence<R.ID>, version: Int64, nextSequence: Int64) {

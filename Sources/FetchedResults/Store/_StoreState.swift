@@ -59,7 +59,9 @@ struct _StoreState {
         let applied = changeSet.parts.map { tables[$0.entity].apply($0) }
         version = changeSet.version
         nextSequence = max(nextSequence, changeSet.nextSequence)
+        #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
         for part in changeSet.parts { tables[part.entity]._checkInvariants(of: part, version: version, nextSequence: nextSequence) }
+        #endif
         return applied
     }
 
