@@ -15,7 +15,7 @@ another in this one run:
 - `headless-table diff OLD NEW` and `headless-table diff OLD OLD`
 
 and prints the wall times, the maximum resident set sizes and the ratios to
-the goals of issue 16 as JSON: `query` within 1.5x Python's time and 2x the
+its goals as JSON: `query` within 1.5x Python's time and 2x the
 file's size in memory, `diff` of two such files within 2.5x the file's size.
 The files are deleted at the end (`--keep` keeps them).
 
@@ -25,7 +25,7 @@ Build the tool first: `swift build -c release --product headless-table`.
     python3 Benchmarks/big-file.py memory [--objects 900000] [--seed 1] [--tool PATH] [--dir /tmp]
 
 `memory` measures what the store and a controller over a file's objects hold
-(issue 25: at most 2.5x the file at peak; python's json.load holds about 6x):
+(the goal: at most 2.5x the file at peak; python's json.load holds about 6x):
 it generates a file of people with an email and tags (about 141 bytes an
 object: 127 MB at the default size), and prints the maximum resident set
 size of `python3 json.load`, `query --sort age --limit 1`, `query --where

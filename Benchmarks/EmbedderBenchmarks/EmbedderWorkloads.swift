@@ -34,7 +34,7 @@ public struct EmbedderSamples {
     public var counters: [String: Int]
 }
 
-/// The actions of issue 25's table, each kind at 1M and 10k people.
+/// The actions of an embedder's table of people, each kind at 1M and 10k people.
 public enum EmbedderWorkloads {
     /// The search typed: each text is one keystroke's field.
     public static let script = ["m", "mü", "mün", "müna", "mün", "mü", "m", "", "ka", "kal"]

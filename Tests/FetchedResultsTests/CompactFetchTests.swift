@@ -4,7 +4,7 @@ import Records
 import TableTestSupport
 import Testing
 
-/// The compact structures of a fetch and a controller (issue 25, memory):
+/// The compact structures of a fetch and a controller (memory):
 /// the sort columns a fetch keeps instead of an element per match, and the
 /// controller's identity index of hashes and chunk numbers.
 @Suite struct CompactFetchTests {

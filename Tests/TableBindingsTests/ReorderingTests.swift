@@ -4,7 +4,7 @@ import HeadlessTable
 import TableTestSupport
 import Testing
 
-/// Moves by the user (issue 27, item 2): through a diffable data source with
+/// Moves by the user: through a diffable data source with
 /// reordering handlers, against an array model; through a table bound to a
 /// fetched results controller, against the store, the controller and an
 /// array model, with no move echoed; the delegate's target index path; and
