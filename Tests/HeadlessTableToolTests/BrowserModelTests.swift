@@ -252,7 +252,7 @@ import ToolArguments
         }
         let model = try BrowseSession(arguments: ["--sort", "id", "people.json"], objects: objects).model
         model.waitForSearchIndex()
-        model.search.slice = _TestSlice(rows: 1_000, nanoseconds: nil)
+        model.search.slices.slice = _TestSlice(rows: 1_000, nanoseconds: nil)
         model.handle(.character("/"))
         model.handle(.character("a"))
         #expect(model.isBusy && !model.tolerant, "the first slice found the first rows; row 4,500 is tested later")

@@ -85,8 +85,8 @@ import TableTestSupport
             }
             let scopes: [TableSearch<DynamicObject>.Scope] = scoped ? [.init("All"), .init("Even", predicate: RecordPredicate { Self.isEven($0) })] : []
             let search = try TableSearch(binding, format: format, results: sectioned ? .sectioned : .flat, scopes: scopes)
-            search.scanInBackgroundFrom = 0
-            search.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
+            search.slices.scanInBackgroundFrom = 0
+            search.slices.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
             TableSearchIndexTests.waitForIndex(search)
             #expect(search.isSearchIndexReady == (formatIndex < 2))
             let arguments = format.components(separatedBy: "%@").count - 1
@@ -168,7 +168,7 @@ import TableTestSupport
         try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
         let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
         let search = try TableSearch(binding, format: "name CONTAINS[cd] %@")
-        search.scanInBackgroundFrom = 0
+        search.slices.scanInBackgroundFrom = 0
         TableSearchIndexTests.waitForIndex(search)
         let all = try (controller.fetchedObjects ?? []).filter { try FormatPredicate(format: "name CONTAINS[cd] 'a'").evaluate(with: $0) }.map(\.id)
         #expect(all.count > 200)
@@ -215,8 +215,8 @@ import TableTestSupport
 
         // In slices: the first rows now, the failing row in a later call.
         let search = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: scopes)
-        search.scanInBackgroundFrom = 0
-        search.slice = _TestSlice(rows: 40, nanoseconds: nil)
+        search.slices.scanInBackgroundFrom = 0
+        search.slices.slice = _TestSlice(rows: 40, nanoseconds: nil)
         TableSearchIndexTests.waitForIndex(search)
         try search.selectScope(at: 1)
         try search.update(text: "a")
