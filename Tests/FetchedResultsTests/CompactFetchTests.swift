@@ -1,5 +1,6 @@
 @testable import FetchedResults
 import Foundation
+import InternalTableUtilities
 import Records
 import TableTestSupport
 import Testing
@@ -64,6 +65,7 @@ import Testing
                     chunks.removeAll { $0 === from }
                 }
             }
+            index.slots._checkInvariants()
             guard step % 97 == 0 || step == 2999 else { continue }
             #expect(index.count == oracle.count, "seed \(seed), step \(step)")
             for value in 0..<next {
