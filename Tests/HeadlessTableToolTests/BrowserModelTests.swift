@@ -266,6 +266,32 @@ import ToolArguments
         #expect(model.selectedObject?.id == .int(0))
     }
 
+    /// `browse` shows a bidirectional control as a space, as it does a
+    /// control character: in the rows, the section headers, the search
+    /// field and the status line.
+    @Test func bidirectionalControlsNeverReachTheTerminal() throws {
+        let text = #"[{"id":1,"name":"Ada \u202Eecalevol","city":"Os\u2066lo"},{"id":2,"name":"Bo\u200F","city":"Rome\u061C"}]"#
+        let folder = TemporaryFolder()
+        let parsed = try ArgumentParser.parse(["--section-key", "city", "--sort", "city,name", folder.file("people.json", text)], command: BrowseCommand.declaration)
+        let model = try BrowseSession(try BrowseCommand.Options.parse(parsed)).model
+        model.resize(columns: 60, lines: 8)
+        let bidirectional: Set<UInt32> = Set(0x202A...0x202E).union(0x2066...0x2069).union([0x200E, 0x200F, 0x061C])
+        func check(_ comment: Comment) {
+            let screen = model.screen()
+            #expect(!screen.joined().unicodeScalars.contains { bidirectional.contains($0.value) }, comment)
+            #expect(screen.allSatisfy { TerminalText.width(of: $0) == 60 }, comment)
+        }
+        check("the table")
+        #expect(model.screen()[2].hasPrefix("▌Ada  ecalevol"))
+        model.handle(.character("/"))
+        model.handle(.character("a"))
+        model.handle(.character("\u{202E}"))
+        check("the search field")
+        model.handle(.escape)
+        model.handle(.character("d"))
+        check("the status line after a delete")
+    }
+
     @Test func sectionsHeadersAndDeletesThatEmptyASection() throws {
         let text = #"[{"id":1,"name":"Ada","city":"Oslo"},{"id":2,"name":"Bo","city":"Rome"},{"id":3,"name":"Cy","city":"Rome"}]"#
         let folder = TemporaryFolder()
