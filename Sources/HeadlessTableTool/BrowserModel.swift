@@ -157,14 +157,19 @@ public final class BrowserModel {
 
     /// The search field and the window's height on both tables (the screen
     /// less the title, the status line and the search field), and each
-    /// table's selection in view.
+    /// table's selection in view. What fails (a cell the table cannot make
+    /// for the rows now in view) shows on the status line.
     func settle() {
         let field = alwaysShowsSearchField ? searchText : typing || search.isActive ? searchText + (typing ? "▏" : "") : nil
         let height = Double(Swift.max(1, lines - 2 - (field == nil ? 0 : 1)))
         for table in [table, search.resultsTable] {
             if table.searchFieldText != field { table.searchFieldText = field }
-            if table.viewportHeight != height { try? table.setViewportHeight(height) }
-            if let selected = table.indexPathForSelectedRow { try? table.scrollToRow(at: selected, at: .none) }
+            do {
+                if table.viewportHeight != height { try table.setViewportHeight(height) }
+                if let selected = table.indexPathForSelectedRow { try table.scrollToRow(at: selected, at: .none) }
+            } catch {
+                status = status.isEmpty ? "\(error)" : status + " · \(error)"
+            }
         }
     }
 
