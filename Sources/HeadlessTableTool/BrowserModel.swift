@@ -19,8 +19,8 @@ public final class BrowserModel {
     public let controller: FetchedResultsController<DynamicObject>
     let table: TableView
     let binding: FetchedResultsTableBinding<DynamicObject>
-    /// The search: its results table shows while it is on; whether it is the tolerant one.
-    private(set) var search: TableSearch<DynamicObject>, tolerant = false
+    /// The search: its results table shows while it is on; whether it leaves out the rows its predicate cannot take.
+    private(set) var search: TableSearch<DynamicObject>, leavesOutUnsearchableRows = false
     /// What each table last showed (the frame and its last batch).
     private let mainScreen = BrowserScreen(), resultsScreen = BrowserScreen()
     /// The row's text key; what the status line says of deletes (nil: they last).
@@ -65,17 +65,17 @@ public final class BrowserModel {
         search = try TableSearch(binding, results: sectioned ? .sectioned : .flat) { text in try RecordTable.matching(text, textKey: textKey) }
         binding.onDelete = { [unowned self] object in try delete(object); self.deletedIDs.append(object.id) }
         table.renderer = mainScreen
-        adopt()
+        attachResultsTable()
         try table.pressKey(.home)
     }
 
     /// Once the predicate failed on a row whose searched value it cannot take
     /// (a number): a search where such rows do not match (over the predicate,
     /// without the folded index) takes over, and searches the text again.
-    func becomeTolerant() {
+    func searchLeavingOutUnsearchableRows() {
         let textKey = textKey
         search.cancel()
-        (search, tolerant) = (TableSearch(binding, results: search.resultsLayout, predicate: { text in
+        (search, leavesOutUnsearchableRows) = (TableSearch(binding, results: search.resultsLayout, predicate: { text in
             let compiled = try RecordTable.matching(text, textKey: textKey).compiled(for: DynamicObject.self)
             return RecordPredicate { (try? compiled.evaluate($0, variables: [:])) == true }
         }, narrows: { new, old in
@@ -83,12 +83,12 @@ public final class BrowserModel {
             let probe = DynamicObject(fields: DynamicRecord(fields: [("id", .int(0)), ("text", .string(new))]))
             return (try? RecordTable.matching(old, textKey: "text").evaluate(with: probe)) == true
         }), true)
-        adopt()
+        attachResultsTable()
         setSearch(searchText)
     }
 
     /// The search's results table drawn on the results screen, its selection following deletes.
-    private func adopt() {
+    private func attachResultsTable() {
         search.resultsTable.renderer = resultsScreen
         search.resultsTable.selectionFollowsDeletes = true
     }
@@ -99,13 +99,13 @@ public final class BrowserModel {
     public func resize(columns: Int, lines: Int) {
         self.columns = Swift.min(TextRenderer.maximumWidth, Swift.max(1, columns))
         self.lines = Swift.min(TextRenderer.maximumLines, Swift.max(4, lines))
-        settle()
+        fitTablesToScreen()
     }
 
     /// Acts on a key; false to quit.
     @discardableResult
     public func handle(_ key: Key) -> Bool {
-        defer { settle() }
+        defer { fitTablesToScreen() }
         if typing {
             switch key {
             case .character(let c): setSearch(searchText + String(c))
@@ -140,8 +140,8 @@ public final class BrowserModel {
         do {
             guard isBusy, try search.showFoundResults(waiting: waiting) else { return false }
             if search.resultsTable.indexPathForSelectedRow == nil { try search.resultsTable.pressKey(.home) }
-        } catch where !tolerant { becomeTolerant() } catch { status = "search: \(error)" }
-        settle()
+        } catch where !leavesOutUnsearchableRows { searchLeavingOutUnsearchableRows() } catch { status = "search: \(error)" }
+        fitTablesToScreen()
         return true
     }
 
@@ -157,14 +157,19 @@ public final class BrowserModel {
 
     /// The search field and the window's height on both tables (the screen
     /// less the title, the status line and the search field), and each
-    /// table's selection in view.
-    func settle() {
+    /// table's selection in view. What fails (a cell the table cannot make
+    /// for the rows now in view) shows on the status line.
+    func fitTablesToScreen() {
         let field = alwaysShowsSearchField ? searchText : typing || search.isActive ? searchText + (typing ? "▏" : "") : nil
         let height = Double(Swift.max(1, lines - 2 - (field == nil ? 0 : 1)))
         for table in [table, search.resultsTable] {
             if table.searchFieldText != field { table.searchFieldText = field }
-            if table.viewportHeight != height { try? table.setViewportHeight(height) }
-            if let selected = table.indexPathForSelectedRow { try? table.scrollToRow(at: selected, at: .none) }
+            do {
+                if table.viewportHeight != height { try table.setViewportHeight(height) }
+                if let selected = table.indexPathForSelectedRow { try table.scrollToRow(at: selected, at: .none) }
+            } catch {
+                status = status.isEmpty ? "\(error)" : status + " · \(error)"
+            }
         }
     }
 
@@ -174,7 +179,7 @@ public final class BrowserModel {
         searchText = text
         guard !text.isEmpty else { return search.isActive ? search.cancel() : () }
         do {
-            do { try search.update(text: text) } catch where !tolerant { return becomeTolerant() }
+            do { try search.update(text: text) } catch where !leavesOutUnsearchableRows { return searchLeavingOutUnsearchableRows() }
             try search.resultsTable.setContentOffset(0)
             try search.resultsTable.selectRow(at: nil)
             try search.resultsTable.pressKey(.home)

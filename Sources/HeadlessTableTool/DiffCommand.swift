@@ -18,7 +18,7 @@ enum DiffCommand {
             OutputFormat.option,
             .flag("render", help: "draws each stage as a table applies it: the table before, the batch, after"),
             ReadProgress.quietOption,
-        ] + Look.options(requires: "render", height: "the tallest stage, at most 50"),
+        ] + DrawingOptions.options(requires: "render", height: "the tallest stage, at most 50"),
         discussion: """
             A fetch result is {"sections":[{"name":"A","objects":[{"id":1,…},…]},…]}
             or a plain array of objects (one section named ""). A row's content is its
@@ -32,7 +32,7 @@ enum DiffCommand {
         let idKey = parsed.string("id") ?? "id"
         let format = OutputFormat(parsed)
         let render = parsed.flag("render")
-        let look = Look(parsed)
+        let drawing = DrawingOptions(parsed)
         let oldPath = parsed.positional("OLD") ?? "-", newPath = parsed.positional("NEW") ?? "-"
         if render && format == .json && parsed.isGiven("format") {
             throw CommandError.usage("--render draws text: it does not go with --format json")
@@ -50,8 +50,8 @@ enum DiffCommand {
             let records = (old + new).lazy.flatMap(\.rows).compactMap { row -> DynamicRecord? in
                 if case .record(let record) = row.object { record } else { nil }
             }
-            try look.checkKeys(records)
-            return output.out(try rendered(TableChangeset(from: old, to: new), from: old, to: new, look: look))
+            try drawing.checkKeys(records)
+            return output.out(try rendered(TableChangeset(from: old, to: new), from: old, to: new, drawing: drawing))
         }
         // Without --render only identities and whether contents changed count:
         // rows are kept as an identity and a digest of the object.
@@ -111,7 +111,7 @@ enum DiffCommand {
     /// the batch log, after. The window is as tall as the tallest stage
     /// (at most 50 lines) unless `--height` says.
     static func rendered(
-        _ changeset: TableChangeset<JSONRow>, from old: [TableSection<JSONRow>], to new: [TableSection<JSONRow>], look: Look
+        _ changeset: TableChangeset<JSONRow>, from old: [TableSection<JSONRow>], to new: [TableSection<JSONRow>], drawing: DrawingOptions
     ) throws -> String {
         let named = (old + new).contains { !$0.name.isEmpty }
         func sections(_ list: [TableSection<JSONRow>]) -> [RecordTable.Section] {
@@ -121,11 +121,11 @@ enum DiffCommand {
                 })
             }
         }
-        let source = RecordTable(sections: sections(old), textKey: look.textKey, detailKey: look.detailKey)
+        let source = RecordTable(sections: sections(old), textKey: drawing.textKey, detailKey: drawing.detailKey)
         var lines = source.contentLines
         for stage in changeset.stages { lines = Swift.max(lines, RecordTable(sections: sections(stage.sections), textKey: nil, detailKey: nil).contentLines) }
-        let table = try source.table(lines: look.height ?? Swift.min(50, Swift.max(1, lines)))
-        let renderer = try look.renderer()
+        let table = try source.table(lines: drawing.height ?? Swift.min(50, Swift.max(1, lines)))
+        let renderer = try drawing.renderer()
         guard !changeset.stages.isEmpty else { return "(no changes)\n" + renderer.text(for: table.currentFrame) }
         table.renderer = renderer
         var views: [String] = []

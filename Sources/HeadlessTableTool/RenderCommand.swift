@@ -16,7 +16,7 @@ enum RenderCommand {
         summary: "DATA's objects drawn as a table's window shows them: a line per row and per section header",
         positionals: [PositionalDeclaration("DATA", help: "a JSON array of objects, or a model file with --entity (- for standard input)")],
         options: Query.options(limits: false, bareIndexIsAFlag: true)
-            + Look.options(requires: nil, height: "20")
+            + DrawingOptions.options(requires: nil, height: "20")
             + [
                 OptionDeclaration("offset", .integer("Y", 0...Int.max), help: "scrolled Y lines down"),
                 OptionDeclaration("row", .text("S,R"), help: "scrolled to row R of section S"),
@@ -31,7 +31,7 @@ enum RenderCommand {
 
     static func run(_ parsed: ParsedArguments, output: CommandOutput) throws {
         var query = try Query.parse(parsed)
-        let look = Look(parsed)
+        let drawing = DrawingOptions(parsed)
         let offset = parsed.integer("offset")
         let row = try parsed.string("row").map(path)
         let index = parsed.isGiven("index")
@@ -41,17 +41,17 @@ enum RenderCommand {
         try query.compile()
 
         // A search keeps the objects whose text contains the search text.
-        let matching = try search.flatMap { $0.isEmpty ? nil : try RecordTable.matching($0, textKey: look.textKey) }
+        let matching = try search.flatMap { $0.isEmpty ? nil : try RecordTable.matching($0, textKey: drawing.textKey) }
         let sections = try query.sections(of: file, also: matching)
-        try look.checkKeys(sections.lazy.flatMap(\.objects).map(\.fields))
+        try drawing.checkKeys(sections.lazy.flatMap(\.objects).map(\.fields))
         let source = RecordTable(
             sections: sections.map { .init(name: query.sectionKey == nil ? nil : $0.name, rows: $0.objects.map(\.fields)) },
-            textKey: look.textKey, detailKey: look.detailKey)
+            textKey: drawing.textKey, detailKey: drawing.detailKey)
         if index {
             var seen = Set<String>()
             source.indexTitles = sections.compactMap(\.indexTitle).filter { !$0.isEmpty && seen.insert($0).inserted }
         }
-        let table = try source.table(lines: Swift.max(1, (look.height ?? 20) - (search == nil ? 0 : 1)), style: TableStyleOption.style(parsed))
+        let table = try source.table(lines: Swift.max(1, (drawing.height ?? 20) - (search == nil ? 0 : 1)), style: TableStyleOption.style(parsed))
         table.searchFieldText = search
         do {
             if let offset { try table.setContentOffset(Double(offset)) }
@@ -59,7 +59,7 @@ enum RenderCommand {
         } catch {
             throw CommandError("--row \(row.map { "\($0.section),\($0.row)" } ?? ""): \(error)")
         }
-        output.out(try look.renderer().text(for: table.currentFrame))
+        output.out(try drawing.renderer().text(for: table.currentFrame))
     }
 
     /// `S,R`: a row's section and row.

@@ -44,7 +44,7 @@ final class WebSession {
             (try? model.object(at: path)).map { RecordTable.display($0.id) }
         }
         model.alwaysShowsSearchField = true
-        model.settle()
+        model.fitTablesToScreen()
     }
 
     // MARK: Inputs
@@ -91,7 +91,7 @@ final class WebSession {
                 throw HTTPRefusal(status: 400, reason: "a key is one of \(Self.keys.keys.sorted().joined(separator: ", "))")
             }
             model.move(key)
-            model.settle()
+            model.fitTablesToScreen()
         case .scroll:
             guard let top = input.top, top.isFinite, top >= 0, top <= 1e9 else {
                 throw HTTPRefusal(status: 400, reason: "a scroll's top is a number of pixels from 0 to 1e9")
@@ -103,10 +103,10 @@ final class WebSession {
                 throw HTTPRefusal(status: 400, reason: "a search's text is at most \(Self.maximumSearchLength) characters")
             }
             model.setSearch(text)
-            model.settle()
+            model.fitTablesToScreen()
         case .delete:
             model.deleteSelected()
-            model.settle()
+            model.fitTablesToScreen()
         case .resize:
             guard let height = input.height, height.isFinite, height >= 0, height <= 100_000 else {
                 throw HTTPRefusal(status: 400, reason: "a grid's height is a number of pixels from 0 to 100000")

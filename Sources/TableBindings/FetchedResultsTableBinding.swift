@@ -190,14 +190,24 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     /// Reloads the table (after a failed batch, or when a change is not one
     /// batch); a failure is recorded and reported.
     func reload(_ tableView: TableView, after error: (any Error)?) {
-        var failure = error.map { Failure(error: $0, reloadError: nil, date: Date()) }
+        let failure = Failure.reloading(tableView, after: error)
+        lastError = failure
+        if let failure { onError?(failure) }
+    }
+}
+
+extension FetchedResultsTableBinding.Failure {
+    /// Reloads `tableView` after `error` (a batch it refused), or after
+    /// nothing (nil): the failure — that error, with the reload's if it
+    /// failed too, or the reload's alone — or nil when there is none.
+    static func reloading(_ tableView: TableView, after error: (any Error)?) -> Self? {
+        var failure = error.map { Self(error: $0, reloadError: nil, date: Date()) }
         do {
             try tableView.reloadData()
         } catch {
-            failure = Failure(error: failure?.error ?? error, reloadError: failure == nil ? nil : error, date: Date())
+            failure = Self(error: failure?.error ?? error, reloadError: failure == nil ? nil : error, date: Date())
         }
-        lastError = failure
-        if let failure { onError?(failure) }
+        return failure
     }
 }
 

@@ -1,7 +1,6 @@
 import FetchedResults
 import Foundation
 import HeadlessTableView
-import InternalTableUtilities
 import PredicateFormat
 import Records
 import TableDiff
@@ -63,7 +62,20 @@ import TableDiff
 /// decide every row, else a slice of tests at a time (``isFindingResults``);
 /// ``showFoundResults(waiting:)`` or ``showAllResults(isolation:)`` adds them
 /// when the caller is idle.
+///
+/// **Errors.** What a call cannot do, it throws, and the search stays as it
+/// was. What goes wrong while the search follows a change of the main
+/// controller — a changed row whose predicate throws (the row is left out,
+/// and that text is tested again when it is searched again), or a change
+/// the results table refuses or cannot make the cells of (the table is then
+/// reloaded) — goes to ``onError`` and is kept in ``lastError``, as the
+/// binding reports its own (`FetchedResultsTableBinding/onError`).
 public final class TableSearch<R: Record & Codable> {
+    // The parts, one job each: the searches remembered (`remembered`), how
+    // much of a search is done now and how much later (`slices`), and the
+    // results table (`shown`). This type decides how each update is
+    // answered, and reports what fails.
+
     /// How the results are laid out.
     public enum ResultsLayout: Hashable, Sendable {
         /// One section, no section index: the seeds' search (the default).
@@ -98,8 +110,13 @@ public final class TableSearch<R: Record & Codable> {
         case predicate(narrowedFrom: String?)
     }
 
+    /// What went wrong following a change of the main controller (see
+    /// **Errors** in ``TableSearch``): the error, the reload's if it failed
+    /// too, and when.
+    public typealias Failure = FetchedResultsTableBinding<R>.Failure
+
     /// The table of results, while a search is on.
-    public let resultsTable: TableView
+    public var resultsTable: TableView { shown.table }
     /// The search text; nil when no search is on.
     public private(set) var text: String?
     /// Flat or sectioned results.
@@ -150,6 +167,16 @@ public final class TableSearch<R: Record & Codable> {
         return base.controller.waitForSearchIndex(indexedKeys, until: Date(timeIntervalSinceNow: timeout))
     }
 
+    /// Called with every failure while the search follows a change of the
+    /// main controller: a changed row whose predicate threw (left out of
+    /// the results), a change the results table refused (it reloaded) or
+    /// whose cells could not be made, a search started again after the
+    /// change that failed (the search is then cancelled).
+    public var onError: ((Failure) -> Void)?
+    /// The failure of the last change followed (or of the last
+    /// ``cancel()``), or nil when it applied.
+    public private(set) var lastError: Failure?
+
     /// The main table's binding.
     let base: FetchedResultsTableBinding<R>
     let makePredicate: (String) throws -> RecordPredicate<R>
@@ -160,19 +187,14 @@ public final class TableSearch<R: Record & Codable> {
     /// The keys the main controller indexes for this search; nil when the
     /// index cannot answer it.
     let indexedKeys: [String]?
-    let results: _SearchResults<R>
-    let heights: _SearchResultsDelegate<R>
+    /// The results table, its data source and its delegate.
+    let shown: _SearchResultsTable<R>
     let follower: _SearchFollower<R>
     /// Earlier searches, the latest last, by text and scope.
-    var remembered: [_RememberedSearch<R>] = []
-    /// The main controller's fetch the remembered rows are positions of.
-    var rememberedGeneration = -1
-
-    /// At most this many searches are remembered …
-    static var rememberedLimit: Int { 32 }
-    /// … holding at most this many rows, with this many more for each main row.
-    static var rememberedRowsBase: Int { 1 << 16 }
-    static var rememberedRowsPerRow: Int { 4 }
+    var remembered = _RememberedSearches<R>()
+    /// When a search finds its first rows now and the rest later
+    /// (internal: tests lower the thresholds).
+    var slices = _SearchSlices()
 
     /// A search whose predicate comes from the search text.
     ///
@@ -184,23 +206,11 @@ public final class TableSearch<R: Record & Codable> {
     ///   - narrows: whether every object matching the first text matches the
     ///     second (the old) one too — so that typing on filters the previous
     ///     results; nil (the default): a new text is tested on every row.
-    public init(
+    public convenience init(
         _ binding: FetchedResultsTableBinding<R>, results: ResultsLayout = .flat, scopes: [Scope] = [],
         predicate: @escaping (String) throws -> RecordPredicate<R>, narrows: ((_ new: String, _ old: String) -> Bool)? = nil
     ) {
-        base = binding
-        makePredicate = predicate
-        makeFormat = nil
-        textNarrows = narrows
-        indexedKeys = nil
-        resultsLayout = results
-        self.scopes = scopes
-        let made = Self.makeResultsTable(for: binding, layout: results)
-        resultsTable = made.table
-        self.results = made.results
-        heights = made.heights
-        follower = made.follower
-        follower.search = self
+        self.init(binding, results: results, scopes: scopes, makePredicate: predicate, makeFormat: nil, textNarrows: narrows, indexedKeys: nil)
     }
 
     /// A search with a format predicate taking the text as its arguments
@@ -238,54 +248,40 @@ public final class TableSearch<R: Record & Codable> {
     }
 
     /// A format search: `probe` (the predicate of some text) names the keys to index.
-    init(
+    convenience init(
         _ binding: FetchedResultsTableBinding<R>, results: ResultsLayout, scopes: [Scope], probe: FormatPredicate,
         makeFormat: @escaping (String) throws -> FormatPredicate
     ) {
+        var indexedKeys: [String]?
+        if let plan = _IndexedSearch(probe), binding.controller.startIndexing(plan.keys) { indexedKeys = plan.keys }
+        self.init(
+            binding, results: results, scopes: scopes, makePredicate: { text in RecordPredicate(try makeFormat(text)) },
+            makeFormat: makeFormat, textNarrows: nil, indexedKeys: indexedKeys)
+    }
+
+    /// Every search: the results table made, the main controller followed.
+    private init(
+        _ binding: FetchedResultsTableBinding<R>, results: ResultsLayout, scopes: [Scope],
+        makePredicate: @escaping (String) throws -> RecordPredicate<R>, makeFormat: ((String) throws -> FormatPredicate)?,
+        textNarrows: ((String, String) -> Bool)?, indexedKeys: [String]?
+    ) {
         base = binding
+        self.makePredicate = makePredicate
         self.makeFormat = makeFormat
-        makePredicate = { text in RecordPredicate(try makeFormat(text)) }
-        textNarrows = nil
-        if let plan = _IndexedSearch(probe), binding.controller.startIndexing(plan.keys) {
-            indexedKeys = plan.keys
-        } else {
-            indexedKeys = nil
-        }
+        self.textNarrows = textNarrows
+        self.indexedKeys = indexedKeys
         resultsLayout = results
         self.scopes = scopes
-        let made = Self.makeResultsTable(for: binding, layout: results)
-        resultsTable = made.table
-        self.results = made.results
-        heights = made.heights
-        follower = made.follower
+        shown = _SearchResultsTable(for: binding, layout: results)
+        follower = _SearchFollower<R>()
+        follower.knownStarts = binding.controller.sectionStartPositions
+        binding.controller.addObserver(follower)
         follower.search = self
     }
 
     deinit {
         if let indexedKeys { base.controller.stopIndexing(indexedKeys) }
         base.controller.removeObserver(follower)
-    }
-
-    private static func makeResultsTable(
-        for binding: FetchedResultsTableBinding<R>, layout: ResultsLayout
-    ) -> (table: TableView, results: _SearchResults<R>, heights: _SearchResultsDelegate<R>, follower: _SearchFollower<R>) {
-        let main = binding.tableView
-        let table = TableView(viewportHeight: main?.viewportHeight ?? 480, style: main?.style ?? .plain, reusePool: main?.reusePool ?? ReusePool())
-        if let main {
-            table.rowHeight = main.rowHeight
-            table.estimatedRowHeight = main.estimatedRowHeight
-            table.sectionHeaderHeight = main.sectionHeaderHeight
-            table.sectionFooterHeight = main.sectionFooterHeight
-            table.anchoring = main.anchoring
-        }
-        let results = _SearchResults(binding, sectioned: layout == .sectioned && binding.controller.sectionNameKeyPath != nil)
-        let heights = _SearchResultsDelegate(results)
-        table.dataSource = results
-        table.delegate = heights
-        let follower = _SearchFollower<R>()
-        follower.knownStarts = binding.controller.sectionStartPositions
-        binding.controller.addObserver(follower)
-        return (table, results, heights, follower)
     }
 
     /// Whether a search is on.
@@ -336,7 +332,7 @@ public final class TableSearch<R: Record & Codable> {
     ///   outside the results.
     /// - Complexity: O(log *n*); with a batch size, a batch is read on a miss.
     public func object(at indexPath: TablePath) throws(FetchError) -> R {
-        try results.object(at: indexPath)
+        try shown.results.object(at: indexPath)
     }
 
     /// The index path in the main table of a row of the results table; nil
@@ -344,7 +340,7 @@ public final class TableSearch<R: Record & Codable> {
     ///
     /// - Complexity: O(log *s*) for *s* sections.
     public func mainIndexPath(forResultsIndexPath indexPath: TablePath) -> TablePath? {
-        results.mainIndexPath(for: indexPath)
+        shown.results.mainIndexPath(for: indexPath)
     }
 
     /// The objects of the results the results table shows, in order (the
@@ -353,96 +349,156 @@ public final class TableSearch<R: Record & Codable> {
     /// - Complexity: O(*m*) for *m* results (and reads every record, with a batch size).
     public var fetchedObjects: [R]? {
         guard isActive else { return nil }
-        return results.rows.compactMap { base.controller.object(atPosition: Int($0)) }
+        return shown.rows.compactMap { base.controller.object(atPosition: Int($0)) }
     }
 
     // MARK: Searching
 
-    private func search(_ text: String, scope: Int, leavingOutFailures: Bool = false) throws {
+    /// A search's predicates: the text's as a tree (a format search), the
+    /// text's and the scope's together, and the scope's alone, compiled.
+    private struct Matching {
+        var format: FormatPredicate?
+        var matches: (R) throws(FetchError) -> Bool
+        var scopeMatches: ((R) throws(FetchError) -> Bool)?
+    }
+
+    /// Searches `text` in `scope`, and shows what it found: remembered, or
+    /// found through the index or by the predicate; then remembered, and the
+    /// results table, the search field and the state set.
+    ///
+    /// - Parameter leavingOutFailures: whether a row whose predicate throws
+    ///   is left out (the first error kept in the search's `leftOut`)
+    ///   instead of failing the search.
+    func search(_ text: String, scope: Int, leavingOutFailures: Bool = false) throws {
         let controller = base.controller
         follower.knownStarts = controller.sectionStartPositions
-        if rememberedGeneration != controller.fetchGeneration {
-            forgetRemembered()
-            rememberedGeneration = controller.fetchGeneration
-        }
-        takeFinishedScans(waiting: false)
-        let format = try makeFormat?(text)
-        let textPredicate = try format.map { RecordPredicate($0) } ?? makePredicate(text)
-        let scopePredicate = scopes.indices.contains(scope) ? scopes[scope].predicate : nil
-        let predicate = scopePredicate.map { $0.and(textPredicate) } ?? textPredicate
-        let matches = try predicate.makeEvaluator()
-        let scopeMatches = try scopePredicate?.makeEvaluator()
+        remembered.start(generation: controller.fetchGeneration)
+        remembered.takeFinishedScans(waiting: false)
+        let matching = try matching(text, scope: scope)
 
-        var entry: _RememberedSearch<R>
+        let entry: _RememberedSearch<R>
         let method: UpdateMethod
-        if let known = remembered.lastIndex(where: { $0.text == text && $0.scope == scope }) {
-            entry = remembered.remove(at: known)
-            method = .remembered
+        if let known = remembered.take(text: text, scope: scope) {
+            (entry, method) = (known, .remembered)
+        } else if let plan = matching.format.flatMap({ _IndexedSearch($0) }), plan.keys == indexedKeys, let index = controller.searchIndex(plan.keys) {
+            (entry, method) = try findThroughIndex(text, scope: scope, plan: plan, index: index, matching, leavingOutFailures: leavingOutFailures)
         } else {
-            func record(_ position: Int32) throws(FetchError) -> R {
-                guard let record = controller.object(atPosition: Int(position)) else {
-                    throw .noObject(at: controller.indexPath(ofPosition: Int(position)), sectionCount: controller.numberOfSections, rowCount: nil)
-                }
-                return record
-            }
-            let plan = format.flatMap { _IndexedSearch($0) }
-            if let plan, plan.keys == indexedKeys, let index = controller.searchIndex(plan.keys) {
-                // The index: from the candidates of the longest earlier text inside this one.
-                var from: _RememberedSearch<R>?
-                for earlier in remembered where earlier.candidates != nil && earlier.plan.map({ plan.narrows($0) }) == true {
-                    if from == nil || earlier.plan!.length > from!.plan!.length { from = earlier }
-                }
-                var source = _ScanSource(positions: 0..<Int32(truncatingIfNeeded: controller.numberOfRows))
-                if let from, let list = from.candidates {
-                    // An earlier search still scanning: its candidates so far, then what it has left.
-                    source = from.scan.map { $0.source.after(list) } ?? from.scanLeft.map { $0.after(list) } ?? _ScanSource(list: list)
-                }
-                // In a big table, the first screens' worth now and the rest later.
-                let inParts = controller.numberOfRows >= scanInBackgroundFrom
-                if index.isExact && scopeMatches == nil {
-                    // The bytes decide every row: the rows are the candidates
-                    // (the same list, shared); the rest on a thread of its own.
-                    let found = index.scan(plan, source, limit: inParts ? firstScanRows : .max, budget: inParts ? 1 << 16 : .max)
-                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: found.found, rows: found.found, matches: matches)
-                    entry.scan = found.rest.map { _BackgroundScan(index, plan, $0, after: found.found) }
-                } else {
-                    // The scope, or the predicate for a row the bytes cannot
-                    // decide, tests each candidate: the scan and the tests a
-                    // slice at a time on this thread (`showFoundResults`).
-                    entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: [], rows: [], matches: matches)
-                    entry.scanLeft = source
-                    entry.startTesting(.candidates) { position, index throws(FetchError) in
-                        // The predicate decides a row the bytes cannot (or, the index gone, every row).
-                        guard let index, index.kind(at: Int(position)) == _FoldedRows.exact else { return try matches(try record(position)) }
-                        guard let scopeMatches else { return true }
-                        return try scopeMatches(try record(position))
-                    }
-                    try testFirstSlice(of: &entry, index: index, leavingOutFailures: leavingOutFailures)
-                }
-                method = .index(narrowedFrom: from?.text)
-            } else {
-                // The predicate: over the results of an earlier text it provably narrows.
-                var from: _RememberedSearch<R>?
-                for earlier in remembered.reversed() where earlier.scope == scope && earlier.isComplete && (from == nil || earlier.rows.count < from!.rows.count) {
-                    if textNarrows(text, format, from: earlier.text, earlier.format) { from = earlier }
-                }
-                entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: format, candidates: nil, rows: [], matches: matches)
-                entry.startTesting(from.map { .list($0.rows) } ?? .every(controller.numberOfRows)) { position, _ throws(FetchError) in
-                    try matches(try record(position))
-                }
-                try testFirstSlice(of: &entry, index: nil, leavingOutFailures: leavingOutFailures)
-                method = .predicate(narrowedFrom: from?.text)
-            }
+            (entry, method) = try findByPredicate(text, scope: scope, matching, leavingOutFailures: leavingOutFailures)
         }
-        remember(entry)
-        results.rows = entry.rows
-        results.isActive = true
-        results.recomputeRuns()
-        try resultsTable.reloadData()
+        remembered.remember(entry, mainRows: controller.numberOfRows)
+        try shown.show(entry.rows)
         lastUpdateMethod = method
         self.text = text
         selectedSearchScopeIndex = scope
         showSearchField()
+    }
+
+    /// The predicates of `text` in `scope`.
+    ///
+    /// - Throws: what making the text's predicate throws; a `FetchError`
+    ///   compiling them.
+    private func matching(_ text: String, scope: Int) throws -> Matching {
+        let format = try makeFormat?(text)
+        let textPredicate = try format.map { RecordPredicate($0) } ?? makePredicate(text)
+        let scopePredicate = scopes.indices.contains(scope) ? scopes[scope].predicate : nil
+        let predicate = scopePredicate.map { $0.and(textPredicate) } ?? textPredicate
+        return Matching(format: format, matches: try predicate.makeEvaluator(), scopeMatches: try scopePredicate?.makeEvaluator())
+    }
+
+    /// The main controller's object at a position, for a search's tests (a
+    /// function of the controller, not of the search, which remembers them).
+    private static func object(atPosition position: Int32, in controller: FetchedResultsController<R>) throws(FetchError) -> R {
+        guard let record = controller.object(atPosition: Int(position)) else {
+            throw .noObject(at: controller.indexPath(ofPosition: Int(position)), sectionCount: controller.numberOfSections, rowCount: nil)
+        }
+        return record
+    }
+
+    /// Finds a search's rows through the folded index: from the candidates
+    /// of the longest earlier text inside this one, or every row. In a big
+    /// table, the first screens' worth now and the rest later.
+    private func findThroughIndex(
+        _ text: String, scope: Int, plan: _IndexedSearch, index: _FoldedRows, _ matching: Matching, leavingOutFailures: Bool
+    ) throws(FetchError) -> (_RememberedSearch<R>, UpdateMethod) {
+        let controller = base.controller
+        let from = remembered.indexSource(for: plan)
+        var source = _ScanSource(positions: 0..<Int32(truncatingIfNeeded: controller.numberOfRows))
+        if let from, let list = from.candidates {
+            // An earlier search still scanning: its candidates so far, then what it has left.
+            source = from.scan.map { $0.source.after(list) } ?? from.scanLeft.map { $0.after(list) } ?? _ScanSource(list: list)
+        }
+        var entry: _RememberedSearch<R>
+        if index.isExact && matching.scopeMatches == nil {
+            // The bytes decide every row: the rows are the candidates (the
+            // same list, shared); the rest on a thread of its own.
+            let inParts = slices.scansInBackground(mainRows: controller.numberOfRows)
+            let found = index.scan(plan, source, limit: inParts ? firstScanRows : .max, budget: inParts ? 1 << 16 : .max)
+            entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: matching.format, candidates: found.found, rows: found.found, matches: matching.matches)
+            entry.scan = found.rest.map { _BackgroundScan(index, plan, $0, after: found.found) }
+        } else {
+            // The scope, or the predicate for a row the bytes cannot
+            // decide, tests each candidate: the scan and the tests a slice
+            // at a time on this thread (`showFoundResults`).
+            entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: matching.format, candidates: [], rows: [], matches: matching.matches)
+            entry.scanLeft = source
+            let (matches, scopeMatches) = (matching.matches, matching.scopeMatches)
+            entry.startTesting(.candidates) { position, index throws(FetchError) in
+                // The predicate decides a row the bytes cannot (or, the index gone, every row).
+                guard let index, index.kind(at: Int(position)) == _FoldedRows.exact else {
+                    return try matches(try Self.object(atPosition: position, in: controller))
+                }
+                guard let scopeMatches else { return true }
+                return try scopeMatches(try Self.object(atPosition: position, in: controller))
+            }
+            try testFirstSlice(of: &entry, index: index, leavingOutFailures: leavingOutFailures)
+        }
+        return (entry, .index(narrowedFrom: from?.text))
+    }
+
+    /// Finds a search's rows by its predicate: over the results of an
+    /// earlier text it provably narrows, or every row.
+    private func findByPredicate(
+        _ text: String, scope: Int, _ matching: Matching, leavingOutFailures: Bool
+    ) throws(FetchError) -> (_RememberedSearch<R>, UpdateMethod) {
+        let controller = base.controller
+        let from = remembered.predicateSource(scope: scope) { earlier in
+            self.textNarrows(text, matching.format, from: earlier.text, earlier.format)
+        }
+        let plan = matching.format.flatMap { _IndexedSearch($0) }
+        var entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: matching.format, candidates: nil, rows: [], matches: matching.matches)
+        let matches = matching.matches
+        entry.startTesting(from.map { .list($0.rows) } ?? .every(controller.numberOfRows)) { position, _ throws(FetchError) in
+            try matches(try Self.object(atPosition: position, in: controller))
+        }
+        try testFirstSlice(of: &entry, index: nil, leavingOutFailures: leavingOutFailures)
+        return (entry, .predicate(narrowedFrom: from?.text))
+    }
+
+    /// The first slice of a search's tests: in a big table until two screens
+    /// of results are found (or the slice is spent), the rest later; every
+    /// row in a smaller one.
+    private func testFirstSlice(of entry: inout _RememberedSearch<R>, index: _FoldedRows?, leavingOutFailures: Bool) throws(FetchError) {
+        let inParts = slices.testsInSlices(mainRows: base.controller.numberOfRows)
+        try entry.test(inParts ? slices.slice : nil, rowLimit: inParts ? firstScanRows : .max, index: index, leavingOutFailures: leavingOutFailures)
+    }
+
+    /// Rows of the results table two screens hold: what a search in a big
+    /// table finds before the rest goes to a thread of its own.
+    var firstScanRows: Int { _SearchSlices.firstRows(shownBy: resultsTable) }
+
+    /// Whether the objects matching `new` provably all match `old`.
+    private func textNarrows(_ new: String, _ newFormat: FormatPredicate?, from old: String, _ oldFormat: FormatPredicate?) -> Bool {
+        if let newFormat, let oldFormat { return newFormat.provablyNarrows(oldFormat, for: R.self) }
+        return textNarrows?(new, old) ?? false
+    }
+
+    /// The search field and the scope buttons, on both tables while searching.
+    private func showSearchField() {
+        for table in [base.tableView, resultsTable].compactMap({ $0 }) {
+            table.searchFieldText = text
+            table.searchScopeTitles = text == nil || scopes.isEmpty ? nil : searchScopeTitles
+            table.selectedSearchScopeIndex = selectedSearchScopeIndex
+        }
     }
 
     // MARK: Results found later
@@ -464,7 +520,7 @@ public final class TableSearch<R: Record & Codable> {
     /// search typed before the index is made goes on through the index once
     /// it is (the rows found so far keep their paths).
     public var isFindingResults: Bool {
-        guard isActive, let current = remembered.last, current.text == text else { return false }
+        guard isActive, let current = remembered.latest, current.text == text else { return false }
         return !current.isComplete
     }
 
@@ -488,14 +544,13 @@ public final class TableSearch<R: Record & Codable> {
     ///   the window.
     @discardableResult
     public func showFoundResults(waiting: Bool = false) throws -> Bool {
-        guard isActive, rememberedGeneration == base.controller.fetchGeneration else {
-            forgetRemembered()
+        guard isActive, remembered.isCurrent(generation: base.controller.fetchGeneration) else {
+            remembered.forgetAll()
             return true
         }
-        let shown = results.rows.count
         guard isFindingResults else { return true }
-        takeFinishedScans(waiting: waiting)
-        if let current = remembered.last, current.candidates == nil, let plan = current.plan, plan.keys == indexedKeys,
+        remembered.takeFinishedScans(waiting: waiting)
+        if let current = remembered.latest, current.candidates == nil, current.leftOut == nil, let plan = current.plan, plan.keys == indexedKeys,
            base.controller.searchIndex(plan.keys) != nil {
             // Typed before the index was made, the predicate tests every
             // row; now that it is made, the index finds the rest (a search
@@ -504,7 +559,7 @@ public final class TableSearch<R: Record & Codable> {
             // its path (its rest waited for when the index's first rows end
             // before it).
             let selected = resultsTable.indexPathsForSelectedRows
-            remembered.removeLast()
+            _ = remembered.take(text: current.text, scope: current.scope)
             try search(current.text, scope: current.scope)
             func isShown(_ path: TablePath) -> Bool {
                 path.section < resultsTable.numberOfSections && path.row < resultsTable.numberOfRows(inSection: path.section)
@@ -513,29 +568,10 @@ public final class TableSearch<R: Record & Codable> {
             for path in selected where isShown(path) { try resultsTable.selectRow(at: path) }
             return !isFindingResults
         }
-        if let k = remembered.indices.last, remembered[k].testedUpTo != nil {
-            // The index the candidates were found in (a change since started the search again).
-            let index = indexedKeys.flatMap { base.controller.searchIndex($0) }
-            do {
-                try remembered[k].test(waiting ? nil : slice, index: index)
-            } catch {
-                remembered.removeLast()   // not remembered: the same text searches again
-                throw error
-            }
-        }
-        guard !isFindingResults, let current = remembered.last else { return false }
-        results.rows = current.rows
-        results.recomputeRuns()
-        let added = current.rows.count - shown
-        if added > 0 && added <= 1024 && !results.isSectioned {
-            let update = BatchUpdate(insertedRows: (shown..<current.rows.count).map { TablePath(row: $0, section: 0) })
-            try resultsTable.performBatchUpdates(update, animations: base.rowAnimations)
-        } else if added > 0 {
-            // Many rows (or sections): a reload, the selected rows selected again (their paths are the same).
-            let selected = resultsTable.indexPathsForSelectedRows
-            try resultsTable.reloadData()
-            for path in selected { try resultsTable.selectRow(at: path) }
-        }
+        // The index the candidates were found in (a change since started the search again).
+        try remembered.testLatest(waiting ? nil : slices.slice, index: indexedKeys.flatMap { base.controller.searchIndex($0) })
+        guard !isFindingResults, let current = remembered.latest else { return false }
+        try shown.append(upTo: current.rows, animations: base.rowAnimations)
         return true
     }
 
@@ -556,353 +592,32 @@ public final class TableSearch<R: Record & Codable> {
         }
     }
 
-    /// Rows of the results table two screens hold: what a search in a big
-    /// table finds before the rest goes to a thread of its own.
-    var firstScanRows: Int {
-        let row = resultsTable.rowHeight > 0 ? resultsTable.rowHeight : resultsTable.estimatedRowHeight > 0 ? resultsTable.estimatedRowHeight : 44
-        let rows = (2 * resultsTable.viewportHeight / row).rounded(.up)
-        return rows.isFinite ? Int(Swift.min(4096, Swift.max(64, rows))) : 4096
-    }
-
-    /// The number of main rows from which a search through the index finds
-    /// all but the first rows later (internal: tests lower it).
-    var scanInBackgroundFrom = 1 << 15
-
-    /// The number of main rows from which the rows a search tests (by a
-    /// scope or the predicate) are tested in slices (internal: tests lower
-    /// it, and ``scanInBackgroundFrom`` lowers it too).
-    var testInPartsFrom = 1 << 12
-
-    /// A slice of tests by a scope or the predicate — the first one in
-    /// ``update(text:)``, each next one in ``showFoundResults(waiting:)``:
-    /// at most so many rows and so long (internal: tests make it rows only).
-    var slice = _TestSlice(rows: 1 << 16, nanoseconds: 4_000_000)
-
-    /// The first slice of a search's tests: in a big table until two screens
-    /// of results are found (or the slice is spent), the rest later; every
-    /// row in a smaller one.
-    private func testFirstSlice(of entry: inout _RememberedSearch<R>, index: _FoldedRows?, leavingOutFailures: Bool) throws(FetchError) {
-        let inParts = base.controller.numberOfRows >= Swift.min(scanInBackgroundFrom, testInPartsFrom)
-        try entry.test(inParts ? slice : nil, rowLimit: inParts ? firstScanRows : .max, index: index, leavingOutFailures: leavingOutFailures)
-    }
-
-    /// Adds what the finished scans found to their searches (all positions
-    /// as they were when the scans started: every change waits for them).
-    private func takeFinishedScans(waiting: Bool) {
-        for k in remembered.indices.reversed() {
-            guard let scan = remembered[k].scan else { continue }
-            guard let done = waiting ? .some(scan.waitForFound()) : scan.foundIfDone() else { continue }
-            guard let found = done else {
-                remembered.remove(at: k)   // stopped: the search is let go
-                continue
-            }
-            // A scan runs only for a search whose rows are its candidates,
-            // and returns them whole (the first ones, then the rest).
-            remembered[k].candidates = found
-            remembered[k].rows = found
-            remembered[k].scan = nil
-        }
-    }
-
-    /// Keeps a search as the latest, within the limits (the oldest go first).
-    /// A new scan in the background stops the others (their searches, half
-    /// found, are let go).
-    private func remember(_ entry: _RememberedSearch<R>) {
-        if entry.scan != nil {
-            for earlier in remembered { earlier.scan?.cancel() }
-            remembered.removeAll { $0.scan != nil }
-        }
-        remembered.append(entry)
-        let limit = Self.rememberedRowsBase + Self.rememberedRowsPerRow * base.controller.numberOfRows
-        var held = remembered.reduce(0) { $0 + $1.size }
-        while remembered.count > 1 && (remembered.count > Self.rememberedLimit || held > limit) {
-            let dropped = remembered.removeFirst()
-            dropped.scan?.cancel()
-            held -= dropped.size
-        }
-    }
-
-    /// Lets every remembered search go (their scans stopped).
-    private func forgetRemembered() {
-        for entry in remembered { entry.scan?.cancel() }
-        remembered = []
-    }
-
-    /// Whether the objects matching `new` provably all match `old`.
-    private func textNarrows(_ new: String, _ newFormat: FormatPredicate?, from old: String, _ oldFormat: FormatPredicate?) -> Bool {
-        if let newFormat, let oldFormat { return newFormat.provablyNarrows(oldFormat, for: R.self) }
-        return textNarrows?(new, old) ?? false
-    }
-
-    /// The search field and the scope buttons, on both tables while searching.
-    private func showSearchField() {
-        for table in [base.tableView, resultsTable].compactMap({ $0 }) {
-            table.searchFieldText = text
-            table.searchScopeTitles = text == nil || scopes.isEmpty ? nil : searchScopeTitles
-            table.selectedSearchScopeIndex = selectedSearchScopeIndex
-        }
-    }
+    // MARK: Ending, and what fails
 
     /// Ends the search: the results table empties; the main table, kept up to
     /// date all along, is the table again (without the search field). The
-    /// selected scope stays selected; the remembered results are let go.
+    /// selected scope stays selected; the remembered results are let go. A
+    /// failure emptying the results table goes to ``onError``.
     public func cancel() {
+        record(end().map { [Failure(error: $0, reloadError: nil, date: Date())] } ?? [])
+    }
+
+    /// Ends the search (see ``cancel()``): what emptying the results table
+    /// threw, if it did.
+    func end() -> (any Error)? {
         text = nil
-        forgetRemembered()
+        remembered.forgetAll()
         lastUpdateMethod = nil
-        results.isActive = false
-        results.rows = []
-        results.recomputeRuns()
+        var failure: (any Error)?
+        do { try shown.clear() } catch { failure = error }
         showSearchField()
-        try? resultsTable.reloadData()
+        return failure
     }
 
-    // MARK: Following the main controller
-
-    /// A change of the main controller: the rows of every remembered search
-    /// follow it (positions removed and shifted, the changed rows tested),
-    /// and the results table too.
-    ///
-    /// - Complexity: O(*k* + the rows remembered) for *k* changed rows.
-    func follow(removed: [Int32], inserted: [(position: Int32, record: R)]) {
-        guard isActive, !remembered.isEmpty, rememberedGeneration == base.controller.fetchGeneration else {
-            forgetRemembered()
-            return
-        }
-        // A search testing its candidates a slice at a time found them at
-        // the positions before the change: it starts again after it (others
-        // testing theirs are let go). Scans still running found positions as
-        // they were before the change too: theirs first.
-        let restart = remembered.last.map { $0.testedUpTo != nil && $0.text == text } ?? false
-        remembered.removeAll { $0.testedUpTo != nil }
-        let wasScanning = isFindingResults
-        takeFinishedScans(waiting: true)
-        let removed = Array(Set(removed)).sorted()
-        let inserted = inserted.sorted { $0.position < $1.position }
-        let positions = inserted.map(\.position)
-        let index = indexedKeys.flatMap { base.controller.searchIndex($0) }
-        var changes: (deleted: [Int], inserted: [Int]) = ([], [])
-        let records = Dictionary(inserted.map { ($0.position, $0.record) }, uniquingKeysWith: { a, _ in a })
-        for k in remembered.indices {
-            let entry = remembered[k]
-            let isCurrent = k == remembered.count - 1
-            let rows = Self.follow(entry.rows, removing: removed, inserting: positions) { position in
-                guard let record = records[position] else { return false }
-                return (try? entry.matches(record)) == true
-            }
-            remembered[k].rows = rows.list
-            if isCurrent { changes = (rows.deleted, rows.inserted) }
-            if let candidates = entry.candidates, let plan = entry.plan {
-                if let index {
-                    remembered[k].candidates = Self.follow(candidates, removing: removed, inserting: positions) { position in
-                        !index.candidates(plan, among: [position]).isEmpty
-                    }.list
-                } else {
-                    remembered[k].candidates = nil
-                }
-            }
-        }
-        if restart, let text {
-            // A row whose predicate fails is left out, as a changed row is above.
-            do { try search(text, scope: selectedSearchScopeIndex, leavingOutFailures: true) } catch { cancel() }
-            return
-        }
-        guard let current = remembered.last, current.text == text else { return }
-        results.rows = current.rows
-        results.recomputeRuns()
-        guard wasScanning || !changes.deleted.isEmpty || !changes.inserted.isEmpty else { return }
-        if results.isSectioned || wasScanning {
-            try? resultsTable.reloadData()
-        } else {
-            let update = BatchUpdate(
-                deletedRows: changes.deleted.map { TablePath(row: $0, section: 0) },
-                insertedRows: changes.inserted.map { TablePath(row: $0, section: 0) })
-            do {
-                try resultsTable.performBatchUpdates(update, animations: base.rowAnimations)
-            } catch {
-                try? resultsTable.reloadData()
-            }
-        }
-    }
-
-    /// A sorted list of positions after a change: `removed` (old positions)
-    /// out, the rest shifted, and of `inserted` (new positions) those `keep`
-    /// says, in. Also the old indexes of the rows out and the new indexes of
-    /// the rows in.
-    ///
-    /// - Complexity: O(*m* + *k*).
-    static func follow(
-        _ list: [Int32], removing removed: [Int32], inserting inserted: [Int32], keep: (Int32) -> Bool
-    ) -> (list: [Int32], deleted: [Int], inserted: [Int]) {
-        var deleted: [Int] = []
-        var middle: [Int32] = []
-        middle.reserveCapacity(list.count)
-        if removed.isEmpty {
-            middle = list
-        } else {
-            var j = 0
-            for (i, p) in list.enumerated() {
-                while j < removed.count && removed[j] < p { j += 1 }
-                if j < removed.count && removed[j] == p {
-                    deleted.append(i)
-                    continue
-                }
-                middle.append(p - Int32(truncatingIfNeeded: j))
-            }
-        }
-        guard !inserted.isEmpty else { return (middle, deleted, []) }
-        var result: [Int32] = []
-        result.reserveCapacity(middle.count + inserted.count)
-        var added: [Int] = []
-        var k = 0
-        for q in middle {
-            while k < inserted.count && inserted[k] <= q + Int32(truncatingIfNeeded: k) {
-                if keep(inserted[k]) {
-                    added.append(result.count)
-                    result.append(inserted[k])
-                }
-                k += 1
-            }
-            result.append(q + Int32(truncatingIfNeeded: k))
-        }
-        while k < inserted.count {
-            if keep(inserted[k]) {
-                added.append(result.count)
-                result.append(inserted[k])
-            }
-            k += 1
-        }
-        return (result, deleted, added)
-    }
-}
-
-/// A search remembered: its text and scope, the rows it found (and, through
-/// the index, the rows whose bytes hold its text: what a longer text scans).
-struct _RememberedSearch<R: Record & Codable> {
-    var text: String
-    var scope: Int
-    var plan: _IndexedSearch?
-    var format: FormatPredicate?
-    var candidates: [Int32]?
-    var rows: [Int32]
-    /// Its predicate (scope and text), compiled.
-    var matches: (R) throws(FetchError) -> Bool
-    /// The rest of its scan, while it runs on a thread of its own: the
-    /// candidates and rows hold the positions before the scan's source only.
-    var scan: _BackgroundScan?
-    /// While the rows it tests are tested on the caller's thread a slice at
-    /// a time: where the testing stopped (the rows hold those before).
-    var testedUpTo: Int?
-    /// What it tests: its candidates (more as the scan goes on), an earlier
-    /// search's rows, or every position below a count.
-    enum Tested { case candidates, list([Int32]), every(Int) }
-    var tested = Tested.every(0)
-    /// What its index scan has left (at first, all it scans), scanned a
-    /// step at a time as the tests reach the end of the candidates found so far.
-    var scanLeft: _ScanSource?
-    /// Whether a position is a row (its scope and text), given the index
-    /// the candidates were found in (when it is still there).
-    var keep: ((Int32, _FoldedRows?) throws(FetchError) -> Bool)?
-
-    /// Whether its rows are all found.
-    var isComplete: Bool { scan == nil && testedUpTo == nil }
-
-    /// The rows it holds.
-    var size: Int { rows.count + (candidates?.count ?? 0) }
-
-    /// Starts testing with `keep`.
-    mutating func startTesting(_ tested: Tested, keep: @escaping (Int32, _FoldedRows?) throws(FetchError) -> Bool) {
-        self.tested = tested
-        self.keep = keep
-        testedUpTo = 0
-    }
-
-    /// The number of positions to test (so far).
-    var testCount: Int {
-        switch tested {
-        case .candidates: candidates?.count ?? 0
-        case .list(let list): list.count
-        case .every(let count): count
-        }
-    }
-
-    /// Tests the positions left — within `slice` (every one when nil),
-    /// fewer once `rowLimit` rows are found — and appends those that are rows.
-    ///
-    /// - Throws: what the predicate throws on a position (unless
-    ///   `leavingOutFailures`: then it is left out); the rows hold those
-    ///   before it, and the testing stops at it.
-    mutating func test(_ slice: _TestSlice?, rowLimit: Int = .max, index: _FoldedRows?, leavingOutFailures: Bool = false) throws(FetchError) {
-        guard let from = testedUpTo, let keep else { return }
-        var k = from, tests = 0
-        defer {
-            testedUpTo = k < testCount || scanLeft != nil ? k : nil
-            if testedUpTo == nil { (self.keep, tested) = (nil, .every(0)) }
-        }
-        let budget = slice?.rows ?? .max
-        let deadline = slice?.nanoseconds.map { _Monotonic.nanoseconds() &+ $0 }
-        func late() -> Bool { deadline.map { _Monotonic.nanoseconds() > $0 } ?? false }
-        var count = testCount
-        while tests < budget && rows.count < rowLimit {
-            if k == count {
-                // The candidates found so far are tested: the scan goes on.
-                guard let left = scanLeft else { break }
-                if let index, let plan {
-                    let more = index.scan(plan, left, budget: slice?.scanPositions ?? .max)
-                    candidates?.append(contentsOf: more.found)
-                    scanLeft = more.rest
-                } else {
-                    // The index gone: every position left is a candidate (the predicate decides).
-                    candidates?.append(contentsOf: left.positions)
-                    scanLeft = nil
-                }
-                count = testCount
-                if late() { break }
-                continue
-            }
-            // The clock every 64 tests.
-            if tests & 63 == 63 && late() { break }
-            let position: Int32
-            switch tested {
-            case .candidates: position = candidates?[k] ?? 0
-            case .list(let list): position = list[k]
-            case .every: position = Int32(truncatingIfNeeded: k)
-            }
-            do {
-                if try keep(position, index) { rows.append(position) }
-            } catch {
-                if !leavingOutFailures { throw error }
-            }
-            k += 1
-            tests += 1
-        }
-    }
-}
-
-/// How much of a search's testing one call does: at most so many rows, and
-/// (when `nanoseconds` is not nil) about so long.
-struct _TestSlice {
-    var rows: Int
-    var nanoseconds: UInt64?
-    /// The positions of the index one step of a scan goes through.
-    var scanPositions = 1 << 16
-}
-
-/// Why a search could not do what it was asked.
-public enum TableSearchError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No scope button at this index.
-    case scopeOutOfRange(index: Int, scopeCount: Int)
-    /// Searching again (in another scope) failed: why.
-    case searchFailed(String)
-
-    public var description: String {
-        switch self {
-        case let .scopeOutOfRange(index, 0):
-            return "no scope at index \(index): the search has no scopes (give TableSearch scopes: to show scope buttons)"
-        case let .scopeOutOfRange(index, count):
-            return "no scope at index \(index): the search has \(count) scopes (0...\(count - 1))"
-        case .searchFailed(let reason):
-            return "the search failed: \(reason)"
-        }
+    /// Records the failures of a change or a cancel in ``lastError`` (the
+    /// last; nil for none) and reports each to ``onError``.
+    func record(_ failures: [Failure]) {
+        lastError = failures.last
+        for failure in failures { onError?(failure) }
     }
 }

@@ -185,35 +185,3 @@ final class _SearchResultsDelegate<R: Record & Codable>: TableViewDelegate {
         return main.delegate.tableView(main.table, heightForFooterInSection: results.runs[section].section)
     }
 }
-
-/// Follows the main controller for a search: the positions each change took
-/// out (before it) and put in (after it), with their records.
-final class _SearchFollower<R: Record & Codable>: FetchedResultsControllerDelegate {
-    typealias Object = R
-    weak var search: TableSearch<R>?
-    /// The main sections' starts before the change (after the last one).
-    var knownStarts: [Int] = [0]
-    var removed: [Int32] = []
-    var inserted: [(position: Int32, record: R)] = []
-
-    func controllerWillChangeContent(_ controller: FetchedResultsController<R>) {
-        removed = []
-        inserted = []
-    }
-
-    func controller(_ controller: FetchedResultsController<R>, didChange object: R, at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
-        if let old = indexPath, knownStarts.indices.contains(old.section) {
-            removed.append(Int32(truncatingIfNeeded: knownStarts[old.section] + old.row))
-        }
-        if let new = newIndexPath ?? (type == .update ? indexPath : nil), let position = controller.position(of: new) {
-            inserted.append((Int32(truncatingIfNeeded: position), object))
-        }
-    }
-
-    func controllerDidChangeContent(_ controller: FetchedResultsController<R>) {
-        knownStarts = controller.sectionStartPositions
-        search?.follow(removed: removed, inserted: inserted)
-        removed = []
-        inserted = []
-    }
-}

@@ -109,6 +109,14 @@ extension TableSnapshot {
     /// The items of every section, in order (for the data sources of this package).
     package var itemIdentifiersBySection: [[ItemIdentifierType]] { _items }
 
+    /// The items of a section, in order; nil when the section is not in the
+    /// snapshot (for the data sources of this package, where a missing
+    /// section means no items rather than a mistake).
+    @inlinable
+    package func itemIdentifiersIfPresent(inSection identifier: SectionIdentifierType) -> [ItemIdentifierType]? {
+        indexOfSection(identifier).map { _items[$0] }
+    }
+
     /// The number of items in a section.
     ///
     /// - Throws: ``TableSnapshotError/sectionNotFound(_:)`` when the section is

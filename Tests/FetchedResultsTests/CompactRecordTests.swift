@@ -1,4 +1,5 @@
 import Foundation
+import InternalTableUtilities
 import TableTestSupport
 import Testing
 @testable import FetchedResults
@@ -239,6 +240,7 @@ import Testing
                     #expect(index.position(of: Key(value: key), in: records) == model[key], "seed \(seed)")
                 }
                 #expect(index.count == model.count)
+                index.slots._checkInvariants()
             }
             for (key, k) in model { #expect(index.position(of: Key(value: key), in: records) == k, "seed \(seed)") }
         }

@@ -70,6 +70,28 @@ import Testing
         }
     }
 
+    /// A name holding a right-to-left override (or any bidirectional
+    /// control) would reorder the rest of its line on the terminal: `render`
+    /// shows a space instead, in the rows, the section headers, the index
+    /// and the search field.
+    @Test func bidirectionalControlsNeverReachTheTerminal() {
+        let folder = TemporaryFolder()
+        let people = #"""
+            [{"id":1,"name":"Ada \u202Eecalevol","city":"Lon\u2067don\u2069"},
+             {"id":2,"name":"Grace\u200F Hopper","city":"New York\u061C"},
+             {"id":3,"name":"\u202Aplain\u202C","city":"Paris\u200E"}]
+            """#
+        let file = folder.file("people.json", people)
+        let bidirectional: Set<UInt32> = Set(0x202A...0x202E).union(0x2066...0x2069).union([0x200E, 0x200F, 0x061C])
+        for arguments in [["--sort", "name"], ["--sort", "city,name", "--section-key", "city", "--index"], ["--sort", "name", "--search", "a\u{202E}"]] {
+            let result = runCLI(["render", file, "--width", "40", "--height", "8"] + arguments)
+            #expect(result.status == 0 && result.err == "", "\(arguments): \(result.err)")
+            #expect(!result.out.unicodeScalars.contains { bidirectional.contains($0.value) }, "\(arguments): \(result.out.debugDescription)")
+            #expect(result.out.split(separator: "\n").allSatisfy { TerminalText.width(of: $0) == 40 }, "\(arguments)")
+        }
+        #expect(runCLI(["render", file, "--sort", "name", "--width", "40", "--height", "8"]).out.contains("Ada  ecalevol"))
+    }
+
     @Test(arguments: [
         (["--width", "0"], "--width takes a whole number from 1 to 10000, not '0'", 2),
         (["--width", "20000"], "--width takes a whole number from 1 to 10000, not '20000'", 2),

@@ -25,6 +25,25 @@ import Testing
         #expect(TerminalText.width(of: "Zoe\u{308} 👍🏽") == 6)
     }
 
+    /// Bidirectional controls would reorder what follows them on a terminal
+    /// (a right-to-left override shows "abc\u{202E}def" as "abcfed"): each
+    /// becomes a space, as a control character does; other format
+    /// characters and right-to-left letters stay.
+    @Test func bidirectionalControlsBecomeSpaces() {
+        let controls = (Array(0x202A...0x202E) + Array(0x2066...0x2069) + [0x200E, 0x200F, 0x061C]).map { Character(Unicode.Scalar($0)!) }
+        for control in controls {
+            let text = "abc\(control)def"
+            let name = String(control.unicodeScalars.first!.value, radix: 16)
+            #expect(TerminalText.sanitized(text) == "abc def", "U+\(name)")
+            #expect(TerminalText.width(of: text) == 7, "U+\(name)")
+            #expect(TerminalText.fitting(text, into: 5) == "abc …", "U+\(name)")
+            #expect(TerminalText.sanitized(String(control)) == " ", "U+\(name)")
+        }
+        for kept in ["👩‍👩‍👧", "soft\u{AD}hyphen", "Grüße – שלום", "zero\u{200B}width", "مرحبا"] {
+            #expect(TerminalText.sanitized(kept) == kept)
+        }
+    }
+
     @Test func fittingPadsAlignsAndCuts() {
         #expect(TerminalText.fitting("ab", into: 5) == "ab   ")
         #expect(TerminalText.fitting("ab", into: 5, alignment: .right) == "   ab")

@@ -212,7 +212,9 @@ import XCTest
         let words = [
             "", "a", "Fog", "東京", "👩‍👩‍👧", "e\u{301}", "\u{301}", "🇯🇵", "☀️", "tab\tnew\nline", "\u{7}", "한국어", "ｆｕｌｌ",
             "a long text that will not fit in narrow widths at all", "…", "\u{200B}", "x\u{20DD}", "Ⓐ",
+            "\u{202E}evil", "\u{2067}rtl\u{2069}", "\u{200F}",
         ]
+        let bidirectionalControls: Set<UInt32> = Set(0x202A...0x202E).union(0x2066...0x2069).union([0x200E, 0x200F, 0x061C])
         func text() -> String { (0..<Int.random(in: 0...4, using: &g)).map { _ in words.randomElement(using: &g)! }.joined(separator: " ") }
         let template: TextLineTemplate = "{a} {b:>6} | {c:^4}{d}"
         for round in 0..<400 {
@@ -255,6 +257,7 @@ import XCTest
                 Issue.record("round \(round): width \(TerminalText.width(of: line)) ≠ \(width): \(line.debugDescription)")
             }
             #expect(renderer.text(for: frame) == out)
+            #expect(!out.unicodeScalars.contains { bidirectionalControls.contains($0.value) }, "round \(round): a bidirectional control reaches the terminal")
             // The before/after view keeps the width too.
             var batch = BatchUpdate()
             batch.moveRow(at: TablePath(row: 123_456, section: 7), to: TablePath(row: 0, section: 99_999))

@@ -85,8 +85,8 @@ import TableTestSupport
             }
             let scopes: [TableSearch<DynamicObject>.Scope] = scoped ? [.init("All"), .init("Even", predicate: RecordPredicate { Self.isEven($0) })] : []
             let search = try TableSearch(binding, format: format, results: sectioned ? .sectioned : .flat, scopes: scopes)
-            search.scanInBackgroundFrom = 0
-            search.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
+            search.slices.scanInBackgroundFrom = 0
+            search.slices.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
             TableSearchIndexTests.waitForIndex(search)
             #expect(search.isSearchIndexReady == (formatIndex < 2))
             let arguments = format.components(separatedBy: "%@").count - 1
@@ -180,8 +180,8 @@ import TableTestSupport
             let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
             let format = Self.formats[g.int(0..<2)]
             let search = try TableSearch(binding, format: format, results: sectioned ? .sectioned : .flat)
-            search.scanInBackgroundFrom = 0
-            search.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
+            search.slices.scanInBackgroundFrom = 0
+            search.slices.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
             // The index is made meanwhile on another thread: a round where it was first is left out.
             guard !search.isSearchIndexReady else { continue }
             let text = Self.texts[g.int(0..<Self.texts.count)]
@@ -228,7 +228,7 @@ import TableTestSupport
         try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
         let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
         let search = try TableSearch(binding, format: "name CONTAINS[cd] %@")
-        search.scanInBackgroundFrom = 0
+        search.slices.scanInBackgroundFrom = 0
         TableSearchIndexTests.waitForIndex(search)
         let all = try (controller.fetchedObjects ?? []).filter { try FormatPredicate(format: "name CONTAINS[cd] 'a'").evaluate(with: $0) }.map(\.id)
         #expect(all.count > 200)
@@ -275,8 +275,8 @@ import TableTestSupport
 
         // In slices: the first rows now, the failing row in a later call.
         let search = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: scopes)
-        search.scanInBackgroundFrom = 0
-        search.slice = _TestSlice(rows: 40, nanoseconds: nil)
+        search.slices.scanInBackgroundFrom = 0
+        search.slices.slice = _TestSlice(rows: 40, nanoseconds: nil)
         TableSearchIndexTests.waitForIndex(search)
         try search.selectScope(at: 1)
         try search.update(text: "a")

@@ -101,7 +101,7 @@ extension FetchedResultsController {
             if change.old != nil || change.new != nil { changes.append(change) }
         }
         // What the changed objects read now (kept only once every change is known).
-        for (id, refs) in reads { reverse?.note(id, reads: refs) }
+        for (id, refs) in reads { reverse?.replaceReads(of: id, with: refs) }
         return changes
     }
 
@@ -408,7 +408,7 @@ final class _ReverseMap<R: Record & Codable> {
     ///
     /// - Complexity: O(*p*) for *p* objects read, before and now.
     @usableFromInline
-    func note(_ id: R.ID, reads new: [_Ref]) {
+    func replaceReads(of id: R.ID, with new: [_Ref]) {
         for old in reads[id] ?? [] {
             readersOf[old]?.remove(id)
             if readersOf[old]?.isEmpty == true { readersOf[old] = nil }

@@ -230,7 +230,7 @@ public final class FetchedResultsController<R: Record & Codable> {
             fetched = cached
         } else {
             let version = store.version
-            fetched = try _Fetch.run(compiled, in: access, keepRecords: keepRecords, reads: reverse.map { map in { id, refs in map.note(id, reads: refs) } })
+            fetched = try _Fetch.run(compiled, in: access, keepRecords: keepRecords, reads: reverse.map { map in { id, refs in map.replaceReads(of: id, with: refs) } })
             if let failure = compiled.failure { throw failure }
             if let cacheName, cacheable {
                 store.keep(fetched, named: cacheName, for: key, keepingRecords: keepRecords, fetchedAt: version)

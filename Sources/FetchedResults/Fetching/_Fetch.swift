@@ -308,6 +308,9 @@ struct _Fetched<R: Record>: Sendable {
 }
 
 /// The matches of a fetch as they are found: what `_Fetched` keeps of each.
+/// A scan dropped half-way (a predicate that throws) frees what it holds:
+/// its records and sequences are arrays, its sort values column builders
+/// that free their buffers when they go.
 @usableFromInline
 struct _FetchScan<R: Record & Codable> {
     @usableFromInline let compiled: _CompiledRequest<R>
@@ -351,6 +354,8 @@ struct _FetchScan<R: Record & Codable> {
 enum _Fetch {
     /// Evaluates and orders every record the context sees.
     ///
+    /// - Throws: what the predicate throws on a record; the matches found
+    ///   before it are let go (the scan's column builders free their buffers).
     /// - Complexity: O(*n* + *m* log *m*) for *n* records and *m* matches.
     @inlinable
     static func run<R: Record & Codable>(

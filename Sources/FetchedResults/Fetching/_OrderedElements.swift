@@ -66,7 +66,7 @@ struct _OrderedElements<R: Record> {
     @usableFromInline var members: _MemberIndex<R>? = nil
     /// The identity index being built on a thread of its own since the
     /// fetch (``startBuildingMembers()``); taken by the first call that needs it.
-    @usableFromInline var pendingMembers: _Handover<_UncheckedSendable<_MemberIndex<R>>>? = nil
+    @usableFromInline var pendingMembers: _BackgroundValue<_UncheckedSendable<_MemberIndex<R>>>? = nil
     /// Whether every chunk keeps its elements' records.
     @usableFromInline var keepsRecords = false
 
@@ -222,7 +222,7 @@ struct _OrderedElements<R: Record> {
         // as references the thread only stores.
         let parts = _UncheckedSendable(chunks.map { ($0, $0.elements) })
         let count = count
-        pendingMembers = _Handover {
+        pendingMembers = _BackgroundValue {
             var index = _MemberIndex<R>(capacity: count)
             for (chunk, elements) in parts.value { index.insert(elements, in: chunk) }
             return _UncheckedSendable(index)

@@ -459,7 +459,7 @@ package struct _FoldedRows: Sendable {
 package final class _BackgroundScan: Sendable {
     /// What it scans.
     package let source: _ScanSource
-    private let handover: _Handover<[Int32]?>
+    private let handover: _BackgroundValue<[Int32]?>
     private let cancelled: _Lock<Bool>
 
     /// Scans `source` on a thread of its own; what it finds follows `first`,
@@ -468,7 +468,7 @@ package final class _BackgroundScan: Sendable {
         self.source = source
         let cancelled = _Lock(false)
         self.cancelled = cancelled
-        handover = _Handover(makingOnAThreadOfItsOwn: {
+        handover = _BackgroundValue(makingOnAThreadOfItsOwn: {
             var found = first
             var left: _ScanSource? = source
             let total = source.count
@@ -526,7 +526,7 @@ final class _SearchIndexSlot<R: Record>: @unchecked Sendable {
     var rows: _FoldedRows?
     /// The index being made, the store's version it was made at, and whether
     /// a save came in meanwhile (then it is made again).
-    var pending: _Handover<(rows: _FoldedRows, stale: Bool)>?
+    var pending: _BackgroundValue<(rows: _FoldedRows, stale: Bool)>?
     /// The changes since the making started.
     var log: [Change] = []
 
@@ -664,7 +664,7 @@ extension FetchedResultsController {
             let made = make()
             slot.rows = made.stale ? nil : made.rows
         } else {
-            slot.pending = _Handover(makingOnAThreadOfItsOwn: make)
+            slot.pending = _BackgroundValue(makingOnAThreadOfItsOwn: make)
         }
     }
 

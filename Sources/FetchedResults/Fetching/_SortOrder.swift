@@ -198,8 +198,12 @@ enum _TypedColumn {
 /// general values from the first value of another kind. The typed buffers
 /// have room for `capacity` values from the start: what a predicate leaves
 /// unused is never touched, so it takes no memory.
+///
+/// It owns its buffers until ``column()`` hands them to the column it makes;
+/// a builder let go before that — a fetch whose predicate throws half-way —
+/// frees them (and the values in them) in its `deinit`.
 @usableFromInline
-struct _ColumnBuilder {
+final class _ColumnBuilder {
     private enum Kind { case none, strings, ints, doubles, dates, collated, general }
     private var kind = Kind.none
     private var capacity: Int
@@ -232,7 +236,7 @@ struct _ColumnBuilder {
 
     /// Appends the value of the next match (at most `capacity` in all).
     @usableFromInline
-    mutating func append(_ value: _SortValue) {
+    func append(_ value: _SortValue) {
         if count == capacity { grow() }
         switch (kind, value) {
         case (.strings, .string(let s)): (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: s)
@@ -256,7 +260,7 @@ struct _ColumnBuilder {
     /// Appends the value of the next match under `comparison`: a string
     /// under a collation goes into a collated column as its key and itself.
     @usableFromInline
-    mutating func append(_ value: RecordValue, comparison: SortKey.StringComparison) {
+    func append(_ value: RecordValue, comparison: SortKey.StringComparison) {
         if kind == .collated || kind == .none {
             switch comparison {
             case .collation(let collation):
@@ -271,7 +275,7 @@ struct _ColumnBuilder {
         append(_SortValue(value, comparison: comparison))
     }
 
-    private mutating func appendCollated(_ key: [UInt32], _ string: String) {
+    private func appendCollated(_ key: [UInt32], _ string: String) {
         if kind == .none { start(.collated) }
         if count == capacity { grow() }
         (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: string)
@@ -281,7 +285,7 @@ struct _ColumnBuilder {
     }
 
     /// Doubles the room of the buffers in use.
-    private mutating func grow() {
+    private func grow() {
         func moved<T>(_ buffer: UnsafeMutableBufferPointer<T>, keeping n: Int, capacity: Int) -> UnsafeMutableBufferPointer<T> {
             guard let base = buffer.baseAddress else { return buffer }
             let new = UnsafeMutableBufferPointer<T>.allocate(capacity: capacity)
@@ -299,7 +303,7 @@ struct _ColumnBuilder {
     }
 
     /// Makes room for values of `kind`, the first one's.
-    private mutating func start(_ kind: Kind) {
+    private func start(_ kind: Kind) {
         self.kind = kind
         switch kind {
         case .strings: strings = .allocate(capacity: capacity)
@@ -326,7 +330,7 @@ struct _ColumnBuilder {
     }
 
     /// Moves the values so far into general values (a value of another kind came).
-    private mutating func becomeGeneral() {
+    private func becomeGeneral() {
         let values = UnsafeMutableBufferPointer<_SortValue>.allocate(capacity: capacity)
         for k in 0..<count { (values.baseAddress.unsafelyUnwrapped + k).initialize(to: value(at: k)) }
         release()
@@ -335,7 +339,7 @@ struct _ColumnBuilder {
     }
 
     /// Frees the typed buffers (not `general`).
-    private mutating func release() {
+    private func release() {
         if strings.baseAddress != nil { strings.extracting(0..<count).deinitialize().deallocate() }
         if numbers.baseAddress != nil { numbers.deallocate() }
         if reals.baseAddress != nil { reals.deallocate() }
@@ -347,9 +351,16 @@ struct _ColumnBuilder {
         words = []
     }
 
-    /// The column of the values appended (its buffers the column's now).
+    deinit {
+        release()
+        if general.baseAddress != nil { general.extracting(0..<count).deinitialize().deallocate() }
+    }
+
+    /// The column of the values appended: its buffers are the column's now,
+    /// and the builder is empty.
     @usableFromInline
-    consuming func column() -> _TypedColumn {
+    func column() -> _TypedColumn {
+        defer { handOver() }
         switch kind {
         case .strings: return .strings(strings.extracting(0..<count))
         case .ints: return .ints(numbers.extracting(0..<count))
@@ -363,6 +374,18 @@ struct _ColumnBuilder {
         case .general: return .general(general.extracting(0..<count))
         case .none: return .ints(.allocate(capacity: 0))
         }
+    }
+
+    /// Forgets the buffers a column owns now (the `deinit` frees none of them).
+    private func handOver() {
+        strings = .init(start: nil, count: 0)
+        numbers = .init(start: nil, count: 0)
+        reals = .init(start: nil, count: 0)
+        general = .init(start: nil, count: 0)
+        starts = .init(start: nil, count: 0)
+        words = []
+        count = 0
+        kind = .none
     }
 }
 

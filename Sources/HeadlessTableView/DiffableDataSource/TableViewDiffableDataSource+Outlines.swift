@@ -58,7 +58,7 @@ extension TableViewDiffableDataSource {
         var outline = sectionSnapshot
         outline.prepareOrder()
         let visible = outline.visibleItems
-        let before = (try? shown.itemIdentifiers(inSection: section)) ?? []
+        let before = shown.itemIdentifiersIfPresent(inSection: section) ?? []
         do {
             if target.indexOfSection(section) == nil { try target.appendSections([section]) }
             try target.deleteItems(before)
@@ -94,8 +94,12 @@ extension TableViewDiffableDataSource {
     public final func snapshot(for section: SectionIdentifierType) -> SectionSnapshot {
         if live == nil, let outline = outlines[section] { return outline }
         var flat = SectionSnapshot()
-        let items = (try? snapshot().itemIdentifiers(inSection: section)) ?? []
-        try? flat.append(items)
+        do {
+            try flat.append(snapshot().itemIdentifiersIfPresent(inSection: section) ?? [])
+        } catch {
+            // Not reached: a section's items are unique in a snapshot.
+            assertionFailure("the items of section \(section) as root items: \(error)")
+        }
         return flat
     }
 
@@ -212,9 +216,18 @@ extension TableViewDiffableDataSource {
         for (index, section) in rows {
             guard let outline = outlines[section] else { continue }
             let visible = outline.visibleItems
-            if let items = try? _current.itemIdentifiers(inSection: section) {
-                try? _current.deleteItems(items)
-                try? _current.appendItems(visible, toSection: section)
+            if let items = _current.itemIdentifiersIfPresent(inSection: section) {
+                // The rows shown are the visible items already (an expansion
+                // checks that none is in another section): the snapshot
+                // follows, all or nothing.
+                var settled = _current
+                do {
+                    try settled.deleteItems(items)
+                    try settled.appendItems(visible, toSection: section)
+                    _current = settled
+                } catch {
+                    assertionFailure("the rows of section \(section) written back: \(error)")
+                }
             }
             if reported.items.indices.contains(index) { reported.items[index] = visible }
         }
@@ -227,7 +240,7 @@ extension TableViewDiffableDataSource {
     func keepMatchingOutlines() {
         guard !outlines.isEmpty else { return }
         for (section, outline) in outlines {
-            guard let items = try? _current.itemIdentifiers(inSection: section), items == outline.visibleItems else {
+            guard let items = _current.itemIdentifiersIfPresent(inSection: section), items == outline.visibleItems else {
                 outlines[section] = nil
                 continue
             }
@@ -252,7 +265,8 @@ extension TableViewDiffableDataSource {
 
     /// An item's level and disclosure state in an outline; nil without one.
     static func outlineState(of item: ItemIdentifierType, in outline: SectionSnapshot?) -> TableFrame.Outline? {
-        guard let outline, let level = try? outline.level(of: item) else { return nil }
+        // An item the outline does not hold (the one error `level(of:)` has) has no state.
+        guard let outline, outline.contains(item), let level = try? outline.level(of: item) else { return nil }
         let disclosure: TableFrame.Outline.Disclosure =
             !outline.hasChildren(item) ? .none : outline.isExpanded(item) ? .expanded : .collapsed
         return TableFrame.Outline(level: level, disclosure: disclosure)
@@ -281,7 +295,8 @@ extension TableViewDiffableDataSource: _OutlineTapHandling {
         }
         if handlers.shouldExpandItem?(item) == false { return true }
         handlers.willExpandItem?(item)
-        if let provide = handlers.snapshotForExpandingParent, let children = try? outlines[section]!.snapshot(of: item) {
+        if let provide = handlers.snapshotForExpandingParent {
+            let children = try outlines[section]!.snapshot(of: item)
             let given = provide(item, children)
             if given != children {
                 let elsewhere = given.items.filter { isElsewhere($0, than: section) }

@@ -6,8 +6,10 @@ import TableDiff
 /// two for East Asian Wide and Fullwidth ones (CJK, Hangul syllables, most
 /// emoji), none for combining marks and format characters standing alone, one
 /// for the rest — except that an emoji made to show as emoji (`U+FE0F`) and a
-/// flag take two. Control characters (a newline, a tab) would move the cursor:
-/// ``sanitized(_:)`` turns each into one space first.
+/// flag take two. Control characters (a newline, a tab) would move the
+/// cursor, and bidirectional controls (a right-to-left override, U+202E)
+/// would reorder what a person reads after them: ``sanitized(_:)`` turns
+/// each into one space first.
 ///
 /// ```swift
 /// TerminalText.width(of: "中文 ok")                   // 7
@@ -51,10 +53,16 @@ public enum TerminalText {
     }
 
     /// The text with every control character — a newline, a tab, a carriage
-    /// return, any other C0 or C1 control — as one space, so that it stays on
-    /// its line and keeps its columns.
+    /// return, any other C0 or C1 control — and every bidirectional control
+    /// (the embeddings, overrides and isolates U+202A–U+202E and
+    /// U+2066–U+2069, the marks U+200E, U+200F and U+061C) as one space, so
+    /// that it stays on its line, keeps its columns and reads in the order
+    /// it is written.
+    ///
+    /// - Complexity: O(*n*); one byte scan for text without them.
     public static func sanitized(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return text }
+        // The lead bytes of C1 controls (0xC2), U+061C (0xD8) and U+2xxx (0xE2).
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) else { return text }
         return String(text.map { isControl($0) ? " " : $0 })
     }
 
@@ -86,9 +94,16 @@ public enum TerminalText {
         return result + String(repeating: " ", count: room - taken) + mark
     }
 
+    /// Whether a character is one ``sanitized(_:)`` turns into a space: a C0
+    /// or C1 control, or a bidirectional control (each is a character of its
+    /// own: a grapheme break comes before and after it).
     static func isControl(_ character: Character) -> Bool {
         guard let first = character.unicodeScalars.first else { return false }
-        return first.value < 0x20 || (0x7F...0x9F).contains(first.value)
+        switch first.value {
+        case 0..<0x20, 0x7F...0x9F: return true
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
     }
 
     static func _isWide(_ value: UInt32) -> Bool {

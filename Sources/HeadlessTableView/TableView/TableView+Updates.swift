@@ -221,12 +221,63 @@ extension TableView {
 
     /// Checks the collected batch and applies it — all or nothing: if the data
     /// source then fails to make a cell, the table is put back as it was.
+    ///
+    /// The phases: the batch checked against the data source's counts; the
+    /// reader's place followed through it; the layout, cells and selection
+    /// following the rows; the rows to reconfigure made again; the window
+    /// filled (or everything put back); then shown and reported.
     func commitPendingUpdate() throws {
         let update = pendingUpdate, reconfigure = pendingReconfigure, animations = pendingAnimations
         pendingUpdate = BatchUpdate()
         pendingReconfigure = []
         pendingAnimations = [:]
         guard !isBusy else { throw TableViewError.busy }
+        let (dataSource, counts, mapping) = try checked(update, reconfiguring: reconfigure)
+        let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
+        let saved = shown
+        let countsBefore = rowCounts
+        let anchor = anchorFollowing(mapping, countsBefore: countsBefore, countsAfter: counts)
+        layout = try updatedLayout(mapping, counts: counts)
+        rowCounts = counts
+        dataGeneration &+= 1
+        indexTitles = dataSource.sectionIndexTitles(for: self)
+        let (followed, leaving) = cellsFollowRows(mapping)
+        selectionFollowsRows(mapping, countsBefore: countsBefore, countsAfter: counts)
+        // The rows to reconfigure get their cells and heights before the
+        // window is filled (for those heights too), so that a failure of
+        // either leaves the table as it was.
+        let refreshed: [_RefreshedCell]
+        do {
+            refreshed = try refreshedCells(at: reconfigure)
+        } catch {
+            shown = saved
+            throw error
+        }
+        for row in refreshed { layout.setHeight(row.height, ofRow: row.path) }
+        contentOffset = anchoredOffset(anchor)
+        do {
+            try fillWindow(leaving: leaving, anchor: anchor)
+        } catch {
+            putBack(saved, followed: followed, refreshed: refreshed)
+            throw error
+        }
+        show(refreshed)
+        for path in selected { cells[path]?.isSelected = true }
+        followPrefetchedRows(mapping)
+        followSwipedRow(mapping)
+        display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
+    }
+
+    /// The first phase of a batch: the data source, its row counts now, and
+    /// the batch checked against them and the counts before.
+    ///
+    /// - Throws: ``TableViewError/noDataSource``, a geometry setting's error,
+    ///   ``TableViewError/inconsistentUpdate(_:)``, or
+    ///   ``TableViewError/invalidIndexPath(_:sectionCount:rowCount:)`` for a
+    ///   row to reconfigure that is not there after the batch.
+    private func checked(
+        _ update: BatchUpdate, reconfiguring reconfigure: [TablePath]
+    ) throws -> (dataSource: any TableViewDataSource, counts: [Int], mapping: BatchMapping) {
         guard let dataSource else { throw TableViewError.noDataSource }
         try checkGeometrySettings()
         let counts = try Self.counts(of: dataSource, in: self)
@@ -239,21 +290,22 @@ extension TableView {
         for path in reconfigure where !(counts.indices.contains(path.section) && (0..<counts[path.section]).contains(path.row)) {
             throw TableViewError.invalidIndexPath(path, sectionCount: counts.count, rowCount: counts.indices.contains(path.section) ? counts[path.section] : nil)
         }
-        let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
-        let saved = shown
-        let countsBefore = rowCounts
-        // The reader's place (``anchoring``): the anchor row followed through the batch.
-        var anchor = anchorBeforeChange()
-        if case .row(let path, let y) = anchor {
-            anchor = Self.survivingRow(from: path, mapping, countsBefore: countsBefore, countsAfter: counts).map { _Anchor.row($0, y) } ?? .offset
-        }
-        layout = try updatedLayout(mapping, counts: counts)
-        rowCounts = counts
-        dataGeneration &+= 1
-        indexTitles = dataSource.sectionIndexTitles(for: self)
+        return (dataSource, counts, mapping)
+    }
 
-        // Cells follow their rows; deleted and reloaded rows give theirs back
-        // (after the new cells are made: a reloaded row gets another cell).
+    /// The reader's place (``anchoring``) followed through a batch: the
+    /// anchor row where the batch takes it, or the offset when it goes.
+    private func anchorFollowing(_ mapping: BatchMapping, countsBefore: [Int], countsAfter: [Int]) -> _Anchor {
+        let anchor = anchorBeforeChange()
+        guard case .row(let path, let y) = anchor else { return anchor }
+        return Self.survivingRow(from: path, mapping, countsBefore: countsBefore, countsAfter: countsAfter).map { _Anchor.row($0, y) } ?? .offset
+    }
+
+    /// Cells follow their rows through a batch; deleted and reloaded rows
+    /// give theirs back (the cells returned as leaving, handed to the pool
+    /// after the new cells are made: a reloaded row gets another cell).
+    /// Headers and footers are made again.
+    private func cellsFollowRows(_ mapping: BatchMapping) -> (followed: [TablePath: TableViewCell], leaving: [(TablePath, TableViewCell)]) {
         var leaving: [(TablePath, TableViewCell)] = []
         func follow(_ cell: TableViewCell, at path: TablePath, into followed: inout [TablePath: TableViewCell]) {
             if !mapping.isRowReloaded(old: path), let new = mapping.newIndexPath(forOld: path) {
@@ -276,47 +328,37 @@ extension TableView {
         staleViews = Array(headerViews.values) + Array(footerViews.values)
         headerViews = [:]
         footerViews = [:]
+        return (followed, leaving)
+    }
+
+    /// The selection follows its rows through a batch (a reloaded row is
+    /// deselected); with ``selectionFollowsDeletes``, a deleted selected row
+    /// passes the selection to the row taking its place.
+    private func selectionFollowsRows(_ mapping: BatchMapping, countsBefore: [Int], countsAfter: [Int]) {
         let selectedBefore = selected
         selected = Set(selected.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
         if selectionFollowsDeletes, selected.isEmpty, selectedBefore.count == 1, let old = selectedBefore.first, !mapping.isRowReloaded(old: old),
-            let place = Self.rowTakingThePlace(of: old, countsBefore: countsBefore, countsAfter: counts)
+            let place = Self.rowTakingThePlace(of: old, countsBefore: countsBefore, countsAfter: countsAfter)
         {
             selected = [place]
         }
-        // The rows to reconfigure get their cells and heights before the
-        // window is filled (for those heights too), so that a failure of
-        // either leaves the table as it was.
-        let refreshed: [_RefreshedCell]
-        do {
-            refreshed = try refreshedCells(at: reconfigure)
-        } catch {
-            shown = saved
-            throw error
+    }
+
+    /// After a failed fill: the table as it was before the batch, and the
+    /// cells made for rows to reconfigure back in the pool.
+    private func putBack(_ saved: _Shown, followed: [TablePath: TableViewCell], refreshed: [_RefreshedCell]) {
+        // Putting the window back may have given a row another cell (the
+        // data source's, when it did not hand back the row's own): the
+        // saved window shows that one too, not the cell now queued.
+        var replaced: [ObjectIdentifier: TableViewCell] = [:]
+        for (path, cell) in followed {
+            if let now = cells[path], now !== cell { replaced[ObjectIdentifier(cell)] = now }
         }
-        for row in refreshed { layout.setHeight(row.height, ofRow: row.path) }
-        contentOffset = anchoredOffset(anchor)
-        do {
-            try fillWindow(leaving: leaving, anchor: anchor)
-        } catch {
-            // Putting the window back may have given a row another cell (the
-            // data source's, when it did not hand back the row's own): the
-            // saved window shows that one too, not the cell now queued.
-            var replaced: [ObjectIdentifier: TableViewCell] = [:]
-            for (path, cell) in followed {
-                if let now = cells[path], now !== cell { replaced[ObjectIdentifier(cell)] = now }
-            }
-            shown = saved
-            for (path, cell) in cells {
-                if let now = replaced[ObjectIdentifier(cell)] { cells[path] = now }
-            }
-            for row in refreshed where row.cell !== row.existing { reusePool.enqueue(row.cell) }
-            throw error
+        shown = saved
+        for (path, cell) in cells {
+            if let now = replaced[ObjectIdentifier(cell)] { cells[path] = now }
         }
-        show(refreshed)
-        for path in selected { cells[path]?.isSelected = true }
-        followPrefetchedRows(mapping)
-        followSwipedRow(mapping)
-        display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
+        for row in refreshed where row.cell !== row.existing { reusePool.enqueue(row.cell) }
     }
 
     /// The layout after a checked batch (see `_TableLayout.apply(_:counts:_:)`):

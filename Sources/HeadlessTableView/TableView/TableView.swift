@@ -615,21 +615,11 @@ public final class TableView {
     /// the delegate hears of both.
     func fillWindow(leaving updateLeaving: [(TablePath, TableViewCell)], anchor: _Anchor = .offset) throws {
         guard !isBusy else { throw TableViewError.busy }
-        var anchor = anchor
-        if anchor == .keptRow {
-            let rows = layout.rows(from: contentOffset, to: contentOffset + viewportHeight)
-            let kept = rows.first { cells[$0] != nil } ?? rows.first
-            anchor = kept.map { .row($0, layout.span(ofRow: $0).y - contentOffset) } ?? .offset
-        }
+        let anchor = concreteAnchor(anchor)
         isBusy = true
-        var window = cells
-        var made: [TablePath: TableViewCell] = [:]
-        var measured: [(TablePath, Double)] = []
-        var offset = contentOffset
-        var wanted: [TablePath] = []
         // In a staged change, the cells of rows leaving the window are kept
         // for their rows (not reused), and rows coming back take theirs.
-        var carried = shown.carried
+        var fill = _WindowFill(window: cells, offset: contentOffset, carried: shown.carried)
         cellMaking.departedCells = [:]
         cellMaking.takenDepartedCells = []
         defer {
@@ -637,70 +627,122 @@ public final class TableView {
             cellMaking.takenDepartedCells = []
         }
         do {
-            while true {
-                wanted = layout.rows(from: offset, to: offset + viewportHeight)
-                // The cells of rows that scrolled out are reused first.
-                let wantedNow = Set(wanted)
-                for (path, cell) in window where carried == nil && !wantedNow.contains(path) && made[path] == nil {
-                    guard let identifier = reusePool.cells.reuseIdentifier(of: cell) else { continue }
-                    window[path] = nil
-                    cellMaking.departedCells[identifier, default: []].append((path, cell))
-                }
-                var moved = false
-                for path in wanted where window[path] == nil {
-                    if let cell = carried?.removeValue(forKey: path) {
-                        window[path] = cell   // back in the window, as it was: no new cell, no new height
-                        continue
-                    }
-                    let cell = try makeCell(path)
-                    window[path] = cell
-                    made[path] = cell
-                    let height = try measuredHeight(of: cell, at: path), old = layout.span(ofRow: path).height
-                    if height != old {
-                        measured.append((path, old))
-                        layout.setHeight(height, ofRow: path)
-                        moved = true
-                    }
-                }
-                if !moved { break }
-                switch anchor {
-                case .offset, .keptRow: offset = clampedOffset(offset)
-                case .row, .bottom: offset = anchoredOffset(anchor)
-                }
-            }
+            try makeCells(&fill, anchor: anchor)
         } catch {
-            for (path, old) in measured.reversed() { layout.setHeight(old, ofRow: path) }
-            let taken = Set(cellMaking.takenDepartedCells.map { ObjectIdentifier($0.1) })
-            for cell in made.values where !taken.contains(ObjectIdentifier(cell)) { reusePool.enqueue(cell) }
-            restoreDepartedCells()
+            rollBack(fill)
             isBusy = false
             throw error
         }
-        // Commit.
-        let wantedSet = Set(wanted)
+        commitFill(fill, leaving: updateLeaving)
+    }
+
+    /// A window being filled (see ``fillWindow(leaving:anchor:)``): its cells
+    /// by row, those made for it, the heights it measured (with each row's
+    /// height before, to put back), its offset and the rows wanted there,
+    /// and in a staged change the cells carried for their rows.
+    struct _WindowFill {
+        var window: [TablePath: TableViewCell]
+        var made: [TablePath: TableViewCell] = [:]
+        var measured: [(TablePath, Double)] = []
+        var offset: Double
+        var wanted: [TablePath] = []
+        var carried: [TablePath: TableViewCell]?
+
+        init(window: [TablePath: TableViewCell], offset: Double, carried: [TablePath: TableViewCell]?) {
+            self.window = window
+            self.offset = offset
+            self.carried = carried
+        }
+    }
+
+    /// The anchor of a fill, a kept row made concrete: the first row of the
+    /// window that has a cell (else its first row), where it is now.
+    private func concreteAnchor(_ anchor: _Anchor) -> _Anchor {
+        guard anchor == .keptRow else { return anchor }
+        let rows = layout.rows(from: contentOffset, to: contentOffset + viewportHeight)
+        let kept = rows.first { cells[$0] != nil } ?? rows.first
+        return kept.map { .row($0, layout.span(ofRow: $0).y - contentOffset) } ?? .offset
+    }
+
+    /// The first phase of a fill: the cells of rows entering the window are
+    /// made and measured (those of rows that scrolled out reused first),
+    /// round after round while measured heights move rows.
+    ///
+    /// - Throws: what making or measuring a cell throws; `fill` then holds
+    ///   what was done, for ``rollBack(_:)``.
+    private func makeCells(_ fill: inout _WindowFill, anchor: _Anchor) throws {
+        while true {
+            fill.wanted = layout.rows(from: fill.offset, to: fill.offset + viewportHeight)
+            // The cells of rows that scrolled out are reused first.
+            let wantedNow = Set(fill.wanted)
+            for (path, cell) in fill.window where fill.carried == nil && !wantedNow.contains(path) && fill.made[path] == nil {
+                guard let identifier = reusePool.cells.reuseIdentifier(of: cell) else { continue }
+                fill.window[path] = nil
+                cellMaking.departedCells[identifier, default: []].append((path, cell))
+            }
+            var moved = false
+            for path in fill.wanted where fill.window[path] == nil {
+                if let cell = fill.carried?.removeValue(forKey: path) {
+                    fill.window[path] = cell   // back in the window, as it was: no new cell, no new height
+                    continue
+                }
+                let cell = try makeCell(path)
+                fill.window[path] = cell
+                fill.made[path] = cell
+                let height = try measuredHeight(of: cell, at: path), old = layout.span(ofRow: path).height
+                if height != old {
+                    fill.measured.append((path, old))
+                    layout.setHeight(height, ofRow: path)
+                    moved = true
+                }
+            }
+            if !moved { return }
+            switch anchor {
+            case .offset, .keptRow: fill.offset = clampedOffset(fill.offset)
+            case .row, .bottom: fill.offset = anchoredOffset(anchor)
+            }
+        }
+    }
+
+    /// After a failed fill: every height measured is put back, every cell
+    /// made goes back to the pool, and the cells of rows that scrolled out
+    /// are the rows' again — the table is as it was.
+    private func rollBack(_ fill: _WindowFill) {
+        for (path, old) in fill.measured.reversed() { layout.setHeight(old, ofRow: path) }
+        let taken = Set(cellMaking.takenDepartedCells.map { ObjectIdentifier($0.1) })
+        for cell in fill.made.values where !taken.contains(ObjectIdentifier(cell)) { reusePool.enqueue(cell) }
+        restoreDepartedCells()
+    }
+
+    /// The last phase of a fill: the window, its offset and its rows are the
+    /// table's; the cells of rows that left it — and `updateLeaving`, cells
+    /// of rows an update removed — go back to the pool, and the delegate
+    /// hears of the cells shown and of those gone.
+    private func commitFill(_ fill: consuming _WindowFill, leaving updateLeaving: [(TablePath, TableViewCell)]) {
+        let wantedSet = Set(fill.wanted)
         var leaving = updateLeaving
         for list in cellMaking.departedCells.values { leaving += list }
-        for (path, cell) in window where !wantedSet.contains(path) {
-            window[path] = nil
+        for (path, cell) in fill.window where !wantedSet.contains(path) {
+            fill.window[path] = nil
             // A cell made in an early round for a row a later one moved away was never shown.
-            if made[path] != nil {
+            if fill.made[path] != nil {
                 reusePool.enqueue(cell)
-            } else if carried != nil {
-                carried?[path] = cell
+            } else if fill.carried != nil {
+                fill.carried?[path] = cell
             } else {
                 leaving.append((path, cell))
             }
         }
-        shown.carried = carried
-        contentOffset = offset
-        cells = window
-        windowRows = wanted
+        shown.carried = fill.carried
+        contentOffset = fill.offset
+        cells = fill.window
+        windowRows = fill.wanted
         for view in staleViews { reusePool.enqueue(view) }
         staleViews = []
         isBusy = false
         for (path, cell) in cellMaking.takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
-        for path in wanted {
-            guard let cell = made[path] else { continue }
+        for path in fill.wanted {
+            guard let cell = fill.made[path] else { continue }
             cell.isSelected = selected.contains(path)
             cell.isEditing = isEditing
             delegate?.tableView(self, willDisplay: cell, forRowAt: path)

@@ -9,7 +9,7 @@ import Foundation
 /// must touch nothing the receiving thread changes meanwhile (it works on
 /// values captured when it started).
 @usableFromInline
-package final class _Handover<Value>: @unchecked Sendable {
+package final class _BackgroundValue<Value>: @unchecked Sendable {
     private let condition = NSCondition()
     private var made: Value?
 

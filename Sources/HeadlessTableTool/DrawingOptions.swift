@@ -3,7 +3,7 @@ import HeadlessTable
 import ToolArguments
 
 /// How a command draws tables: `--width W`, `--height H`, `--ascii`, `--text KEY`, `--detail KEY`.
-struct Look {
+struct DrawingOptions {
     var width = 60
     /// Nil when not given: each command has its own default.
     var height: Int?
