@@ -242,6 +242,8 @@ extension TableView {
         let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
         let saved = shown
         let countsBefore = rowCounts
+        // Reloaded rows are measured again: their content changed.
+        forgetHeights(ofReloadedRowsIn: mapping, counts: counts)
         // The reader's place (``anchoring``): the anchor row followed through the batch.
         var anchor = anchorBeforeChange()
         if case .row(let path, let y) = anchor {
@@ -276,6 +278,7 @@ extension TableView {
         staleViews = Array(headerViews.values) + Array(footerViews.values)
         headerViews = [:]
         footerViews = [:]
+        // (A data source that keeps the selection by identity has it follow its objects itself.)
         let selectedBefore = selected
         selected = Set(selected.compactMap { mapping.isRowReloaded(old: $0) ? nil : mapping.newIndexPath(forOld: $0) })
         if selectionFollowsDeletes, selected.isEmpty, selectedBefore.count == 1, let old = selectedBefore.first, !mapping.isRowReloaded(old: old),
@@ -313,7 +316,11 @@ extension TableView {
             throw error
         }
         show(refreshed)
-        for path in selected { cells[path]?.isSelected = true }
+        if selectionKeeper != nil {
+            for (path, cell) in cells { cell.isSelected = isRowSelected(path) }
+        } else {
+            for path in selected { cells[path]?.isSelected = true }
+        }
         followPrefetchedRows(mapping)
         followSwipedRow(mapping)
         display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
@@ -385,7 +392,8 @@ extension TableView {
                 isBusy = false
                 let cell = try made.get()
                 do {
-                    refreshed.append(_RefreshedCell(path: path, cell: cell, existing: existing, height: try measuredHeight(of: cell, at: path)))
+                    // Measured afresh: its content changed.
+                    refreshed.append(_RefreshedCell(path: path, cell: cell, existing: existing, height: try measuredHeight(of: cell, at: path, remembered: false)))
                 } catch {
                     if cell !== existing { reusePool.enqueue(cell) }
                     throw error
@@ -407,7 +415,7 @@ extension TableView {
                 continue
             }
             cells[row.path] = row.cell
-            row.cell.isSelected = selected.contains(row.path)
+            row.cell.isSelected = isRowSelected(row.path)
             row.cell.isEditing = isEditing
             delegate?.tableView(self, willDisplay: row.cell, forRowAt: row.path)
             leave(row.existing, at: row.path)
