@@ -48,7 +48,8 @@ public enum EmbedderWorkloads {
 
     public static var all: [EmbedderWorkload] {
         [1_000_000, 10_000].flatMap { count in
-            [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) } + [firstKey(count), firstDelete(count), laterDeletes(count)]
+            [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) }
+                + [firstKey(count), firstKeyNewField(count), firstDelete(count), deleteAfterPause(count), laterDeletes(count), selectAll(count), restore(count)]
         } + [restOfResults(1_000_000)] + diary
     }
 
@@ -211,11 +212,131 @@ public enum EmbedderWorkloads {
             settling: true, action: { try $0.type("m") })
     }
 
+    /// The first search keystroke right after the first screen, the search
+    /// made at that keystroke (as an app makes its search controller when
+    /// the user first taps the field): before the index is made, and with
+    /// records read a batch of 50 at a time. The counters: in three
+    /// untimed trials, the rows the results table showed when
+    /// `update(text:)` returned, the rows matching, and the trials that
+    /// showed fewer than two screens (48 rows) while more matched.
+    static func firstKeyNewField(_ count: Int) -> EmbedderWorkload {
+        var made = onNewScreen(
+            "search-first-key-new-field", count,
+            "the first search keystroke (m) right after the first screen, the search made at that keystroke (before its index is made)",
+            settling: true, action: { screen in
+                try screen.newSearch()
+                try screen.type("m")
+            })
+        let prepare = made.prepare
+        made.prepare = {
+            var counters: [String: Int] = [:]
+            var short = 0
+            let people = context(count)
+            // "m" (a third of the names), and "yusuf" (a first name: rows near the end only).
+            for (trial, text) in ["m", "m", "yusuf", "yusuf"].enumerated() {
+                let screen = screen(people)
+                run {
+                    try screen.newSearch()
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    try screen.type(text)
+                    let shown = screen.rowCount
+                    counters["trial \(trial) \(text) µs"] = Int((DispatchTime.now().uptimeNanoseconds - start) / 1000)
+                    try screen.idle(waiting: true)
+                    let matching = screen.rowCount
+                    counters["trial \(trial) \(text) shown"] = shown
+                    counters["trial \(trial) \(text) matching"] = matching
+                    if shown < min(48, matching) { short += 1 }
+                }
+                waitForSearchIndex(screen)
+            }
+            do {
+                let screen = screen(people)
+                run { try screen.newSearch() }
+                let start = DispatchTime.now().uptimeNanoseconds
+                waitForSearchIndex(screen)
+                counters["index made, ms"] = Int((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+            }
+            counters["trials short of two screens"] = short
+            var samples = prepare()
+            samples.counters.merge(counters) { a, _ in a }
+            return samples
+        }
+        return made
+    }
+
+    /// Selecting every row, its count and a membership test, then
+    /// deselecting every row — each drawn (a selection of all but some:
+    /// O(1) and the window).
+    static func selectAll(_ count: Int) -> EmbedderWorkload {
+        workload("select-all", count, "select every row, count it, test a row, deselect every row (drawn)", samples: 200) {
+            let screen = screen(context(count))
+            screen.table.allowsMultipleSelection = true
+            return EmbedderSamples(setUp: nil, action: {
+                run {
+                    try screen.binding.selectAllObjects()
+                    let selected = screen.binding.numberOfSelectedObjects
+                    if selected != count || !screen.binding.isObjectSelected(withID: count / 2) { fatalError("select-all: \(selected) of \(count)") }
+                    screen.draw()
+                    screen.binding.deselectAllObjects()
+                    screen.draw()
+                }
+            }, counters: ["people": count])
+        }
+    }
+
+    /// A reader's place restored in a later launch: a state taken from a
+    /// screen scrolled to the middle with 5 rows selected, encoded as JSON,
+    /// decoded and restored on a new screen over the same data (made in
+    /// the set-up) and drawn.
+    static func restore(_ count: Int) -> EmbedderWorkload {
+        workload("restore", count, "a saved place (the middle, 5 rows selected) restored from JSON on a new screen over the same data, drawn", samples: 6) {
+            let people = context(count)
+            var saved = Data()
+            do {
+                let first = screen(people)
+                first.table.allowsMultipleSelection = true
+                run {
+                    try first.table.setContentOffset(Double(count / 2))
+                    for k in 0..<5 { try first.binding.selectObject(withID: (k * 7_919) % count) }
+                    saved = try JSONEncoder().encode(first.binding.restorableState)
+                }
+            }
+            var later: PeopleScreen?
+            return EmbedderSamples(
+                setUp: {
+                    later = nil
+                    let made = screen(people)
+                    made.table.allowsMultipleSelection = true
+                    later = made
+                },
+                action: {
+                    run {
+                        guard let screen = later else { return }
+                        try screen.binding.restore(try JSONDecoder().decode(FetchedResultsTableBinding<Person>.RestorableState.self, from: saved))
+                        screen.draw()
+                    }
+                },
+                counters: ["people": count, "stateBytes": saved.count])
+        }
+    }
+
     /// The first swipe-to-delete after the fetch.
     static func firstDelete(_ count: Int) -> EmbedderWorkload {
         onNewScreen(
             "first-delete", count, "the first swipe-to-delete right after the first screen", settling: false,
             before: { try $0.moveSelection(by: 3) }, action: { try $0.deleteSelected() })
+    }
+
+    /// The first swipe-to-delete 1.5 s after the first screen (the user
+    /// reads it first), the background work of the fetch still running or
+    /// just done.
+    static func deleteAfterPause(_ count: Int) -> EmbedderWorkload {
+        onNewScreen(
+            "delete-after-pause", count, "the first swipe-to-delete 1.5 s after the first screen", settling: false,
+            before: { screen in
+                try screen.moveSelection(by: 3)
+                usleep(1_500_000)
+            }, action: { try $0.deleteSelected() })
     }
 
     /// Swipe-to-delete after the first one, once the screen's background

@@ -47,14 +47,31 @@ extension FetchedResultsTableBinding {
     /// Runs a fetch of the controller, then brings the table to its results
     /// with one batch (a diff of the results before and after).
     func refetch(_ fetch: () throws(FetchError) -> Void) throws(FetchError) -> BatchUpdate? {
+        reconcileSelection()
         let before = try? controller.snapshot()
         try fetch()
+        if let before, let after = try? controller.snapshot() { followSelection(from: before, to: after) }
         guard let tableView else { return nil }
         guard let before, let after = try? controller.snapshot(), let update = Self.batch(from: before, to: after) else {
             reload(tableView, after: nil)
             return nil
         }
         return perform(update, reconfiguring: [], on: tableView) ? update : nil
+    }
+
+    /// The selection after a fetch: objects the new results do not hold
+    /// leave it; in a selection of every object, those that came into them
+    /// are not selected.
+    ///
+    /// - Complexity: O(*k*) for *k* identities kept; O(*n*) for a selection
+    ///   of every object.
+    func followSelection(from before: TableSnapshot<String, R.ID>, to after: TableSnapshot<String, R.ID>) {
+        selectionGeneration = controller.fetchGeneration
+        for id in selection.ids where after.indexOfItem(id) == nil { selection.objectLeft(id) }
+        guard selection.mode == .allBut else { return }
+        for name in after.sectionIdentifiers {
+            for id in (try? after.itemIdentifiers(inSection: name)) ?? [] where before.indexOfItem(id) == nil { selection.objectArrived(id) }
+        }
     }
 
     /// The one batch from one set of results to another, or nil when the diff

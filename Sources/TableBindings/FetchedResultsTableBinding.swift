@@ -89,12 +89,38 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     /// Set it before the table is first shown, or reload the table.
     public var showsSectionIndex = true
 
+    /// The keys the cells show (the names of the record's `recordKeys`): a
+    /// visible row is reconfigured only when one of them changed — or when
+    /// the controller does not know which keys changed. Nil (the default):
+    /// every changed row is reconfigured. Realm's `observe(keyPaths:)` and
+    /// DiffUtil's change payloads are the models.
+    ///
+    /// ```swift
+    /// binding.shownKeys = ["name", "city"]   // a save of `age` alone leaves the cells as they are
+    /// ```
+    ///
+    /// A row not reconfigured keeps its cell and its measured height.
+    public var shownKeys: Set<String>?
+
     var change = _ReportedChange()
+    /// The objects whose shown keys changed in the change being reported
+    /// (their heights are measured again).
+    var changedIdentities: [AnyHashable] = []
+    /// The one selected object the change being reported deleted, at its
+    /// index path before it (`TableView.selectionFollowsDeletes`).
+    var deletedSelection: TablePath?
     /// How a user's move is written into the model; nil (the default): rows
     /// cannot be moved (`FetchedResultsTableBinding+Reordering.swift`).
     public var ordering: Ordering?
     /// The user's move being saved, while the controller reports it.
     var userMove: (from: TablePath, to: TablePath)?
+    /// The objects selected, by identity (`FetchedResultsTableBinding+Selection.swift`).
+    var selection = _IdentitySelection<R.ID>()
+    /// The controller's fetch the selection was last reconciled with.
+    var selectionGeneration = 0
+    /// The search over this binding made last (its text and scope are part
+    /// of the restorable state).
+    weak var search: TableSearch<R>?
 
     /// Connects `controller` to `tableView`, fetches if it has not, and loads the table.
     public init(controller: FetchedResultsController<R>, tableView: TableView, cell: @escaping CellProvider) throws {
@@ -102,6 +128,7 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
         self.tableView = tableView
         cellProvider = cell
         if controller.sections == nil { try controller.performFetch() }
+        selectionGeneration = controller.fetchGeneration
         controller.addObserver(self)
         tableView.dataSource = self
         tableView.prefetchDataSource = self
@@ -145,20 +172,46 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
 
     // MARK: Controller delegate
 
-    public func controllerWillChangeContent(_ controller: FetchedResultsController<R>) { change = _ReportedChange() }
+    public func controllerWillChangeContent(_ controller: FetchedResultsController<R>) {
+        change = _ReportedChange()
+        changedIdentities = []
+        deletedSelection = nil
+        reconcileSelection()
+    }
 
     public func controller(_ controller: FetchedResultsController<R>, didChange section: FetchedResultsSectionInfo<R>, atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
         change.section(at: sectionIndex, type)
     }
 
-    public func controller(_ controller: FetchedResultsController<R>, didChange object: R, at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?) {
-        change.object(at: indexPath, type, newIndexPath: newIndexPath)
+    /// An object change: the batch collects it (its row reconfigured only
+    /// when a key of ``shownKeys`` changed), and the selection follows it.
+    public func controller(
+        _ controller: FetchedResultsController<R>, didChange object: R, at indexPath: TablePath?, for type: FetchedResultsChangeType,
+        newIndexPath: TablePath?, changedKeys: Set<String>?
+    ) {
+        let shows = _showsChange(changedKeys, shownKeys: shownKeys)
+        change.object(at: indexPath, type, newIndexPath: newIndexPath, shows: shows)
+        switch type {
+        case .insert:
+            selection.objectArrived(object.id)
+        case .delete:
+            if selection.mode == .only, selection.ids.count == 1, selection.ids.contains(object.id) { deletedSelection = indexPath }
+            selection.objectLeft(object.id)
+        case .update, .move:
+            if shows { changedIdentities.append(AnyHashable(object.id)) }
+        }
     }
 
     public func controllerDidChangeContent(_ controller: FetchedResultsController<R>) {
         guard let tableView else { return }
         let (update, reconfigure) = userMove.flatMap { change.batch(forUserMove: $0) } ?? change.batch(reloadingEdits: true)
         change = _ReportedChange()
+        tableView.forgetMeasuredHeights(ofIdentities: changedIdentities)
+        changedIdentities = []
+        if let old = deletedSelection, tableView.selectionFollowsDeletes {
+            selectObjectTakingThePlace(of: old, countsBefore: (0..<tableView.numberOfSections).map { tableView.numberOfRows(inSection: $0) })
+        }
+        deletedSelection = nil
         perform(update, reconfiguring: reconfigure, on: tableView)
     }
 

@@ -14,7 +14,9 @@ import TableDiff
 /// update only where its row keeps its place among the unreported rows of the
 /// same section) is reconfigured in place, at its new index path; a moved object moves and is
 /// reconfigured at its new row. A row moving out of a deleted section or into
-/// an inserted one is a delete and an insert, as UIKit needs.
+/// an inserted one is a delete and an insert, as UIKit needs. An object whose
+/// changed keys show nothing (`shows` false: none of the keys its cell shows
+/// changed) is not reconfigured: a moved one only moves.
 struct _ReportedChange {
     var update = BatchUpdate()
     /// The rows (after the change) whose objects changed and stay in their cells.
@@ -32,14 +34,14 @@ struct _ReportedChange {
         }
     }
 
-    mutating func object(at indexPath: TablePath?, _ type: FetchedResultsChangeType, newIndexPath: TablePath?) {
+    mutating func object(at indexPath: TablePath?, _ type: FetchedResultsChangeType, newIndexPath: TablePath?, shows: Bool = true) {
         switch (type, indexPath, newIndexPath) {
         case (.insert, _, let new?):
             update.insertRows(at: [new])
         case (.delete, let old?, _):
             update.deleteRows(at: [old])
         case (.update, let old?, let new):
-            reconfigured.append(new ?? old)   // after the change
+            if shows { reconfigured.append(new ?? old) }   // after the change
             kept.append((old, new ?? old))
         case (.move, let old?, let new?):
             hasMoves = true
@@ -49,7 +51,7 @@ struct _ReportedChange {
                 update.insertRows(at: [new])
             } else {
                 update.moveRow(at: old, to: new)
-                reconfigured.append(new)
+                if shows { reconfigured.append(new) }
             }
         default:
             break

@@ -57,12 +57,17 @@ public struct FetchedResultsChanges<R: Record>: Sendable {
         public var type: FetchedResultsChangeType
         /// Its index path after the change (nil for a delete).
         public var newIndexPath: TablePath?
+        /// For an update or a move, the keys whose values changed; nil for
+        /// an insert or a delete, or when not known (see
+        /// `FetchedResultsControllerDelegate.controller(_:didChange:at:for:newIndexPath:changedKeys:)`).
+        public var changedKeys: Set<String>?
 
-        public init(object: R, indexPath: TablePath?, type: FetchedResultsChangeType, newIndexPath: TablePath?) {
+        public init(object: R, indexPath: TablePath?, type: FetchedResultsChangeType, newIndexPath: TablePath?, changedKeys: Set<String>? = nil) {
             self.object = object
             self.indexPath = indexPath
             self.type = type
             self.newIndexPath = newIndexPath
+            self.changedKeys = changedKeys
         }
     }
 
@@ -94,7 +99,7 @@ extension FetchedResultsChanges.ObjectChange: Equatable where R: Equatable {}
 extension FetchedResultsChanges: Equatable where R: Equatable {}
 extension FetchedResultsChange: Equatable where R: Equatable {
     public static func == (a: FetchedResultsChange, b: FetchedResultsChange) -> Bool {
-        a.sectionsBefore == b.sectionsBefore && a.sectionsAfter == b.sectionsAfter
+        a.sectionsBefore == b.sectionsBefore && a.sectionsAfter == b.sectionsAfter && a.changedKeys == b.changedKeys
     }
 }
 
@@ -206,15 +211,15 @@ extension FetchedResultsController {
             objects.append(.init(object: object.record, indexPath: object.path, type: .delete, newIndexPath: nil))
         }
         for object in change.updates.sorted(by: { $0.old < $1.old }) {
-            objects.append(.init(object: object.record, indexPath: object.old, type: .update, newIndexPath: object.new))
+            objects.append(.init(object: object.record, indexPath: object.old, type: .update, newIndexPath: object.new, changedKeys: object.changedKeys))
         }
         for object in change.moves.sorted(by: { $0.old < $1.old }) {
-            objects.append(.init(object: object.record, indexPath: object.old, type: .move, newIndexPath: object.new))
+            objects.append(.init(object: object.record, indexPath: object.old, type: .move, newIndexPath: object.new, changedKeys: object.changedKeys))
         }
         for object in change.inserts.sorted(by: { $0.path < $1.path }) {
             objects.append(.init(object: object.record, indexPath: nil, type: .insert, newIndexPath: object.path))
         }
-        let whole = deliversWholeChanges ? FetchedResultsChange(sectionsBefore: before, sectionsAfter: after) : nil
+        let whole = deliversWholeChanges ? FetchedResultsChange(sectionsBefore: before, sectionsAfter: after, changedKeys: change.changedKeys) : nil
         let plain = FetchedResultsEvent.changed(FetchedResultsChanges(sections: sections, objects: objects, wholeChange: whole))
         var withSnapshot: FetchedResultsEvent<R>?
         if subscribers.contains(where: \.includesSnapshots) {

@@ -45,7 +45,7 @@ extension FetchedResultsController {
                 guard let position = results.ordered.position(of: element.id) else { return nil }
                 new = path(ofPosition: position)
             }
-            return _ObjectPaths(record: record, old: change.old?.path, new: new)
+            return _ObjectPaths(record: record, old: change.old?.path, new: new, changedKeys: change.changedKeys)
         }
         report(
             _ChangeReport(
@@ -81,6 +81,14 @@ extension FetchedResultsController {
                 let sequence = change.old?.element.sequence ?? access.sequence(of: id) ?? Int64.max
                 change.new = compiled.element(record, sequence: sequence)
                 change.record = record
+                // The keys that changed: the record against the one it replaced
+                // (kept here, else as the context showed it); not known for an
+                // object that changed through an object it reads.
+                if change.old != nil, !contextChange.throughRelationships.contains(id),
+                    let replaced = oldRecord ?? contextChange.replaced[id]
+                {
+                    change.changedKeys = R._changedKeys(from: replaced, to: record)
+                }
             } else {
                 change.record = oldRecord ?? contextChange.removed[id] ?? access.object(withID: id) ?? access.storeObject(withID: id)
             }
@@ -114,13 +122,17 @@ extension FetchedResultsController {
             guard let part = change.part(member, R.self) else { continue }
             typed.ids += part.ids
             typed.removed.merge(part.removed) { a, _ in a }
+            typed.replaced.merge(part.replaced) { a, _ in a }
         }
         typed.own = Set(typed.ids)
         if let reverse, !reverse.isEmpty {
             compiled.relationships?.invalidate()
             var added = typed.own
             for ref in change.refs(context.model) {
-                for id in reverse.readers(of: ref) where added.insert(id).inserted { typed.ids.append(id) }
+                for id in reverse.readers(of: ref) {
+                    typed.throughRelationships.insert(id)
+                    if added.insert(id).inserted { typed.ids.append(id) }
+                }
             }
         }
         return typed.ids.isEmpty ? nil : typed
@@ -202,16 +214,17 @@ extension FetchedResultsController {
         var newPaths: [R.ID: TablePath] = [:]
         for position in 0..<results.ordered.count { newPaths[results.ordered.element(at: position).id] = path(ofPosition: position) }
         let changedRecords = Dictionary(changes.compactMap { c in c.record.map { ($0.id, $0) } }, uniquingKeysWith: { a, _ in a })
+        let changedKeys = Dictionary(changes.compactMap { c in c.record.flatMap { record in c.changedKeys.map { (record.id, $0) } } }, uniquingKeysWith: { a, _ in a })
         // The changed objects, and those the window let in or out (unchanged
         // objects that stay are not reported).
         var objects: [_ObjectPaths<R>] = []
         for (id, old) in oldPaths {
             let newPath = newPaths[id]
             let record = newPath == nil ? changedRecords[id] ?? old.record ?? access.object(withID: id) : changedRecords[id]
-            if let record { objects.append(_ObjectPaths(record: record, old: old.path, new: newPath)) }
+            if let record { objects.append(_ObjectPaths(record: record, old: old.path, new: newPath, changedKeys: changedKeys[id])) }
         }
         for (id, newPath) in newPaths where oldPaths[id] == nil {
-            if let record = changedRecords[id] ?? access.object(withID: id) { objects.append(_ObjectPaths(record: record, old: nil, new: newPath)) }
+            if let record = changedRecords[id] ?? access.object(withID: id) { objects.append(_ObjectPaths(record: record, old: nil, new: newPath, changedKeys: nil)) }
         }
         let (deletedSections, insertedSections) = Self.sectionsByName(from: oldSections, to: results.sectionList)
         let change = _ChangeReport(
@@ -237,12 +250,14 @@ extension FetchedResultsController {
         let after = deliversWholeChanges ? tableSections : []
         for delegate in receivers {
             if let receiver = delegate as? any FetchedResultsControllerSnapshotDelegate {
-                deliverSnapshot(to: receiver, changed: change.updates.map { $0.record.id } + change.moves.map { $0.record.id })
+                let shownKeys = receiver.shownKeys
+                let changed = (change.updates + change.moves).filter { _showsChange($0.changedKeys, shownKeys: shownKeys) }
+                deliverSnapshot(to: receiver, changed: changed.map { $0.record.id })
                 continue
             }
             tell(delegate, change)
             if deliversWholeChanges {
-                delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: after))
+                delegate.controller(self, didChangeContentWith: FetchedResultsChange(sectionsBefore: before, sectionsAfter: after, changedKeys: change.changedKeys))
             }
         }
         yieldToStreams(change, before: before, after: after)
@@ -265,16 +280,16 @@ extension FetchedResultsController {
                 atSectionIndex: inserted.index, for: .insert)
         }
         for object in change.deletes.sorted(by: { $0.path < $1.path }) {
-            delegate.controller(self, didChange: object.record, at: object.path, for: .delete, newIndexPath: nil)
+            delegate.controller(self, didChange: object.record, at: object.path, for: .delete, newIndexPath: nil, changedKeys: nil)
         }
         for object in change.updates.sorted(by: { $0.old < $1.old }) {
-            delegate.controller(self, didChange: object.record, at: object.old, for: .update, newIndexPath: object.new)
+            delegate.controller(self, didChange: object.record, at: object.old, for: .update, newIndexPath: object.new, changedKeys: object.changedKeys)
         }
         for object in change.moves.sorted(by: { $0.old < $1.old }) {
-            delegate.controller(self, didChange: object.record, at: object.old, for: .move, newIndexPath: object.new)
+            delegate.controller(self, didChange: object.record, at: object.old, for: .move, newIndexPath: object.new, changedKeys: object.changedKeys)
         }
         for object in change.inserts.sorted(by: { $0.path < $1.path }) {
-            delegate.controller(self, didChange: object.record, at: nil, for: .insert, newIndexPath: object.path)
+            delegate.controller(self, didChange: object.record, at: nil, for: .insert, newIndexPath: object.path, changedKeys: nil)
         }
         delegate.controllerDidChangeContent(self)
     }
@@ -379,6 +394,9 @@ struct _Change<R: Record> {
     var new: _Element<R>?
     /// Its record: the one now, or the last one seen when it left.
     var record: R?
+    /// For an object in the results before and after: the keys whose values
+    /// changed; nil when not known.
+    var changedKeys: Set<String>?
 }
 
 /// A context's change as one controller's entity sees it: the identities
@@ -388,6 +406,10 @@ struct _TypedChange<R: Record & Codable> {
     var ids: [R.ID] = []
     var removed: [R.ID: R] = [:]
     var own: Set<R.ID> = []
+    /// The records updated, as the context showed them before (where known).
+    var replaced: [R.ID: R] = [:]
+    /// The identities that read (through relationships) an object that changed.
+    var throughRelationships: Set<R.ID> = []
 }
 
 /// What each object of a controller's results read through relationships,

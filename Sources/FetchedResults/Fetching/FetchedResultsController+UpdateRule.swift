@@ -9,6 +9,8 @@ struct _Kept<R: Record> {
     var new: TablePath
     /// Whether its section (by name) is the same before and after.
     var sameSection: Bool
+    /// The keys whose values changed; nil when not known.
+    var changedKeys: Set<String>?
 }
 
 extension _ChangeReport {
@@ -48,10 +50,10 @@ extension _ChangeReport {
                 unreportedBefore(object.old, reported: reportedBefore) == unreportedBefore(object.new, reported: reportedAfter),
                 object.new.row > lastUpdateRow[object.old.section, default: -1]
             {
-                updates.append(_MovedObject(record: object.record, old: object.old, new: object.new))
+                updates.append(_MovedObject(record: object.record, old: object.old, new: object.new, changedKeys: object.changedKeys))
                 lastUpdateRow[object.old.section] = object.new.row
             } else {
-                moves.append(_MovedObject(record: object.record, old: object.old, new: object.new))
+                moves.append(_MovedObject(record: object.record, old: object.old, new: object.new, changedKeys: object.changedKeys))
             }
         }
         return (updates, moves)

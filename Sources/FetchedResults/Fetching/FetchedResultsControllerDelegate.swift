@@ -52,6 +52,24 @@ public protocol FetchedResultsControllerDelegate<Object>: AnyObject {
         _ controller: FetchedResultsController<Object>, didChange object: Object,
         at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?)
 
+    /// An object change with the keys that changed: what the controller
+    /// calls. Its default calls
+    /// ``controller(_:didChange:at:for:newIndexPath:)`` (Core Data's call);
+    /// implement this one instead to read `changedKeys`.
+    ///
+    /// `changedKeys`, for an ``FetchedResultsChangeType/update`` or a
+    /// ``FetchedResultsChangeType/move``: the keys of the object whose values
+    /// differ between the saved record and the one it replaced (the names of
+    /// the record's `recordKeys`, as predicates and sort keys use them) —
+    /// empty when the record was saved
+    /// unchanged. Nil for an insert and a delete, and where the keys are not
+    /// known: an object that changed through an object its key paths read,
+    /// or whose earlier version the controller no longer has (code that
+    /// refreshes by key should then refresh everything).
+    func controller(
+        _ controller: FetchedResultsController<Object>, didChange object: Object,
+        at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?, changedKeys: Set<String>?)
+
     func controllerDidChangeContent(_ controller: FetchedResultsController<Object>)
 
     /// The whole change: the sections before and after (and, for
@@ -89,6 +107,12 @@ extension FetchedResultsControllerDelegate {
         _ controller: FetchedResultsController<Object>, didChange object: Object,
         at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?
     ) {}
+    public func controller(
+        _ controller: FetchedResultsController<Object>, didChange object: Object,
+        at indexPath: TablePath?, for type: FetchedResultsChangeType, newIndexPath: TablePath?, changedKeys: Set<String>?
+    ) {
+        self.controller(controller, didChange: object, at: indexPath, for: type, newIndexPath: newIndexPath)
+    }
     public func controllerDidChangeContent(_ controller: FetchedResultsController<Object>) {}
     public func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith change: FetchedResultsChange<Object>) {}
     public func controller(_ controller: FetchedResultsController<Object>, sectionIndexTitleForSectionName sectionName: String) -> String? { nil }
@@ -112,10 +136,23 @@ public struct FetchedResultsSectionInfo<R: Record>: CustomStringConvertible {
     public var description: String { "\(name.debugDescription) (\(numberOfObjects) objects)" }
 }
 
-/// A controller's whole change: the sections before and after it.
+/// A controller's whole change: the sections before and after it, and the
+/// keys that changed of each object that stays.
 public struct FetchedResultsChange<R: Record>: Sendable {
     public let sectionsBefore: [TableSection<R>]
     public let sectionsAfter: [TableSection<R>]
+    /// The keys whose values changed, of each updated or moved object whose
+    /// keys are known (see
+    /// ``FetchedResultsControllerDelegate/controller(_:didChange:at:for:newIndexPath:changedKeys:)``);
+    /// an object that stays and is not here is unchanged, or its keys are
+    /// not known.
+    public let changedKeys: [R.ID: Set<String>]
+
+    init(sectionsBefore: [TableSection<R>], sectionsAfter: [TableSection<R>], changedKeys: [R.ID: Set<String>] = [:]) {
+        self.sectionsBefore = sectionsBefore
+        self.sectionsAfter = sectionsAfter
+        self.changedKeys = changedKeys
+    }
 }
 
 extension FetchedResultsChange where R: TableDiffable {
@@ -146,6 +183,24 @@ extension FetchedResultsChange where R: TableDiffable {
 public protocol FetchedResultsControllerSnapshotDelegate<Object>: FetchedResultsControllerDelegate {
     /// The controller's results changed; `snapshot` is what they are now.
     func controller(_ controller: FetchedResultsController<Object>, didChangeContentWith snapshot: TableSnapshot<String, Object.ID>)
+
+    /// The keys the delegate's cells show: a changed object is marked in the
+    /// snapshot only when one of them changed (or its changed keys are not
+    /// known) — the rule a `FetchedResultsTableBinding`'s `shownKeys`
+    /// follows. Nil (the default): every changed object is marked.
+    var shownKeys: Set<String>? { get }
+}
+
+extension FetchedResultsControllerSnapshotDelegate {
+    public var shownKeys: Set<String>? { nil }
+}
+
+/// Whether a changed object's cell shows a change: its changed keys are not
+/// known, or one of them is shown (every key when `shownKeys` is nil) — the
+/// one rule of the table binding and the snapshot delegate.
+package func _showsChange(_ changedKeys: Set<String>?, shownKeys: Set<String>?) -> Bool {
+    guard let changedKeys, let shownKeys else { return true }
+    return !changedKeys.isDisjoint(with: shownKeys)
 }
 
 /// How a controller marks the objects that changed in the snapshots it delivers.

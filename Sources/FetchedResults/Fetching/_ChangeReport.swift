@@ -44,7 +44,7 @@ struct _ChangeReport<R: Record> {
                 inserts.append(_PlacedObject(record: object.record, path: new))
             case let (old?, new?):
                 let sameSection = oldSections[old.section].name == newSections[new.section].name
-                kept.append(_Kept(record: object.record, old: old, new: new, sameSection: sameSection))
+                kept.append(_Kept(record: object.record, old: old, new: new, sameSection: sameSection, changedKeys: object.changedKeys))
             case (nil, nil):
                 break
             }
@@ -52,6 +52,13 @@ struct _ChangeReport<R: Record> {
         (updates, moves) = Self.updatesAndMoves(kept, deletes: deletes, inserts: inserts)
         self.deletes = deletes
         self.inserts = inserts
+    }
+
+    /// The changed keys of each updated or moved object whose keys are known.
+    var changedKeys: [R.ID: Set<String>] {
+        var keys: [R.ID: Set<String>] = [:]
+        for object in updates + moves { if let changed = object.changedKeys { keys[object.record.id] = changed } }
+        return keys
     }
 
     /// Whether the change reports nothing: no section and no object.
@@ -69,6 +76,9 @@ struct _ObjectPaths<R: Record> {
     var old: TablePath?
     /// Its index path after the change; nil when it is not in the results.
     var new: TablePath?
+    /// For an object in the results before and after: the keys whose values
+    /// changed; nil when not known.
+    var changedKeys: Set<String>?
 }
 
 /// An object at one index path: a deleted object at its old one, an inserted
@@ -88,6 +98,8 @@ struct _MovedObject<R: Record> {
     var old: TablePath
     /// Its index path after the change.
     var new: TablePath
+    /// The keys whose values changed; nil when not known.
+    var changedKeys: Set<String>?
 }
 
 /// A section a change deleted (at its old index) or inserted (at its new index).

@@ -344,6 +344,38 @@ struct _OrderedElements<R: Record> {
         return (removed, record, position)
     }
 
+    /// Where `element` goes among the elements (`isBefore(a, b)`: a comes
+    /// before b): the first chunk whose last element does not come before
+    /// it, and the place in it of the first element that does not (the
+    /// chunk's end when none). The chunks must not be empty.
+    ///
+    /// - Complexity: O(log *n*).
+    private func insertionPoint(of element: _Element<R>, isBefore: (_Element<R>, _Element<R>) -> Bool) -> (chunk: Int, offset: Int) {
+        var low = 0, high = chunks.count - 1
+        while low < high {
+            let mid = (low + high) / 2
+            if let last = chunks[mid].elements.last, isBefore(last, element) { low = mid + 1 } else { high = mid }
+        }
+        let elements = chunks[low].elements
+        var lo = 0, hi = elements.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if isBefore(elements[mid], element) { lo = mid + 1 } else { hi = mid }
+        }
+        return (low, lo)
+    }
+
+    /// The position of the first element that does not come before `probe`
+    /// (`count` when every element does): where an object ordered as
+    /// `probe` is, or would be.
+    ///
+    /// - Complexity: O(log *n*).
+    func firstPosition(notBefore probe: _Element<R>, isBefore: (_Element<R>, _Element<R>) -> Bool) -> Int {
+        guard !chunks.isEmpty else { return 0 }
+        let (k, offset) = insertionPoint(of: probe, isBefore: isBefore)
+        return tree.prefix(k) + offset
+    }
+
     /// Inserts an element (with its record, when records are kept) where
     /// `isBefore` says it goes (`isBefore(a, b)`: a comes before b); returns
     /// its position.
@@ -358,18 +390,8 @@ struct _OrderedElements<R: Record> {
             _checkInvariants(touched: chunks[0])
             return 0
         }
-        // The first chunk whose last element does not come before the new one.
-        var low = 0, high = chunks.count - 1
-        while low < high {
-            let mid = (low + high) / 2
-            if let last = chunks[mid].elements.last, isBefore(last, element) { low = mid + 1 } else { high = mid }
-        }
-        let chunk = chunks[low]
-        var lo = 0, hi = chunk.elements.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if isBefore(chunk.elements[mid], element) { lo = mid + 1 } else { hi = mid }
-        }
+        let (k, lo) = insertionPoint(of: element, isBefore: isBefore)
+        let chunk = chunks[k]
         if keepsRecords { chunk.records.insert(record, at: lo) }
         chunk.elements.insert(element, at: lo)
         members?.insert(element.id, in: chunk)

@@ -157,6 +157,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
     /// Replaces a record the context has.
     func update(_ record: R, in context: ObjectContext) {
         let id = record.id
+        if pending.unprocessed.replaced[id] == nil, let shown = peek(id, in: context) { pending.unprocessed.replaced[id] = shown }
         if pending.inserted[id] != nil {
             pending.inserted[id] = record
         } else {
@@ -223,7 +224,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
                 updated.append(id)
             }
         }
-        change.add(entity, ids: inserted + updated + deleted, removed: unprocessed.discarded)
+        change.add(entity, ids: inserted + updated + deleted, removed: unprocessed.discarded, replaced: unprocessed.replaced)
         notice.add(entity, inserted: inserted, updated: updated, deleted: deleted, removed: unprocessed.discarded)
     }
 
@@ -252,7 +253,9 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         var removed = old.unprocessed.discarded
         for (id, record) in old.inserted { removed[id] = record }
         // What the context's observers see change: its inserts leave, its deletes come back.
-        change.add(entity, ids: wasDeleted + wasUpdated + wasInserted, removed: removed)
+        // What the observers were told each record is: before its unprocessed changes, else its pending update.
+        let replaced = old.updated.merging(old.unprocessed.replaced) { _, told in told }
+        change.add(entity, ids: wasDeleted + wasUpdated + wasInserted, removed: removed, replaced: replaced)
         notice.add(entity, inserted: wasDeleted, updated: wasUpdated, deleted: wasInserted, removed: removed)
     }
 
@@ -261,6 +264,22 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         change: inout _ContextChange, notice: inout _ContextNotice
     ) {
         guard let part = part.typed(R.self) else { return }
+        // What the observers were told each updated record is: before its
+        // unprocessed changes, else its pending update, else the version
+        // the save replaced.
+        var replaced: [R.ID: R] = [:]
+        context.store.state.withLock { state in
+            let table = table(state)
+            for record in part.updated {
+                let id = record.id
+                replaced[id] = pending.unprocessed.replaced[id] ?? pending.updated[id]
+                    ?? table.lookup(id, newestOf: { $0 < saved.firstStoreVersion })?.accepted?.record
+            }
+        }
+        defer {
+            // The observers read the records now, unprocessed changes and all.
+            for id in replaced.keys where pending.unprocessed.replaced[id] != nil { pending.unprocessed.replaced[id] = peek(id, in: context) }
+        }
         for record in part.deleted {
             let id = record.id
             pending.updated.removeValue(forKey: id)
@@ -287,7 +306,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         }
         let removed = Dictionary(part.deleted.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let inserted = part.inserted.map { $0.id }, updated = part.updated.map { $0.id }, deleted = part.deleted.map { $0.id }
-        change.add(entity, ids: inserted + updated + deleted, removed: removed)
+        change.add(entity, ids: inserted + updated + deleted, removed: removed, replaced: replaced)
         notice.add(entity, inserted: inserted, updated: updated, deleted: deleted, removed: removed)
     }
 
@@ -295,7 +314,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         let typed = ids.compactMap { $0.base as? R.ID }
         let saved = context.store.state.withLock { state in typed.map { table(state).lookup($0) != nil } }
         let visible = zip(typed, saved).filter { $0.1 }.map { $0.0 }, gone = zip(typed, saved).filter { !$0.1 }.map { $0.0 }
-        change.add(entity, ids: visible + gone, removed: [R.ID: R]())
+        change.add(entity, ids: visible + gone, removed: [R.ID: R](), replaced: [R.ID: R]())
         notice.add(entity, inserted: [], updated: visible, deleted: gone, removed: [R.ID: R]())
     }
 
@@ -365,12 +384,13 @@ struct _ContextChange {
 
     var isEmpty: Bool { parts.values.allSatisfy { $0.isEmpty } }
 
-    mutating func add<R: Record & Codable>(_ entity: Int, ids: [R.ID], removed: [R.ID: R]) {
+    mutating func add<R: Record & Codable>(_ entity: Int, ids: [R.ID], removed: [R.ID: R], replaced: [R.ID: R]) {
         guard !ids.isEmpty else { return }
         let part = (parts[entity] as? _ContextChangePart<R>) ?? _ContextChangePart<R>(entity: entity)
         parts[entity] = part
         for id in ids where part.seen.insert(id).inserted { part.ids.append(id) }
         part.removed.merge(removed) { a, _ in a }
+        part.replaced.merge(replaced) { a, _ in a }
     }
 
     /// Entity `k`'s part, typed.
@@ -398,6 +418,9 @@ final class _ContextChangePart<R: Record & Codable>: _AnyContextChangePart {
     var ids: [R.ID] = []
     var seen: Set<R.ID> = []
     var removed: [R.ID: R] = [:]
+    /// The records updated, as the context showed them before the change
+    /// (where known): what the controllers compare the new ones with.
+    var replaced: [R.ID: R] = [:]
     override var isEmpty: Bool { ids.isEmpty }
     override func erasedIDs() -> [AnyHashable] { ids.map(AnyHashable.init) }
 }

@@ -46,6 +46,9 @@ struct _UnprocessedChanges<R: Record> {
     var ids: [R.ID] = []
     /// Pending inserts deleted again: observers may still show them.
     var discarded: [R.ID: R] = [:]
+    /// The records updated since, as the context showed them before (what
+    /// the controllers compare the new records with: their changed keys).
+    var replaced: [R.ID: R] = [:]
 
     var isEmpty: Bool { ids.isEmpty && discarded.isEmpty }
 }

@@ -155,7 +155,7 @@ extension TableView {
         }
         var frame = TableFrame.Cell(
             text: cell.text, detailText: cell.detailText, accessory: cell.accessory, lines: cell.textLines(),
-            isSelected: selected.contains(path), editingStyle: editingStyle, showsReorderControl: reorder,
+            isSelected: isRowSelected(path), editingStyle: editingStyle, showsReorderControl: reorder,
             style: cell.cellStyle, image: cell.image, indentationLevel: cell.indentationLevel, indentationWidth: cell.indentationWidth,
             outline: cell.outline)
         if let content = cell.contentConfiguration { content.apply(to: &frame) }

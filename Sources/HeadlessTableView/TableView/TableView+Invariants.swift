@@ -15,6 +15,7 @@ extension TableView {
     package func _checkInvariants() {
         #if DEBUG || HEADLESS_TABLE_INTERNAL_CHECKS
         shown._checkInvariants(viewportHeight: viewportHeight)
+        precondition(selectionKeeper == nil || shown.selected.isEmpty, "index paths selected beside a data source that keeps the selection")
         precondition(batch.depth >= 0, "batch depth \(batch.depth)")
         precondition(batch.depth > 0 || batch.isEmpty, "changes collected outside a batch")
         precondition(cellMaking.isIdle, "a cell being made, or a window being filled, between operations")

@@ -76,10 +76,7 @@ extension TableView {
         // Scrolling is the step that can fail: it goes first, so that a
         // failure leaves the selection as it was.
         try scrollToRow(at: target, at: .none)
-        if allowsMultipleSelection {
-            for row in selected where row != target { cells[row]?.isSelected = false }
-            selected = [target]
-        }
+        if allowsMultipleSelection { deselectAllRows() }
         try selectRow(at: target)
         return target
     }
@@ -131,7 +128,7 @@ extension TableView {
     /// the batch, or the last row when the table is now shorter.
     ///
     /// - Complexity: O(*s*) for *s* sections.
-    static func rowTakingThePlace(of old: TablePath, countsBefore: [Int], countsAfter: [Int]) -> TablePath? {
+    package static func rowTakingThePlace(of old: TablePath, countsBefore: [Int], countsAfter: [Int]) -> TablePath? {
         var position = old.row
         for s in 0..<Swift.min(old.section, countsBefore.count) { position += countsBefore[s] }
         for (s, count) in countsAfter.enumerated() {

@@ -5,10 +5,17 @@ extension TableView {
     // MARK: Selection
 
     /// The selected row (the first, with multiple selection), if any.
-    public var indexPathForSelectedRow: TablePath? { selected.min() }
+    ///
+    /// A data source that keeps the selection by identity
+    /// (`FetchedResultsTableBinding`) answers where its selected objects are now.
+    public var indexPathForSelectedRow: TablePath? { selectionKeeper.map { $0._indexPathForSelectedRow(in: self) } ?? selected.min() }
 
     /// The selected rows, in order.
-    public var indexPathsForSelectedRows: [TablePath] { selected.sorted() }
+    ///
+    /// - Complexity: O(*k* log *k*) for *k* selected rows (for a binding's
+    ///   selection by identity, O(*k* log *n*), or every row for a selection
+    ///   of all but some).
+    public var indexPathsForSelectedRows: [TablePath] { selectedRowsInOrder }
 
     /// Selects a row from code — no delegate method is called; nil deselects
     /// every row. With single selection, the row replaces the selection.
@@ -17,26 +24,24 @@ extension TableView {
     public func selectRow(at path: TablePath?, scrollPosition: ScrollPosition = .none) throws {
         defer { displayIfNeeded() }
         guard let path else {
-            for row in selected { cells[row]?.isSelected = false }
-            selected.removeAll()
+            deselectAllRows()
             return
         }
         try check(path)
         guard allowsSelection else { return }
-        if !allowsMultipleSelection {
-            for row in selected where row != path { cells[row]?.isSelected = false }
-            selected.removeAll()
-        }
-        selected.insert(path)
-        cells[path]?.isSelected = true
+        if !allowsMultipleSelection { deselectAllRows() }
+        setRowSelected(path)
         if scrollPosition != .none { try scrollToRow(at: path, at: scrollPosition) }
     }
 
     /// Deselects a row from code (no delegate method is called).
     public func deselectRow(at path: TablePath) {
         defer { displayIfNeeded() }
-        selected.remove(path)
-        cells[path]?.isSelected = false
+        guard isValid(path) else {
+            selected.remove(path)
+            return
+        }
+        setRowDeselected(path)
     }
 
     /// What a tap on a row does: `willSelectRowAt` may redirect or refuse the
@@ -59,7 +64,7 @@ extension TableView {
         if swipe.open != nil { return endSwipe(at: swipe.open?.row) }
         if !isEditing, let outlines = dataSource as? any _OutlineTapHandling, try outlines.tableView(self, toggleOutlineAt: path) { return }
         guard allowsSelection, !isEditing else { return }
-        if allowsMultipleSelection, selected.contains(path) {
+        if allowsMultipleSelection, isRowSelected(path) {
             try userDeselect(path)
             return
         }
@@ -67,19 +72,17 @@ extension TableView {
         guard let target else { return }
         try check(target)
         if !allowsMultipleSelection {
-            for row in selected.sorted() where row != target { try userDeselect(row) }
+            for row in selectedRowsInOrder where row != target { try userDeselect(row) }
         }
-        guard !selected.contains(target) else { return }
-        selected.insert(target)
-        cells[target]?.isSelected = true
+        guard !isRowSelected(target) else { return }
+        setRowSelected(target)
         delegate?.tableView(self, didSelectRowAt: target)
     }
 
     func userDeselect(_ path: TablePath) throws {
         let target = delegate.map { $0.tableView(self, willDeselectRowAt: path) } ?? path
-        guard let target, selected.contains(target) else { return }
-        selected.remove(target)
-        cells[target]?.isSelected = false
+        guard let target, isValid(target), isRowSelected(target) else { return }
+        setRowDeselected(target)
         delegate?.tableView(self, didDeselectRowAt: target)
     }
 

@@ -236,6 +236,8 @@ extension TableView {
         let before = renderer == nil ? nil : (lastDisplayedFrame ?? currentFrame)
         let saved = shown
         let countsBefore = rowCounts
+        // Reloaded rows are measured again: their content changed.
+        forgetHeights(ofReloadedRowsIn: mapping, counts: counts)
         let anchor = anchorFollowing(mapping, countsBefore: countsBefore, countsAfter: counts)
         layout = try updatedLayout(mapping, counts: counts)
         rowCounts = counts
@@ -262,7 +264,12 @@ extension TableView {
             throw error
         }
         show(refreshed)
-        for path in selected { cells[path]?.isSelected = true }
+        if selectionKeeper != nil {
+            // (A data source that keeps the selection by identity has it follow its objects itself.)
+            for (path, cell) in cells { cell.isSelected = isRowSelected(path) }
+        } else {
+            for path in selected { cells[path]?.isSelected = true }
+        }
         followPrefetchedRows(mapping)
         followSwipedRow(mapping)
         display(TableUpdate(batch: update, animations: animations, reconfiguredRows: reconfigure), from: before)
@@ -427,7 +434,8 @@ extension TableView {
                 isBusy = false
                 let cell = try made.get()
                 do {
-                    refreshed.append(_RefreshedCell(path: path, cell: cell, existing: existing, height: try measuredHeight(of: cell, at: path)))
+                    // Measured afresh: its content changed.
+                    refreshed.append(_RefreshedCell(path: path, cell: cell, existing: existing, height: try measuredHeight(of: cell, at: path, remembered: false)))
                 } catch {
                     if cell !== existing { reusePool.enqueue(cell) }
                     throw error
@@ -449,7 +457,7 @@ extension TableView {
                 continue
             }
             cells[row.path] = row.cell
-            row.cell.isSelected = selected.contains(row.path)
+            row.cell.isSelected = isRowSelected(row.path)
             row.cell.isEditing = isEditing
             delegate?.tableView(self, willDisplay: row.cell, forRowAt: row.path)
             leave(row.existing, at: row.path)

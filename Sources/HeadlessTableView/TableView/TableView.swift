@@ -80,12 +80,18 @@ public final class TableView {
     /// or bottom, or just into view.
     public enum ScrollPosition: Hashable, Sendable { case none, top, middle, bottom }
 
-    public weak var dataSource: (any TableViewDataSource)?
+    public weak var dataSource: (any TableViewDataSource)? {
+        // A data source that keeps the selection by identity starts from its own.
+        didSet { if dataSource is any _TableSelectionKeeping { selected.removeAll() } }
+    }
     public weak var delegate: (any TableViewDelegate)?
     /// Told of the rows about to enter the window (see ``TableViewDataSourcePrefetching``).
     public weak var prefetchDataSource: (any TableViewDataSourcePrefetching)?
     /// The registrations and reuse queues (shared with a search results table).
     public let reusePool: ReusePool
+    /// The heights measured, by the identity of the objects the rows show
+    /// (with a data source that has identities: `TableView+Identities.swift`).
+    var measuredHeights = _MeasuredHeights()
 
     /// The height of every row, or ``automaticDimension``.
     public var rowHeight: Double = 44
@@ -301,7 +307,10 @@ public final class TableView {
 
     /// Asks the data source for everything again: counts, heights, titles, and
     /// the cells of the window (the window's cells are reused). Clears the
-    /// selection; keeps the offset where the content allows.
+    /// selection (a data source that keeps it by identity, such as
+    /// `FetchedResultsTableBinding`, keeps it); keeps the offset where the
+    /// content allows. Heights measured of objects with identities are kept:
+    /// their rows are not measured again (see ``invalidateRowHeights()``).
     ///
     /// Inside a batch, the reload supersedes the batch's changes. If the data
     /// source fails to make a cell, the error is thrown with the new counts in
@@ -331,7 +340,7 @@ public final class TableView {
         rowCounts = counts
         layout = newLayout
         indexTitles = dataSource.sectionIndexTitles(for: self)
-        selected.removeAll()
+        selected.removeAll()   // (a data source that keeps the selection by identity keeps it)
         // Every cell goes back to the queue before the window is filled again.
         for path in windowRows {
             if let cell = cells.removeValue(forKey: path) { leave(cell, at: path) }
@@ -410,11 +419,15 @@ public final class TableView {
         }
     }
 
-    /// A row's height before it is shown: the delegate's, else the fixed
-    /// height, else the delegate's estimate, else the table's.
+    /// A row's height before it is shown: the height measured of its object
+    /// (with identities), else the delegate's, else the fixed height, else
+    /// the delegate's estimate, else the table's.
     func initialHeight(_ path: TablePath) throws(TableViewError) -> Double {
+        if let h = rememberedHeight(ofRowAt: path) { return h }
         if let h = delegate?.tableView(self, heightForRowAt: path) {
-            return try Self.checkedGeometry(h, "the delegate's height for row \(path)")
+            let height = try Self.checkedGeometry(h, "the delegate's height for row \(path)")
+            rememberHeight(height, ofRowAt: path)
+            return height
         }
         if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
         if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) {
@@ -424,28 +437,41 @@ public final class TableView {
     }
 
     /// A section's row heights: one height for all when neither the delegate's
-    /// heights nor its estimates are per row (no per-row memory).
+    /// heights nor its estimates are per row (no per-row memory), with the
+    /// heights measured of its rows' objects put in (with identities).
     func initialHeights(section s: Int, count: Int) throws(TableViewError) -> _HeightList {
         guard count > 0 else { return _HeightList(count: 0, height: 0) }
         let first = TablePath(row: 0, section: s)
-        let perRow = delegate?.tableView(self, heightForRowAt: first) != nil
+        // (A first row whose height is known asks the delegate nothing: the rows go one by one.)
+        let perRow = rememberedHeight(ofRowAt: first) != nil || delegate?.tableView(self, heightForRowAt: first) != nil
             || (rowHeight == Self.automaticDimension && delegate?.tableView(self, estimatedHeightForRowAt: first) != nil)
         if perRow { return _HeightList(heights: try (0..<count).map { r throws(TableViewError) in try initialHeight(TablePath(row: r, section: s)) }) }
-        return _HeightList(count: count, height: rowHeight == Self.automaticDimension ? estimate : Self.sanitized(rowHeight))
+        let list = _HeightList(count: count, height: rowHeight == Self.automaticDimension ? estimate : Self.sanitized(rowHeight))
+        return withRememberedHeights(list, section: s, count: count)
     }
 
-    /// A shown row's height: the delegate's, else the fixed height, else the
-    /// cell's measure (its own preferred height, else its template's).
-    func measuredHeight(of cell: TableViewCell, at path: TablePath) throws(TableViewError) -> Double {
+    /// A shown row's height: the height measured of its object before (with
+    /// identities, and `remembered`), else the delegate's, else the fixed
+    /// height, else the cell's measure (its own preferred height, else its
+    /// template's). A height the delegate or the cell gives is kept by the
+    /// row's identity.
+    func measuredHeight(of cell: TableViewCell, at path: TablePath, remembered: Bool = true) throws(TableViewError) -> Double {
+        if remembered, let h = rememberedHeight(ofRowAt: path) { return h }
         if let h = delegate?.tableView(self, heightForRowAt: path) {
-            return try Self.checkedGeometry(h, "the delegate's height for row \(path)")
+            let height = try Self.checkedGeometry(h, "the delegate's height for row \(path)")
+            rememberHeight(height, ofRowAt: path)
+            return height
         }
         if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
+        var measured: Double?
         if let h = cell.preferredHeight {
-            return try Self.checkedGeometry(h, "the preferred height of the cell for row \(path)")
+            measured = try Self.checkedGeometry(h, "the preferred height of the cell for row \(path)")
+        } else if let identifier = cell.reuseIdentifier, let h = reusePool.preferredHeight(forCellReuseIdentifier: identifier) {
+            measured = try Self.checkedGeometry(h, "the preferred height of template \"\(identifier)\" for row \(path)")
         }
-        if let identifier = cell.reuseIdentifier, let h = reusePool.preferredHeight(forCellReuseIdentifier: identifier) {
-            return try Self.checkedGeometry(h, "the preferred height of template \"\(identifier)\" for row \(path)")
+        if let measured {
+            rememberHeight(measured, ofRowAt: path)
+            return measured
         }
         return try initialHeight(path)
     }
@@ -743,7 +769,7 @@ public final class TableView {
         for (path, cell) in cellMaking.takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
         for path in fill.wanted {
             guard let cell = fill.made[path] else { continue }
-            cell.isSelected = selected.contains(path)
+            cell.isSelected = isRowSelected(path)
             cell.isEditing = isEditing
             delegate?.tableView(self, willDisplay: cell, forRowAt: path)
         }
