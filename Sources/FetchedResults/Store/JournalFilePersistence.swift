@@ -510,7 +510,8 @@ public final class JournalFilePersistence: StorePersistence {
             return true
         }
         guard queued else { return }
-        DispatchQueue.global(qos: .utility).async { [self] in
+        // On a thread of its own, as all background work here (see CONTRIBUTING).
+        Thread.detachNewThread { [self] in
             defer { backgroundCompactionQueued.withLock { $0 = false } }
             do {
                 // Still due once it is this one's turn (an explicit compaction may have run meanwhile)?
