@@ -561,11 +561,8 @@ public final class TableSearch<R: Record & Codable> {
             let selected = resultsTable.indexPathsForSelectedRows
             _ = remembered.take(text: current.text, scope: current.scope)
             try search(current.text, scope: current.scope)
-            func isShown(_ path: TablePath) -> Bool {
-                path.section < resultsTable.numberOfSections && path.row < resultsTable.numberOfRows(inSection: path.section)
-            }
-            if !selected.allSatisfy(isShown) { _ = try showFoundResults(waiting: true) }
-            for path in selected where isShown(path) { try resultsTable.selectRow(at: path) }
+            if !selected.allSatisfy(resultsTable.isValid) { _ = try showFoundResults(waiting: true) }
+            for path in selected where resultsTable.isValid(path) { try resultsTable.selectRow(at: path) }
             return !isFindingResults
         }
         // The index the candidates were found in (a change since started the search again).

@@ -931,7 +931,7 @@ public final class TableView {
         try setContentOffset(layout.top(ofSection: section))
     }
 
-    func isValid(_ path: TablePath) -> Bool {
+    package func isValid(_ path: TablePath) -> Bool {
         rowCounts.indices.contains(path.section) && path.row >= 0 && path.row < rowCounts[path.section]
     }
 
