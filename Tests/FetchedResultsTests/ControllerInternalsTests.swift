@@ -194,3 +194,49 @@ import Testing
         }
     }
 }
+
+/// A search index being made on a thread of its own stops when nobody will
+/// take it: when the last search stops indexing, and when a new fetch starts
+/// it again. It must not keep a core busy and the store's lock taken (a
+/// delete right after the first screen waited on such threads).
+@Suite struct SearchIndexMakingTests {
+    static let rows = 50_000
+
+    static func controller() throws -> FetchedResultsController<Note> {
+        let store = ObjectStore(for: Note.self)
+        let context = ObjectContext(store: store)
+        for id in 0..<rows { try context.insert(Note(id: id, group: nil, rank: id, title: "note \(id)")) }
+        try context.save()
+        let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context)
+        try controller.performFetch()
+        return controller
+    }
+
+    @Test func theLastSearchToStopStopsTheMaking() throws {
+        let controller = try Self.controller()
+        #expect(controller.startIndexing(["title"]))
+        let making = try #require(controller.searchIndexBeingMade(["title"]))
+        controller.stopIndexing(["title"])
+        let made = making.wait()
+        #expect(made.stale, "a stopped making is never taken")
+        #expect(made.rows.count < Self.rows, "the making read every row after it was stopped")
+        #expect(controller.searchIndexBeingMade(["title"]) == nil)
+    }
+
+    @Test func aNewFetchStopsTheMakingItReplaces() throws {
+        let controller = try Self.controller()
+        #expect(controller.startIndexing(["title"]))
+        #expect(controller.startIndexing(["title"]))   // two users: one stop keeps it
+        let first = try #require(controller.searchIndexBeingMade(["title"]))
+        try controller.performFetch()
+        let second = try #require(controller.searchIndexBeingMade(["title"]))
+        #expect(first !== second)
+        let made = first.wait()
+        #expect(made.stale && made.rows.count < Self.rows)
+        controller.stopIndexing(["title"])
+        #expect(controller.searchIndexBeingMade(["title"]) === second, "one user is left")
+        #expect(controller.waitForSearchIndex(["title"], until: Date() + 60))
+        #expect(controller.searchIndex(["title"])?.count == Self.rows)
+        controller.stopIndexing(["title"])
+    }
+}

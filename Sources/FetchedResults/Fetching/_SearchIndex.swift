@@ -527,12 +527,28 @@ final class _SearchIndexSlot<R: Record>: @unchecked Sendable {
     /// The index being made, the store's version it was made at, and whether
     /// a save came in meanwhile (then it is made again).
     var pending: _BackgroundValue<(rows: _FoldedRows, stale: Bool)>?
+    /// Set to stop the thread making `pending` (at its next chunk of rows):
+    /// an index nobody will take must not keep a core busy and the store's
+    /// lock taken.
+    private var stopMaking: _Lock<Bool>?
     /// The changes since the making started.
     var log: [Change] = []
 
     init(keys: [String], readers: [RecordReader<R>]) {
         self.keys = keys
         self.readers = readers
+    }
+
+    deinit { stopMaking?.withLock { $0 = true } }
+
+    /// Stops the making of `pending`, if any, and gives a flag for the next
+    /// making to look at.
+    func stopMakingAndRenew() -> _Lock<Bool> {
+        stopMaking?.withLock { $0 = true }
+        pending = nil
+        let flag = _Lock(false)
+        stopMaking = flag
+        return flag
     }
 
     func values(of record: R) -> [RecordValue?] { readers.map { $0(record) } }
@@ -595,7 +611,13 @@ extension FetchedResultsController {
     package func stopIndexing(_ keys: [String]) {
         guard let k = searchIndexes.firstIndex(where: { $0.keys == keys }) else { return }
         searchIndexes[k].users -= 1
-        if searchIndexes[k].users <= 0 { searchIndexes.remove(at: k) }
+        if searchIndexes[k].users <= 0 { _ = searchIndexes.remove(at: k).stopMakingAndRenew() }
+    }
+
+    /// The making of the folded text of `keys` under way, if any: for tests
+    /// that check a making nobody will take stops.
+    package func searchIndexBeingMade(_ keys: [String]) -> _BackgroundValue<(rows: _FoldedRows, stale: Bool)>? {
+        searchIndexes.first(where: { $0.keys == keys })?.pending
     }
 
     /// The folded text of `keys` when it is made and current; nil (at once,
@@ -635,10 +657,8 @@ extension FetchedResultsController {
     func startBuilding(_ slot: _SearchIndexSlot<R>) {
         slot.rows = nil
         slot.log = []
-        guard results.compiled != nil else {
-            slot.pending = nil
-            return
-        }
+        let stop = slot.stopMakingAndRenew()
+        guard results.compiled != nil else { return }
         let ids = results.ordered.chunks.map { $0.elements }
         let count = results.ordered.count
         let read = access.sendableReader()
@@ -649,6 +669,7 @@ extension FetchedResultsController {
             var rows = _FoldedRows(keyCount: readers.count, capacity: count)
             var stale = !current
             for elements in ids {
+                if stop.withLock({ $0 }) { return (rows, true) }
                 let (records, seen) = read(elements.map { $0.id })
                 if seen != version { stale = true }
                 for record in records {
@@ -660,7 +681,6 @@ extension FetchedResultsController {
         }
         if count < Self.searchIndexInBackgroundFrom {
             // Small results: made at once (cheaper than a thread).
-            slot.pending = nil
             let made = make()
             slot.rows = made.stale ? nil : made.rows
         } else {
