@@ -98,8 +98,8 @@ struct _EntityAccess<R: Record & Codable> {
                     for part in parts {
                         if part.deleted.contains(id) { return nil }
                         if let record = part.inserted[id] { return record }
-                        if state.table(part.entity, R.self).position(of: id) != nil {
-                            return part.updated[id] ?? state.table(part.entity, R.self).lookup(id)?.record
+                        if let found = state.table(part.entity, R.self).lookup(id) {
+                            return part.updated[id] ?? found.record
                         }
                     }
                     return nil

@@ -55,7 +55,7 @@ struct _MemberIndex<R: Record> {
             var k = Int(truncatingIfNeeded: hash) & mask
             while slots[k] != 0 {
                 if slots[k] >> 32 == hash, let chunk = chunks[Int(truncatingIfNeeded: slots[k] & 0xFFFF_FFFF) - 1],
-                    let offset = chunk.elements.firstIndex(where: { $0.id == id }) {
+                    let offset = chunk.ids.firstIndex(of: id) {
                     return (chunk, offset)
                 }
                 k = (k + 1) & mask
@@ -75,15 +75,14 @@ struct _MemberIndex<R: Record> {
         count += 1
     }
 
-    /// Adds the identities of `elements`, held by `chunk`.
-    mutating func insert(_ elements: [_Element<R>], in chunk: _Chunk<R>) {
-        reserve(count + elements.count)
+    /// Adds `ids`, held by `chunk`.
+    mutating func insert(_ ids: [R.ID], in chunk: _Chunk<R>) {
+        reserve(count + ids.count)
         let number = UInt64(number(of: chunk) + 1)
-        // Through the buffer: reading an identity does not copy its element.
-        elements.withUnsafeBufferPointer { elements in
-            for k in elements.indices { add(Self.hash(elements[k].id) << 32 | number) }
+        ids.withUnsafeBufferPointer { ids in
+            for k in ids.indices { add(Self.hash(ids[k]) << 32 | number) }
         }
-        count += elements.count
+        count += ids.count
     }
 
     private mutating func reserve(_ n: Int) {

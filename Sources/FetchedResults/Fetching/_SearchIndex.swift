@@ -639,7 +639,7 @@ extension FetchedResultsController {
             slot.pending = nil
             return
         }
-        let ids = results.ordered.chunks.map { $0.elements }
+        let ids = results.ordered.chunks.map { $0.ids }
         let count = results.ordered.count
         let read = access.sendableReader()
         let version = context.storeVersion
@@ -648,8 +648,8 @@ extension FetchedResultsController {
         @Sendable func make() -> (rows: _FoldedRows, stale: Bool) {
             var rows = _FoldedRows(keyCount: readers.count, capacity: count)
             var stale = !current
-            for elements in ids {
-                let (records, seen) = read(elements.map(\.id))
+            for chunk in ids {
+                let (records, seen) = read(chunk)
                 if seen != version { stale = true }
                 for record in records {
                     rows.append(record.map { record in readers.map { $0(record) } } ?? readers.map { _ in nil })

@@ -198,8 +198,12 @@ enum _TypedColumn {
 /// general values from the first value of another kind. The typed buffers
 /// have room for `capacity` values from the start: what a predicate leaves
 /// unused is never touched, so it takes no memory.
+///
+/// A class: it owns its buffers, and frees them when it goes (a fetch whose
+/// predicate throws half-way drops its builders); ``column()`` hands them
+/// to the column it makes.
 @usableFromInline
-struct _ColumnBuilder {
+final class _ColumnBuilder {
     private enum Kind { case none, strings, ints, doubles, dates, collated, general }
     private var kind = Kind.none
     private var capacity: Int
@@ -219,6 +223,11 @@ struct _ColumnBuilder {
         self.capacity = Swift.max(1, capacity)
     }
 
+    deinit {
+        release()
+        if general.baseAddress != nil { general.extracting(0..<count).deinitialize().deallocate() }
+    }
+
     private static func kind(of value: _SortValue) -> Kind {
         switch value {
         case .string: .strings
@@ -232,7 +241,7 @@ struct _ColumnBuilder {
 
     /// Appends the value of the next match (at most `capacity` in all).
     @usableFromInline
-    mutating func append(_ value: _SortValue) {
+    func append(_ value: _SortValue) {
         if count == capacity { grow() }
         switch (kind, value) {
         case (.strings, .string(let s)): (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: s)
@@ -256,7 +265,7 @@ struct _ColumnBuilder {
     /// Appends the value of the next match under `comparison`: a string
     /// under a collation goes into a collated column as its key and itself.
     @usableFromInline
-    mutating func append(_ value: RecordValue, comparison: SortKey.StringComparison) {
+    func append(_ value: RecordValue, comparison: SortKey.StringComparison) {
         if kind == .collated || kind == .none {
             switch comparison {
             case .collation(let collation):
@@ -271,7 +280,7 @@ struct _ColumnBuilder {
         append(_SortValue(value, comparison: comparison))
     }
 
-    private mutating func appendCollated(_ key: [UInt32], _ string: String) {
+    private func appendCollated(_ key: [UInt32], _ string: String) {
         if kind == .none { start(.collated) }
         if count == capacity { grow() }
         (strings.baseAddress.unsafelyUnwrapped + count).initialize(to: string)
@@ -281,7 +290,7 @@ struct _ColumnBuilder {
     }
 
     /// Doubles the room of the buffers in use.
-    private mutating func grow() {
+    private func grow() {
         func moved<T>(_ buffer: UnsafeMutableBufferPointer<T>, keeping n: Int, capacity: Int) -> UnsafeMutableBufferPointer<T> {
             guard let base = buffer.baseAddress else { return buffer }
             let new = UnsafeMutableBufferPointer<T>.allocate(capacity: capacity)
@@ -299,7 +308,7 @@ struct _ColumnBuilder {
     }
 
     /// Makes room for values of `kind`, the first one's.
-    private mutating func start(_ kind: Kind) {
+    private func start(_ kind: Kind) {
         self.kind = kind
         switch kind {
         case .strings: strings = .allocate(capacity: capacity)
@@ -326,7 +335,7 @@ struct _ColumnBuilder {
     }
 
     /// Moves the values so far into general values (a value of another kind came).
-    private mutating func becomeGeneral() {
+    private func becomeGeneral() {
         let values = UnsafeMutableBufferPointer<_SortValue>.allocate(capacity: capacity)
         for k in 0..<count { (values.baseAddress.unsafelyUnwrapped + k).initialize(to: value(at: k)) }
         release()
@@ -335,7 +344,7 @@ struct _ColumnBuilder {
     }
 
     /// Frees the typed buffers (not `general`).
-    private mutating func release() {
+    private func release() {
         if strings.baseAddress != nil { strings.extracting(0..<count).deinitialize().deallocate() }
         if numbers.baseAddress != nil { numbers.deallocate() }
         if reals.baseAddress != nil { reals.deallocate() }
@@ -347,23 +356,49 @@ struct _ColumnBuilder {
         words = []
     }
 
-    /// The column of the values appended (its buffers the column's now).
+    /// The column of the values appended: its buffers are the column's now,
+    /// and the builder is left empty.
     @usableFromInline
-    consuming func column() -> _TypedColumn {
+    func column() -> _TypedColumn {
+        let column: _TypedColumn
         switch kind {
-        case .strings: return .strings(strings.extracting(0..<count))
-        case .ints: return .ints(numbers.extracting(0..<count))
-        case .doubles: return .doubles(reals.extracting(0..<count))
-        case .dates: return .dates(reals.extracting(0..<count))
+        case .strings: column = .strings(strings.extracting(0..<count))
+        case .ints: column = .ints(numbers.extracting(0..<count))
+        case .doubles: column = .doubles(reals.extracting(0..<count))
+        case .dates: column = .dates(reals.extracting(0..<count))
         case .collated:
             starts[count] = words.count
             let buffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Swift.max(1, words.count))
             _ = buffer.initialize(from: words)
-            return .collated(words: buffer, starts: starts.extracting(0...count), strings: strings.extracting(0..<count))
-        case .general: return .general(general.extracting(0..<count))
-        case .none: return .ints(.allocate(capacity: 0))
+            column = .collated(words: buffer, starts: starts.extracting(0...count), strings: strings.extracting(0..<count))
+        case .general: column = .general(general.extracting(0..<count))
+        case .none: column = .ints(.allocate(capacity: 0))
         }
+        // Handed over: nothing left to free here.
+        strings = .init(start: nil, count: 0)
+        numbers = .init(start: nil, count: 0)
+        reals = .init(start: nil, count: 0)
+        starts = .init(start: nil, count: 0)
+        general = .init(start: nil, count: 0)
+        words = []
+        kind = .none
+        count = 0
+        return column
     }
+}
+
+/// The order of `count` values by keys read with `keys` (each ascending,
+/// strings compared plainly), ties by `sequences`: a fetch's order for the
+/// same sort keys — what an index of the store's file keeps.
+///
+/// - Complexity: O(*n* log *n*) at worst, as ``_sortOrder(keys:ascending:sequences:)``.
+func _indexOrder(_ count: Int, keys: [(Int) -> RecordValue], sequences: [Int64]) -> [Int32] {
+    let columns = _SortColumns(keys.map { key in
+        let builder = _ColumnBuilder(capacity: count)
+        for k in 0..<count { builder.append(key(k), comparison: .plain) }
+        return builder.column()
+    })
+    return withExtendedLifetime(columns) { _sortOrder(keys: columns.columns, ascending: keys.map { _ in true }, sequences: sequences) }
 }
 
 /// The sort values of a fetch's matches, a column per sort key; freed with it.
