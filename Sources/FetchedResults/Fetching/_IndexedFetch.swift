@@ -132,26 +132,28 @@ extension FetchedResultsController {
         var ordinals: [Int32] = []
         if !extras.isEmpty { ordinals.reserveCapacity(base.count) }
         var failure: FetchError?
+        // Read once, outside the loop over a million entries.
+        let shadowed = table.shadowed, readKept = table.keptIdentityReader
+        let hiding = !hidden.isEmpty, placing = !extras.isEmpty
         do throws(StoreError) {
-            for i in 0..<base.count {
-                let (ordinal, identity) = try base.indexEntry(number, i)
-                if table.shadowed[ordinal] { continue }
-                let id = try table.baseIdentity(ordinal, identity)
-                if !hidden.isEmpty && hidden.contains(id) { continue }
+            try base.forEachEntry(ofIndex: number) { ordinal, identity throws(StoreError) in
+                if shadowed[ordinal] { return true }
+                let id: R.ID
+                if let readKept { id = readKept(identity) } else { id = try table.baseIdentity(ordinal, identity) }
+                if hiding && hidden.contains(id) { return true }
                 if let matches {
                     let entry = try base.record(ordinal)
                     let record = try table.decode(entry.bytes, ordinal: ordinal)
-                    let matched: Bool
                     do throws(FetchError) {
-                        matched = try matches(record)
+                        guard try matches(record) else { return true }
                     } catch {
                         failure = error
-                        break
+                        return false
                     }
-                    if !matched { continue }
                 }
                 ids.append(id)
-                if !extras.isEmpty { ordinals.append(Int32(truncatingIfNeeded: ordinal)) }
+                if placing { ordinals.append(Int32(truncatingIfNeeded: ordinal)) }
+                return true
             }
         } catch {
             throw .unreadable(error)

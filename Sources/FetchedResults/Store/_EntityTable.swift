@@ -161,6 +161,14 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
         return try baseRecord(ordinal).record.id
     }
 
+    /// How the snapshot's identities are read from the bytes kept in its
+    /// columns; nil when they are not kept (they are read from the records:
+    /// ``baseIdentity(_:_:)``).
+    var keptIdentityReader: ((UnsafeRawPointer) -> R.ID)? {
+        guard let base, base.identityWidth > 0, base.identityWidth == layout.width else { return nil }
+        return layout.reader
+    }
+
     @usableFromInline override var count: Int { records.count + (base?.count ?? 0) - shadowedCount }
 
     override func contains(_ id: AnyHashable) -> Bool {
@@ -294,11 +302,10 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
                 records[k] = stored.record
                 versions[k] = stored.version
                 applied.updated.append(stored.record)
-            } else if let (ordinal, old) = shadowBase(stored.record.id) {
+            } else if let (_, old) = shadowBase(stored.record.id) {
                 replaced.append(stored.record.id, version: old.version, record: old.record)
                 append(stored)
                 applied.updated.append(stored.record)
-                _ = ordinal
             } else {
                 append(stored)
                 applied.inserted.append(stored.record)

@@ -64,6 +64,9 @@ struct _IdentityLayout<ID: Hashable> {
     /// The identity whose bytes are at `p` (`width` of them, not 0).
     func read(_ p: UnsafeRawPointer) -> ID { readBytes(p) }
 
+    /// `read(_:)` as a function, for a loop over many identities.
+    var reader: (UnsafeRawPointer) -> ID { readBytes }
+
     /// The identity's stable hash: of its bytes when kept, of its binary
     /// encoding otherwise.
     ///

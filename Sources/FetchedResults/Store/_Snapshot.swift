@@ -303,6 +303,27 @@ final class _BaseEntity: @unchecked Sendable {
         return found
     }
 
+    /// Calls `body` with each entry of declared index `k`, in the index's
+    /// order: the ordinal, and the identity's bytes; each block checked once
+    /// (the entries of a block are contiguous). `body` returns false to stop.
+    ///
+    /// - Complexity: O(*n*) entries.
+    func forEachEntry(ofIndex k: Int, _ body: (Int, UnsafeRawPointer) throws(StoreError) -> Bool) throws(StoreError) {
+        let column = indexes[k].column
+        var first = 0
+        while first < count {
+            let start = try entry(first, of: column)   // checks the block
+            let n = Swift.min(column.perBlock, count - first)
+            for j in 0..<n {
+                let p = start + j * column.width
+                let ordinal = Int(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
+                guard ordinal < count else { throw reader.damaged(column.block(first / column.perBlock).frame, "an index names record \(ordinal) of \(count)") }
+                guard try body(ordinal, p + 4) else { return }
+            }
+            first += n
+        }
+    }
+
     /// Entry `i` of declared index `k`: the ordinal, and the identity's bytes.
     func indexEntry(_ k: Int, _ i: Int) throws(StoreError) -> (ordinal: Int, identity: UnsafeRawPointer) {
         let p = try entry(i, of: indexes[k].column)
