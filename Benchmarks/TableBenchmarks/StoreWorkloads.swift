@@ -3,6 +3,8 @@ import Foundation
 import HeadlessTable
 #if canImport(Darwin)
 import Darwin   // getrusage
+#elseif canImport(Glibc)
+import Glibc
 #endif
 
 /// The store's file: a one-record save into a store of 1M records against the
