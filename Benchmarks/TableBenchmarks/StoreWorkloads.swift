@@ -1,11 +1,18 @@
+import EmbedderBenchmarks
 import Foundation
 import HeadlessTable
+#if canImport(Darwin)
+import Darwin   // getrusage
+#elseif canImport(Glibc)
+import Glibc
+#endif
 
 /// The store's file: a one-record save into a store of 1M records against the
-/// same save into 10k records and into memory, and reopening 1M records
-/// against parsing the same records as a plain JSON file.
+/// same save into 10k records and into memory, reopening 1M records
+/// against parsing the same records as a plain JSON file, and issue 36's
+/// launch (a fresh process to the first frame) beside SQLite's.
 enum StoreWorkloads {
-    static var all: [Workload] { [save1(), reopen()] }
+    static var all: [Workload] { [save1(), reopen(), launch(1_000_000), launch(10_000_000)] }
 
     typealias Person = FetchWorkloads.Person
 
@@ -89,6 +96,114 @@ enum StoreWorkloads {
                 ],
                 counters: ["records": people.count, "storeBytes": size(url), "jsonBytes": size(jsonURL)],
                 maxSamples: 5)
+        }
+    }
+
+    // MARK: Launch
+
+    /// `Benchmarks/launch-sqlite.py`, next to this folder.
+    static var sqliteScript: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("launch-sqlite.py").path
+    }
+
+    /// The launch's inputs, made once and kept in the temporary folder (a
+    /// 10M store takes minutes to make): the file store (an index on name)
+    /// and the same people in SQLite (an index on name).
+    static func launchFiles(_ count: Int) -> (store: URL, sqlite: String) {
+        let tag = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count)"
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("headless-table-launch-\(tag)-v2.htstore")
+        let sqlite = FileManager.default.temporaryDirectory.appendingPathComponent("headless-table-launch-\(tag).sqlite").path
+        if !FileManager.default.fileExists(atPath: store.path) {
+            do { try Launch.makeStore(at: store, count: count) } catch { fatalError("the launch store: \(error)") }
+        }
+        if !FileManager.default.fileExists(atPath: sqlite) { _ = run(["python3", sqliteScript, "make", sqlite, String(count)]) }
+        return (store, sqlite)
+    }
+
+    /// Runs a command to its end; returns its output.
+    @discardableResult
+    static func run(_ arguments: [String]) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        do { try process.run() } catch { fatalError("cannot run \(arguments): \(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The numbers a launch printed (JSON).
+    static func figures(_ output: String) -> [String: Double] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else { return [:] }
+        return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+    }
+
+    /// Issue 36's launch: from a fresh process (this executable with
+    /// `--launch`) to the first frame of a table bound to a controller
+    /// sorted by name (batch size 50, a cache name), against python's
+    /// `sqlite3` reading every row id in name order from an index, then the
+    /// first batch. Both from spawn to exit.
+    static func launch(_ count: Int) -> Workload {
+        let tag = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count)"
+        return Workload(
+            name: "store/launch-\(tag)",
+            summary: "from a fresh process to the first frame: a file store of \(count) people (an index on name) opened, fetched by name with a batch size, bound, drawn — against SQLite's ids by name and the first batch",
+            targets: count <= 1_000_000 ? [Target(against: "sqlite", atMost: 1)] : []
+        ) {
+            let (store, sqlite) = launchFiles(count)
+            let executable = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
+            // One of each first, for their figures (phases, peak memory).
+            let ours = figures(run([executable, "--launch", store.path]))
+            let theirs = figures(run(["python3", sqliteScript, "launch", sqlite]))
+            let size = ((try? FileManager.default.attributesOfItem(atPath: store.path)[.size]) as? NSNumber)?.intValue ?? 0
+            let sqliteSize = ((try? FileManager.default.attributesOfItem(atPath: sqlite)[.size]) as? NSNumber)?.intValue ?? 0
+            return Prepared(
+                subject: { run([executable, "--launch", store.path]) },
+                baselines: [Baseline(name: "sqlite", run: { run(["python3", sqliteScript, "launch", sqlite]) }, maxSamples: 5)],
+                counters: [
+                    "people": count, "storeBytes": size, "sqliteBytes": sqliteSize,
+                    "openMicros": Int((ours["open"] ?? -1) * 1000), "fetchMicros": Int((ours["fetch"] ?? -1) * 1000),
+                    "frameMicros": Int((ours["frame"] ?? -1) * 1000), "peakKiB": Int(ours["peakKiB"] ?? -1),
+                    "sqliteFetchMicros": Int((theirs["fetch"] ?? -1) * 1000), "sqlitePeakKiB": Int(theirs["peakKiB"] ?? -1),
+                ],
+                maxSamples: 5)
+        }
+    }
+
+    /// This process's peak resident memory, in KiB (-1 when it cannot be
+    /// read). On Darwin from `getrusage`; elsewhere from `/proc/self/status`
+    /// (`VmHWM`, this program's own: Linux's `ru_maxrss` keeps the peak of
+    /// the process before `exec`, here the benchmark that spawned it with a
+    /// million people in memory).
+    static func peakResidentKiB() -> Int {
+        #if canImport(Darwin)
+        var usage = rusage()
+        getrusage(RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss) / 1024   // bytes on Darwin
+        #else
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let field = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first,
+            let kib = Int(field)
+        else { return -1 }
+        return kib
+        #endif
+    }
+
+    /// The launch itself, in the child: figures as JSON, then out.
+    static func launchChild(_ path: String) -> Int32 {
+        let start = DispatchTime.now()
+        do {
+            let figures = try Launch.run(URL(fileURLWithPath: path), since: start)
+            let peak = peakResidentKiB()
+            let line = "{\"open\": \(figures.open), \"fetch\": \(figures.fetch), \"frame\": \(figures.frame), \"rows\": \(figures.rows), \"peakKiB\": \(peak)}\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("launch: \(error)\n".utf8))
+            return 1
         }
     }
 }

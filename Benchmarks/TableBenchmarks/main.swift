@@ -28,8 +28,9 @@ enum BenchmarkCommand {
             .flag("list", help: "lists the workloads instead of running them"),
             OptionDeclaration("profile", .text("NAME"), help: "runs only workload NAME's subject, repeatedly, for about five seconds (for perf and valgrind)"),
             OptionDeclaration("child", .text("NAME"), help: "runs workload NAME and prints its result as JSON", isHidden: true),
+            OptionDeclaration("launch", .text("STORE"), help: "opens STORE as issue 36's launch does and prints its figures as JSON", isHidden: true),
         ],
-        exclusive: [["profile", "list", "compare", "child"], ["profile", "filter"], ["child", "filter"]],
+        exclusive: [["profile", "list", "compare", "child", "launch"], ["profile", "filter"], ["child", "filter"], ["launch", "filter"]],
         discussion: "Build optimized: swift run -c release table-benchmarks. Save a run with --format json > saved.json; a later run with --compare saved.json prints each benchmark's median then and now.")
 
     static var workloads: [Workload] { DiffWorkloads.all + FetchWorkloads.all + SearchWorkloads.all + StoreWorkloads.all + PredicateWorkloads.all + TableWorkloads.all + RenderWorkloads.all + SnapshotWorkloads.all + BindingWorkloads.all + BrowseWorkloads.all + EmbedWorkloads.all + OutlineWorkloads.all + GraphWorkloads.all }
@@ -68,6 +69,10 @@ enum BenchmarkCommand {
     }
 
     static func run(_ parsed: ParsedArguments) -> Int32 {
+        if let store = parsed.string("launch") {
+            // A fresh process, as an app's launch: the figures, then out at once.
+            return StoreWorkloads.launchChild(store)
+        }
         if let child = parsed.string("child") {
             guard let workload = workloads.first(where: { $0.name == child }) else { return fail(unknown(child)) }
             guard let data = try? JSONEncoder().encode(runWorkload(workload)) else { return 1 }

@@ -37,14 +37,14 @@ import Testing
             let roll = Int.random(in: 0..<10, using: &random)
             if roll < 5 || oracle.isEmpty {
                 let chunk = chunks.randomElement(using: &random)!
-                chunk.elements.append(Self.element(next))
+                chunk.ids.append(Colliding.ID(value: next))
                 index.insert(Colliding.ID(value: next), in: chunk)
                 oracle[Colliding.ID(value: next)] = chunk
                 next += 1
             } else if roll < 8 {
                 let id = oracle.keys.randomElement(using: &random)!
                 let chunk = oracle[id]!
-                chunk.elements.removeAll { $0.id == id }
+                chunk.ids.removeAll { $0 == id }
                 index.remove(id, from: chunk)
                 oracle[id] = nil
             } else {
@@ -56,11 +56,11 @@ import Testing
                     to = _Chunk([], records: [], index: chunks.count)
                     chunks.append(to)
                 }
-                from.elements.removeAll { $0.id == id }
-                to.elements.append(Self.element(id.value))
+                from.ids.removeAll { $0 == id }
+                to.ids.append(id)
                 index.move(id, from: from, to: to)
                 oracle[id] = to
-                if from.elements.isEmpty {
+                if from.ids.isEmpty {
                     index.forget(from)
                     chunks.removeAll { $0 === from }
                 }
@@ -71,7 +71,7 @@ import Testing
             for value in 0..<next {
                 let id = Colliding.ID(value: value)
                 #expect(index.chunk(for: id) === oracle[id], "seed \(seed), step \(step): \(value)")
-                if let (chunk, offset) = index.locate(id) { #expect(chunk.elements[offset].id == id) }
+                if let (chunk, offset) = index.locate(id) { #expect(chunk.ids[offset] == id) }
             }
         }
     }

@@ -198,9 +198,16 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A key path went through a relationship to an object that does not
     /// exist (a `noAction` delete not yet repaired).
     case danglingReference(object: ObjectID, relationship: String, destination: ObjectID)
+    /// An object could not be read from the store's file: the file is
+    /// damaged where it is (``StoreError/damaged(path:offset:reason:)``).
+    /// Records are read from the file as they are needed, so damage shows
+    /// when the damaged part is first read, not when the store opens.
+    case unreadable(StoreError)
 
     public var description: String {
         switch self {
+        case .unreadable(let error):
+            return "an object could not be read: \(error)"
         case .noSortKeys:
             return "An instance of NSFetchedResultsController requires a fetch request with sort descriptors"
         case .unknownKey(let error):

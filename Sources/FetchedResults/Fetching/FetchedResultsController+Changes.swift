@@ -21,15 +21,17 @@ extension FetchedResultsController {
         guard let compiled = results.compiled, !receivers.isEmpty || !changeStreams.isEmpty else { return }
         guard let typed = self.typedChange(contextChange, compiled: compiled) else { return }
         let changes: [_Change<R>]
+        var placementUnknown = false
         do throws(FetchError) {
-            changes = try self.changes(of: typed, compiled: compiled)
+            changes = try self.changes(of: typed, compiled: compiled, placementUnknown: &placementUnknown)
         } catch {
             didFail(error)
             return
         }
         let before = deliversWholeChanges ? tableSections : []
-        // With an offset or a limit, any change may move the window.
-        if compiled.request.fetchOffset > 0 || compiled.request.fetchLimit != nil {
+        // With an offset or a limit, any change may move the window; in a
+        // lean order, a changed object whose place is no longer known.
+        if compiled.request.fetchOffset > 0 || compiled.request.fetchLimit != nil || placementUnknown {
             refetchAndReport(changes, before: before)
             return
         }
@@ -64,7 +66,7 @@ extension FetchedResultsController {
     ///   ``FetchError/predicateThrew(_:)``) when the predicate fails on a
     ///   changed record, as `performFetch()` would.
     /// - Complexity: O(*k* log *n*) for *k* identities.
-    func changes(of contextChange: _TypedChange<R>, compiled: _CompiledRequest<R>) throws(FetchError) -> [_Change<R>] {
+    func changes(of contextChange: _TypedChange<R>, compiled: _CompiledRequest<R>, placementUnknown: inout Bool) throws(FetchError) -> [_Change<R>] {
         var changes: [_Change<R>] = []
         results.ordered.takeMembersIfMade()
         let relationships = compiled.relationships
@@ -73,7 +75,13 @@ extension FetchedResultsController {
             var change = _Change<R>()
             var oldRecord: R?
             if let position = position(of: id, removed: contextChange.removed[id], compiled: compiled) {
-                change.old = _Change.Old(element: results.ordered.element(at: position), path: path(ofPosition: position))
+                if let element = results.ordered.element(at: position) {
+                    change.old = _Change.Old(element: element, path: path(ofPosition: position))
+                } else {
+                    // A lean order no longer knows where it placed the object: refetch.
+                    placementUnknown = true
+                    change.old = _Change.Old(element: _Element(id: id, sequence: .max, sortValues: _SortValues(first: .null), sectionName: ""), path: path(ofPosition: position))
+                }
                 oldRecord = results.ordered.record(at: position)
             }
             if relationships != nil { relationships?.visits = [] }
@@ -147,7 +155,7 @@ extension FetchedResultsController {
     /// - Complexity: O(log *n*), and O(*n*) the first time without the index
     ///   (the index made then, if it was not being made).
     func position(of id: R.ID, removed: R?, compiled: _CompiledRequest<R>) -> Int? {
-        if results.ordered.isIndexingMembers {
+        if results.ordered.isIndexingMembers, !results.ordered.isLean {
             let bySortValues = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, 0, b.sortValues, 0) }
             for hint in [removed, access.storeObject(withID: id)] {
                 guard let hint, hint.id == id else { continue }
@@ -173,7 +181,8 @@ extension FetchedResultsController {
         let order = { (a: _Element<R>, b: _Element<R>) in compiled.compare(a.sortValues, a.sequence, b.sortValues, b.sequence) }
         for change in changes {
             guard let old = change.old,
-                let removed = results.ordered.isIndexingMembers ? results.ordered.remove(old.element, order: order) : results.ordered.remove(old.element.id)
+                let removed = results.ordered.isIndexingMembers || results.ordered.isLean
+                    ? results.ordered.remove(old.element, order: order) : results.ordered.remove(old.element.id)
             else { continue }
             for index in searchIndexes { index.remove(at: removed.position) }
             if following {
@@ -203,7 +212,7 @@ extension FetchedResultsController {
         let oldSections = results.sectionList
         var oldPaths: [R.ID: (path: TablePath, record: R?)] = [:]
         for position in 0..<results.ordered.count {
-            oldPaths[results.ordered.element(at: position).id] = (path(ofPosition: position), results.ordered.record(at: position))
+            oldPaths[results.ordered.id(at: position)] = (path(ofPosition: position), results.ordered.record(at: position))
         }
         do throws(FetchError) {
             try performFetch()
@@ -212,7 +221,7 @@ extension FetchedResultsController {
             return
         }
         var newPaths: [R.ID: TablePath] = [:]
-        for position in 0..<results.ordered.count { newPaths[results.ordered.element(at: position).id] = path(ofPosition: position) }
+        for position in 0..<results.ordered.count { newPaths[results.ordered.id(at: position)] = path(ofPosition: position) }
         let changedRecords = Dictionary(changes.compactMap { c in c.record.map { ($0.id, $0) } }, uniquingKeysWith: { a, _ in a })
         let changedKeys = Dictionary(changes.compactMap { c in c.record.flatMap { record in c.changedKeys.map { (record.id, $0) } } }, uniquingKeysWith: { a, _ in a })
         // The changed objects, and those the window let in or out (unchanged

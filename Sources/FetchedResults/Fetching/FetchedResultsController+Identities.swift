@@ -10,7 +10,7 @@ extension FetchedResultsController {
     /// - Complexity: O(log *n*).
     package func objectID(atPosition position: Int) -> R.ID? {
         guard results.compiled != nil, position >= 0, position < results.ordered.count else { return nil }
-        return results.ordered.element(at: position).id
+        return results.ordered.id(at: position)
     }
 
     /// The position of the object with an identity; nil when it is not in

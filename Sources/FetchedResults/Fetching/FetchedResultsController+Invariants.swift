@@ -33,12 +33,18 @@ extension FetchedResultsController {
             precondition(section.count >= 0 && results.sectionStarts[k + 1] == results.sectionStarts[k] + section.count, "section \(k) starts at \(results.sectionStarts[k]), holds \(section.count), next at \(results.sectionStarts[k + 1])")
         }
         precondition(results.sectionStarts.last == results.ordered.count, "the sections hold \(results.sectionStarts.last ?? 0) objects, the results \(results.ordered.count)")
+        // A lean order whose details are not all known any more (damage in the
+        // store's file, or versions forgotten) cannot be checked by them.
+        let detailsKnown = (0..<results.ordered.count).allSatisfy { results.ordered.element(at: $0) != nil }
         // The sections against the names.
         if sectionNameKeyPath == nil {
             precondition(results.sectionList.count == 1 && results.sectionList[0].name == "", "one section \"\" without a section key path")
-        } else {
+        } else if detailsKnown {
             var runs = _SectionRuns(checkingOrder: true)
-            for position in 0..<results.ordered.count { runs.append(results.ordered.element(at: position).sectionName) }
+            for position in 0..<results.ordered.count {
+                guard let element = results.ordered.element(at: position) else { continue }
+                runs.append(element.sectionName)
+            }
             precondition(runs.runs == results.sectionList, "the sections against the objects' section names")
             precondition(results.sectionList.allSatisfy { $0.count > 0 }, "an empty section")
             precondition((runs.firstRepeat != nil) == results.sectionsRepeatNames, "a section name twice: \(runs.firstRepeat?.name ?? "none"), noted: \(results.sectionsRepeatNames)")
@@ -47,16 +53,18 @@ extension FetchedResultsController {
         // The order, the records, and the index paths both ways.
         var previous: _Element<R>?
         for position in 0..<results.ordered.count {
-            let element = results.ordered.element(at: position)
-            if let previous {
-                precondition(compiled.compare(previous.sortValues, previous.sequence, element.sortValues, element.sequence) <= 0, "objects \(position - 1) and \(position) out of order")
+            let id = results.ordered.id(at: position)
+            if let element = results.ordered.element(at: position) {
+                if let previous {
+                    precondition(compiled.compare(previous.sortValues, previous.sequence, element.sortValues, element.sequence) <= 0, "objects \(position - 1) and \(position) out of order")
+                }
+                previous = element
             }
-            previous = element
             let path = path(ofPosition: position)
             precondition(results.sectionStarts[path.section] + path.row == position && path.row < results.sectionList[path.section].count, "position \(position) at \(path)")
-            precondition(objectID(at: path) == element.id, "the identity at \(path)")
-            precondition(indexPath(forObjectWithID: element.id) == path, "the index path of the object at \(path)")
-            if let record = results.ordered.record(at: position) { precondition(record.id == element.id, "the record at \(path) is another's") }
+            precondition(objectID(at: path) == id, "the identity at \(path)")
+            precondition(!detailsKnown || indexPath(forObjectWithID: id) == path, "the index path of the object at \(path)")
+            if let record = results.ordered.record(at: position) { precondition(record.id == id, "the record at \(path) is another's") }
         }
         precondition(!(compiled.request.fetchBatchSize <= 0 || deliversWholeChanges) || results.ordered.keepsRecords, "records not kept")
         #endif

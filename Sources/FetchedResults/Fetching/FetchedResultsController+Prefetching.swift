@@ -42,7 +42,7 @@ extension FetchedResultsController {
             _ = results.batchCache.batch(batch) {
                 batchReads.ahead += 1
                 let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
-                return range.map { access.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
+                return range.map { access.object(withID: ordered.id(at: $0)) }.compactMap { $0 }
             }
         }
     }

@@ -27,7 +27,7 @@ extension FetchedResultsController {
         guard let current = results.compiled, cacheName == nil, !requestChangedSinceFetch, results.lastError == nil, !results.sectionsRepeatNames, context.controllersAreCurrent,
             request.sortKeys == current.request.sortKeys, !request.sortKeys.isEmpty,
             request.fetchOffset == 0, request.fetchLimit == nil, current.request.fetchOffset == 0, current.request.fetchLimit == nil,
-            request.fetchBatchSize == current.request.fetchBatchSize
+            request.fetchBatchSize == current.request.fetchBatchSize, !results.ordered.isLean
         else { return false }
         let narrowed = try _CompiledRequest(request, sectionKeyPath: sectionNameKeyPath, sectionCollation: sectionCollation, access: access)
         // Read through relationships, the narrowed results would need a reverse map of their own: fetch.

@@ -222,6 +222,13 @@ public final class FetchedResultsController<R: Record & Codable> {
         if requestChangedSinceFetch, let cacheName, store.keepsResults(named: cacheName, forAnotherRequestThan: key) {
             throw .cacheMismatch(cacheName: cacheName)
         }
+        // A request an index of the store's file covers: its order read from the index.
+        if let indexed = try indexedFetch(compiled, access: access) {
+            self.access = access
+            self.reverse = nil
+            didFetch(compiled, indexed.ordered, sections: indexed.sections)
+            return
+        }
         var fetched: _Fetched<R>
         // Results read through relationships are not cached: their reverse map is made by the fetch.
         let cacheable = compiled.relationships == nil && !context.hasChanges
@@ -238,6 +245,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         }
         fetched.narrow(offset: fetchRequest.fetchOffset, limit: fetchRequest.fetchLimit)
         let sections = try fetched.sections(keyed: sectionNameKeyPath != nil, offset: fetchRequest.fetchOffset)
+        if let cacheName, cacheable { keepSectionsOnDisk(sections, named: cacheName, entity: access.entity) }
         self.access = access
         self.reverse = reverse
         didFetch(compiled, _OrderedElements(consume fetched), sections: sections)
@@ -356,6 +364,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         }
         let count = results.sectionList[indexPath.section].count
         guard (0..<count).contains(indexPath.row), let record = record(at: results.sectionStarts[indexPath.section] + indexPath.row) else {
+            if let damage = context.store.damage { throw .unreadable(damage) }
             throw .noObject(at: indexPath, sectionCount: results.sectionList.count, rowCount: count)
         }
         return record
@@ -369,7 +378,7 @@ public final class FetchedResultsController<R: Record & Codable> {
         guard results.compiled != nil, results.sectionStarts.indices.contains(indexPath.section + 1), indexPath.row >= 0,
             indexPath.row < numberOfObjects(inSection: indexPath.section)
         else { return nil }
-        return results.ordered.element(at: results.sectionStarts[indexPath.section] + indexPath.row).id
+        return results.ordered.id(at: results.sectionStarts[indexPath.section] + indexPath.row)
     }
 
     /// The index path of an object (by identity), or nil when it is not in the results.
@@ -397,7 +406,7 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// The record at a position: kept, or read from the context a batch at a time.
     func record(at position: Int) -> R? {
         if let record = results.ordered.record(at: position) { return record }
-        let element = results.ordered.element(at: position)
+        let id = results.ordered.id(at: position)
         let size = max(fetchRequest.fetchBatchSize, 1)
         let batch = position / size
         // The order read into a local: the cache's closure must not read
@@ -406,12 +415,12 @@ public final class FetchedResultsController<R: Record & Codable> {
         let records = results.batchCache.batch(batch) {
             batchReads.onDemand += 1
             let range = (batch * size)..<min(ordered.count, (batch + 1) * size)
-            return range.map { access.object(withID: ordered.element(at: $0).id) }.compactMap { $0 }
+            return range.map { access.object(withID: ordered.id(at: $0)) }.compactMap { $0 }
         }
-        if position - batch * size < records.count, records[position - batch * size].id == element.id {
+        if position - batch * size < records.count, records[position - batch * size].id == id {
             return records[position - batch * size]
         }
-        return access.object(withID: element.id)
+        return access.object(withID: id)
     }
 
     // MARK: Section index

@@ -35,6 +35,25 @@ struct _FetchCacheKey: Hashable, Sendable {
     /// The request's limit; nil for none.
     @usableFromInline var fetchLimit: Int?
 
+    /// The key as text that another process makes the same of the same
+    /// request (a section cache on disk is checked against it); nil when
+    /// the predicate cannot be told from another (a closure, a Foundation
+    /// predicate): such results are never kept on disk.
+    var persistentDescription: String? {
+        let predicate: String
+        switch self.predicate {
+        case .all: predicate = "*"
+        case .format(let format): predicate = format
+        case .unidentified: return nil
+        }
+        let parts: [String] = [
+            "entity \(entity.map(String.init) ?? "-")", "where \(predicate)", "sort \(sortKeys.map(\.description).joined(separator: ","))",
+            "sections \(sectionKeyPath ?? "-")", "collation \(sectionCollation?.tableIdentifier ?? "-")",
+            "offset \(fetchOffset)", "limit \(fetchLimit.map(String.init) ?? "-")",
+        ]
+        return parts.joined(separator: "\n")
+    }
+
     /// The key of a request's results, in sections by a key path's value
     /// (and a collation's sections of it).
     @inlinable

@@ -44,7 +44,7 @@ struct _MemberIndex<R: Record> {
     func locate(_ id: R.ID) -> (chunk: _Chunk<R>, offset: Int)? {
         var found: (chunk: _Chunk<R>, offset: Int)?
         _ = slots.value(_HashSlots.hash(id)) { number in
-            guard let chunk = chunks[number], let offset = chunk.elements.firstIndex(where: { $0.id == id }) else { return false }
+            guard let chunk = chunks[number], let offset = chunk.ids.firstIndex(of: id) else { return false }
             found = (chunk, offset)
             return true
         }
@@ -60,13 +60,12 @@ struct _MemberIndex<R: Record> {
         slots.insert(_HashSlots.hash(id), value: number(of: chunk))
     }
 
-    /// Adds the identities of `elements`, held by `chunk`.
-    mutating func insert(_ elements: [_Element<R>], in chunk: _Chunk<R>) {
-        slots.reserveCapacity(slots.count + elements.count)
+    /// Adds `ids`, held by `chunk`.
+    mutating func insert(_ ids: [R.ID], in chunk: _Chunk<R>) {
+        slots.reserveCapacity(slots.count + ids.count)
         let number = number(of: chunk)
-        // Through the buffer: reading an identity does not copy its element.
-        elements.withUnsafeBufferPointer { elements in
-            for k in elements.indices { slots.insert(_HashSlots.hash(elements[k].id), value: number) }
+        ids.withUnsafeBufferPointer { ids in
+            for k in ids.indices { slots.insert(_HashSlots.hash(ids[k]), value: number) }
         }
     }
 

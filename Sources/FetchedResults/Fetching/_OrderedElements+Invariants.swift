@@ -22,18 +22,19 @@ extension _OrderedElements {
         var total = 0
         for (k, chunk) in chunks.enumerated() {
             precondition(chunk.index == k, "chunk \(k) thinks it is at \(chunk.index)")
-            precondition(chunk.elements.count <= Self.maxChunk, "chunk \(k) holds \(chunk.elements.count) > \(Self.maxChunk)")
+            precondition(chunk.count <= Self.maxChunk, "chunk \(k) holds \(chunk.count) > \(Self.maxChunk)")
             precondition(tree.prefix(k) == total, "the size tree disagrees at chunk \(k)")
-            precondition(!keepsRecords || chunk.records.count == chunk.elements.count, "chunk \(k): records out of step")
-            total += chunk.elements.count
+            precondition(!keepsRecords || chunk.records.count == chunk.count, "chunk \(k): records out of step")
+            precondition(chunk.details.count == (isLean ? 0 : chunk.count), "chunk \(k): details out of step")
+            total += chunk.count
         }
         precondition(total == count, "count \(count) but \(total) elements in chunks")
         if let members { precondition(members.count == count, "the identity index holds \(members.count) of \(count) identities") }
         if let chunk = touched, chunk.index < chunks.count, chunks[chunk.index] === chunk {
-            let runs = _Chunk<R>.runs(of: chunk.elements)
+            let runs = _Chunk<R>.runs(of: chunk.details)
             precondition(runs == chunk.runs, "chunk \(chunk.index): stale section runs")
             if let members {
-                for element in chunk.elements { precondition(members.chunk(for: element.id) === chunk, "the identity index points elsewhere") }
+                for id in chunk.ids { precondition(members.chunk(for: id) === chunk, "the identity index points elsewhere") }
             }
         }
         #endif

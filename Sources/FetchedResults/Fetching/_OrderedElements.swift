@@ -21,34 +21,125 @@ struct _Element<R: Record>: Sendable {
     }
 }
 
+/// What places one fetched object in the order, beside its identity: its
+/// first-insertion order, sort values and section name.
+@usableFromInline
+struct _ElementDetails: Sendable {
+    @usableFromInline var sequence: Int64
+    @usableFromInline var sortValues: _SortValues
+    @usableFromInline var sectionName: String
+
+    @inlinable
+    init(sequence: Int64, sortValues: _SortValues, sectionName: String) {
+        self.sequence = sequence
+        self.sortValues = sortValues
+        self.sectionName = sectionName
+    }
+}
+
+extension _Element {
+    @inlinable var details: _ElementDetails { _ElementDetails(sequence: sequence, sortValues: sortValues, sectionName: sectionName) }
+
+    @inlinable
+    init(id: R.ID, _ details: _ElementDetails) {
+        self.init(id: id, sequence: details.sequence, sortValues: details.sortValues, sectionName: details.sectionName)
+    }
+}
+
+/// A run of the fetched objects, in order: their identities, and (unless
+/// the order is lean: see `_Placement`) what places them, and (when records
+/// are kept) their records — arrays in step.
 @usableFromInline
 final class _Chunk<R: Record> {
-    @usableFromInline var elements: [_Element<R>] { didSet { runs = Self.runs(of: elements) } }
+    @usableFromInline var ids: [R.ID]
+    /// The elements' details, in step with `ids`; empty in a lean order.
+    @usableFromInline var details: [_ElementDetails] { didSet { runs = Self.runs(of: details) } }
     /// The elements' records, in step with them; empty when records are read
     /// on demand (a batch size).
     @usableFromInline var records: [R]
     /// The chunk's place in `_OrderedElements.chunks`.
     @usableFromInline var index: Int
-    /// The chunk's section runs: consecutive elements with one section name.
+    /// The chunk's section runs: consecutive elements with one section name
+    /// (none in a lean order).
     @usableFromInline var runs: [_SectionRun]
 
     @inlinable
     init(_ elements: [_Element<R>], records: [R], index: Int) {
-        self.elements = elements
+        ids = elements.map(\.id)
+        details = elements.map(\.details)
         self.records = records
         self.index = index
-        runs = Self.runs(of: elements)
+        runs = Self.runs(of: details)
     }
 
+    /// A chunk of a lean order: identities only.
     @inlinable
-    static func runs(of elements: [_Element<R>]) -> [_SectionRun] {
+    init(ids: [R.ID], index: Int) {
+        self.ids = ids
+        details = []
+        records = []
+        self.index = index
+        runs = []
+    }
+
+    @inlinable var count: Int { ids.count }
+
+    /// The chunk's elements (of an order that is not lean).
+    @usableFromInline var elements: [_Element<R>] { zip(ids, details).map { _Element(id: $0, $1) } }
+
+    @inlinable
+    static func runs(of details: [_ElementDetails]) -> [_SectionRun] {
         var runs = _SectionRuns(checkingOrder: false)
-        // Through the buffer: reading a name does not copy the element.
-        elements.withUnsafeBufferPointer { elements in
-            for k in elements.indices { runs.append(elements[k].sectionName) }
+        // Through the buffer: reading a name does not copy the details.
+        details.withUnsafeBufferPointer { details in
+            for k in details.indices { runs.append(details[k].sectionName) }
         }
         return runs.runs
     }
+
+    /// Inserts an element at `offset`.
+    @inlinable
+    func insert(_ element: _Element<R>, lean: Bool, at offset: Int) {
+        ids.insert(element.id, at: offset)
+        if !lean { details.insert(element.details, at: offset) }
+    }
+
+    /// Removes the element at `offset`; returns its identity.
+    @inlinable
+    func remove(at offset: Int, lean: Bool) -> R.ID {
+        if !lean { details.remove(at: offset) }
+        return ids.remove(at: offset)
+    }
+}
+
+/// How a lean order places its objects without keeping their details: a
+/// fetch read from an index of the store's file keeps only identities (about
+/// 8 bytes an object), and an object's details are those of its record as
+/// it was when it was placed — the store's as of the fetch's version (read
+/// from the file, or from the versions recent saves replaced), or, for the
+/// objects a change placed since (and the context's unsaved records the
+/// fetch placed), the details kept then.
+@usableFromInline
+final class _Placement<R: Record> {
+    /// The store's version the fetch read.
+    let version: Int64
+    /// Details kept: of the objects placed since the fetch, and of the
+    /// context's unsaved records the fetch placed.
+    var placed: [R.ID: _ElementDetails] = [:]
+    /// The details of an identity's record as the store had it at
+    /// `version`; nil when it had none then, or that version is no longer known.
+    let read: (R.ID) -> _ElementDetails?
+    /// The order of two elements' sort values (-1, 0, 1), before sequences.
+    let compare: (_SortValues, _SortValues) -> Int
+
+    init(version: Int64, compare: @escaping (_SortValues, _SortValues) -> Int, read: @escaping (R.ID) -> _ElementDetails?) {
+        self.version = version
+        self.compare = compare
+        self.read = read
+    }
+
+    /// The details an object was placed by; nil when not known.
+    func details(of id: R.ID) -> _ElementDetails? { placed[id] ?? read(id) }
 }
 
 /// The fetched objects in order: a list of chunks of at most `maxChunk`
@@ -69,6 +160,11 @@ struct _OrderedElements<R: Record> {
     @usableFromInline var pendingMembers: _BackgroundValue<_UncheckedSendable<_MemberIndex<R>>>? = nil
     /// Whether every chunk keeps its elements' records.
     @usableFromInline var keepsRecords = false
+    /// How a lean order places its objects (nil: each chunk keeps its
+    /// elements' details).
+    @usableFromInline var placement: _Placement<R>? = nil
+    /// Whether the order keeps identities only (see `_Placement`).
+    @inlinable var isLean: Bool { placement != nil }
 
     /// No elements.
     @inlinable
@@ -83,6 +179,16 @@ struct _OrderedElements<R: Record> {
         fetched.take(inPiecesOf: Self.maxChunk / 2) { elements, records in
             chunks.append(_Chunk(elements, records: records, index: chunks.count))
         }
+        rebuildTree()
+        _checkInvariants()
+    }
+
+    /// A lean order: identities in order, placed by `placement`.
+    @inlinable
+    init(lean chunks: [_Chunk<R>], placement: _Placement<R>) {
+        self.chunks = chunks
+        count = chunks.reduce(0) { $0 + $1.count }
+        self.placement = placement
         rebuildTree()
         _checkInvariants()
     }
@@ -110,7 +216,7 @@ struct _OrderedElements<R: Record> {
     @inlinable
     mutating func rebuildTree() {
         for (k, chunk) in chunks.enumerated() { chunk.index = k }
-        tree = _Fenwick(chunks.map { $0.elements.count })
+        tree = _Fenwick(chunks.map { $0.count })
     }
 
     /// The chunk holding position `p` (0 ≤ p < count), and the offset in it.
@@ -125,13 +231,28 @@ struct _OrderedElements<R: Record> {
     var identities: [R.ID] {
         var ids: [R.ID] = []
         ids.reserveCapacity(count)
-        for chunk in chunks { for element in chunk.elements { ids.append(element.id) } }
+        for chunk in chunks { ids.append(contentsOf: chunk.ids) }
         return ids
     }
 
-    func element(at p: Int) -> _Element<R> {
+    /// The identity at position `p`.
+    func id(at p: Int) -> R.ID {
         let (k, offset) = locate(p)
-        return chunks[k].elements[offset]
+        return chunks[k].ids[offset]
+    }
+
+    /// The element at position `p`: its details as kept, or (in a lean
+    /// order) as it was placed — nil when that is no longer known.
+    func element(at p: Int) -> _Element<R>? {
+        let (k, offset) = locate(p)
+        return element(in: chunks[k], at: offset)
+    }
+
+    /// The element at `offset` of `chunk`.
+    func element(in chunk: _Chunk<R>, at offset: Int) -> _Element<R>? {
+        let id = chunk.ids[offset]
+        if let placement { return placement.details(of: id).map { _Element(id: id, $0) } }
+        return _Element(id: id, chunk.details[offset])
     }
 
     /// The kept record of the element at `p`; nil when records are not kept.
@@ -167,25 +288,30 @@ struct _OrderedElements<R: Record> {
         guard !keepsRecords else { return }
         if pendingMembers != nil { buildMembers() }   // the chunks change below
         for chunk in chunks {
-            var elements: [_Element<R>] = [], records: [R] = []
-            for element in chunk.elements {
-                guard let record = read(element.id) else { members?.remove(element.id, from: chunk); continue }
-                elements.append(element)
+            var ids: [R.ID] = [], details: [_ElementDetails] = [], records: [R] = []
+            for offset in chunk.ids.indices {
+                let id = chunk.ids[offset]
+                // A lean order's details, as placed, are kept from now on.
+                guard let record = read(id), let placed = isLean ? placement?.details(of: id) : chunk.details[offset] else {
+                    members?.remove(id, from: chunk)
+                    continue
+                }
+                ids.append(id)
+                details.append(placed)
                 records.append(record)
             }
             chunk.records = records
-            if elements.count != chunk.elements.count { chunk.elements = elements }
+            chunk.ids = ids
+            chunk.details = details
         }
-        for chunk in chunks where chunk.elements.isEmpty { members?.forget(chunk) }
-        chunks.removeAll { $0.elements.isEmpty }
-        count = chunks.reduce(0) { $0 + $1.elements.count }
+        for chunk in chunks where chunk.ids.isEmpty { members?.forget(chunk) }
+        chunks.removeAll { $0.ids.isEmpty }
+        count = chunks.reduce(0) { $0 + $1.count }
         keepsRecords = true
+        placement = nil
         rebuildTree()
         _checkInvariants()
     }
-
-    /// Every element, in order.
-    var elements: [_Element<R>] { chunks.flatMap { $0.elements } }
 
     /// The section runs of the whole order: consecutive elements with one name.
     ///
@@ -200,6 +326,12 @@ struct _OrderedElements<R: Record> {
 
     /// The position of an identity, or nil.
     mutating func position(of id: R.ID) -> Int? {
+        if let placement {
+            // A lean order: found by where it was placed.
+            guard let details = placement.details(of: id) else { return nil }
+            let compare = placement.compare
+            return position(of: id, orderedAs: _Element(id: id, details)) { compare($0.sortValues, $1.sortValues) }
+        }
         buildMembers()
         guard let (chunk, offset) = members?.locate(id) else { return nil }
         return tree.prefix(chunk.index) + offset
@@ -217,14 +349,14 @@ struct _OrderedElements<R: Record> {
     /// takes it first (and waits for it if it is not made yet).
     @usableFromInline
     mutating func startBuildingMembers() {
-        guard members == nil, pendingMembers == nil, count >= Self.membersInBackgroundFrom else { return }
-        // The elements are copied (arrays, retained) here; the chunks travel
+        guard !isLean, members == nil, pendingMembers == nil, count >= Self.membersInBackgroundFrom else { return }
+        // The identities are copied (arrays, retained) here; the chunks travel
         // as references the thread only stores.
-        let parts = _UncheckedSendable(chunks.map { ($0, $0.elements) })
+        let parts = _UncheckedSendable(chunks.map { ($0, $0.ids) })
         let count = count
         pendingMembers = _BackgroundValue {
             var index = _MemberIndex<R>(capacity: count)
-            for (chunk, elements) in parts.value { index.insert(elements, in: chunk) }
+            for (chunk, ids) in parts.value { index.insert(ids, in: chunk) }
             return _UncheckedSendable(index)
         }
     }
@@ -243,18 +375,18 @@ struct _OrderedElements<R: Record> {
     }
 
     private mutating func buildMembers() {
-        guard members == nil else { return }
+        guard members == nil, !isLean else { return }
         if let pending = pendingMembers {
             var index = pending.wait().value
             for (id, chunk) in removedWhileIndexing { index.remove(id, from: chunk) }
-            for chunk in index.chunks.compactMap({ $0 }) where chunk.elements.isEmpty { index.forget(chunk) }
+            for chunk in index.chunks.compactMap({ $0 }) where chunk.ids.isEmpty { index.forget(chunk) }
             removedWhileIndexing = []
             members = index
             pendingMembers = nil
             return
         }
         var index = _MemberIndex<R>(capacity: count)
-        for chunk in chunks { index.insert(chunk.elements, in: chunk) }
+        for chunk in chunks { index.insert(chunk.ids, in: chunk) }
         members = index
     }
 
@@ -264,13 +396,13 @@ struct _OrderedElements<R: Record> {
     /// kept, and its position.
     mutating func remove(_ id: R.ID) -> (element: _Element<R>, record: R?, position: Int)? {
         buildMembers()
-        guard let (chunk, offset) = members?.locate(id) else { return nil }
+        guard let (chunk, offset) = members?.locate(id), let element = element(in: chunk, at: offset) else { return nil }
         let position = tree.prefix(chunk.index) + offset
         let record = keepsRecords ? chunk.records.remove(at: offset) : nil
-        let element = chunk.elements.remove(at: offset)
+        _ = chunk.remove(at: offset, lean: isLean)
         members?.remove(id, from: chunk)
         count -= 1
-        if chunk.elements.isEmpty {
+        if chunk.ids.isEmpty {
             members?.forget(chunk)
             chunks.remove(at: chunk.index)
             rebuildTree()
@@ -288,28 +420,34 @@ struct _OrderedElements<R: Record> {
     /// - Complexity: O(log *n* + the elements ordered as `probe`).
     func position(of id: R.ID, orderedAs probe: _Element<R>, order: (_Element<R>, _Element<R>) -> Int) -> Int? {
         guard !chunks.isEmpty else { return nil }
+        // An element whose details are not known any more (a lean order)
+        // compares as the probe's equal: the search then looks at both sides.
+        func compare(_ chunk: _Chunk<R>, _ offset: Int) -> Int {
+            guard let element = element(in: chunk, at: offset) else { return 0 }
+            return order(element, probe)
+        }
         var low = 0, high = chunks.count - 1
         while low < high {
             let mid = (low + high) / 2
-            if let last = chunks[mid].elements.last, order(last, probe) < 0 { low = mid + 1 } else { high = mid }
+            if chunks[mid].count > 0, compare(chunks[mid], chunks[mid].count - 1) < 0 { low = mid + 1 } else { high = mid }
         }
         var k = low
         var offset: Int
         do {
-            let elements = chunks[k].elements
-            var lo = 0, hi = elements.count
+            let chunk = chunks[k]
+            var lo = 0, hi = chunk.count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if order(elements[mid], probe) < 0 { lo = mid + 1 } else { hi = mid }
+                if compare(chunk, mid) < 0 { lo = mid + 1 } else { hi = mid }
             }
             offset = lo
         }
         var position = tree.prefix(k) + offset
         while k < chunks.count {
-            let elements = chunks[k].elements
-            while offset < elements.count {
-                if order(elements[offset], probe) != 0 { return nil }
-                if elements[offset].id == id { return position }
+            let chunk = chunks[k]
+            while offset < chunk.count {
+                if chunk.ids[offset] == id { return position }
+                if compare(chunk, offset) != 0 { return nil }
                 offset += 1
                 position += 1
             }
@@ -328,12 +466,14 @@ struct _OrderedElements<R: Record> {
         guard let position = position(of: element.id, orderedAs: element, order: order) else { return nil }
         let (k, offset) = locate(position)
         let chunk = chunks[k]
+        let removed = self.element(in: chunk, at: offset) ?? element
         let record = keepsRecords ? chunk.records.remove(at: offset) : nil
-        let removed = chunk.elements.remove(at: offset)
+        _ = chunk.remove(at: offset, lean: isLean)
+        placement?.placed[removed.id] = nil
         members?.remove(removed.id, from: chunk)
         if isIndexingMembers { removedWhileIndexing.append((removed.id, chunk)) }
         count -= 1
-        if chunk.elements.isEmpty {
+        if chunk.ids.isEmpty {
             members?.forget(chunk)
             chunks.remove(at: chunk.index)
             rebuildTree()
@@ -351,16 +491,22 @@ struct _OrderedElements<R: Record> {
     ///
     /// - Complexity: O(log *n*).
     private func insertionPoint(of element: _Element<R>, isBefore: (_Element<R>, _Element<R>) -> Bool) -> (chunk: Int, offset: Int) {
+        // An element whose details are not known any more (a lean order) is
+        // taken as coming before the new one.
+        func before(_ chunk: _Chunk<R>, _ offset: Int) -> Bool {
+            guard let other = self.element(in: chunk, at: offset) else { return true }
+            return isBefore(other, element)
+        }
         var low = 0, high = chunks.count - 1
         while low < high {
             let mid = (low + high) / 2
-            if let last = chunks[mid].elements.last, isBefore(last, element) { low = mid + 1 } else { high = mid }
+            if chunks[mid].count > 0, before(chunks[mid], chunks[mid].count - 1) { low = mid + 1 } else { high = mid }
         }
-        let elements = chunks[low].elements
-        var lo = 0, hi = elements.count
+        let chunk = chunks[low]
+        var lo = 0, hi = chunk.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if isBefore(elements[mid], element) { lo = mid + 1 } else { hi = mid }
+            if before(chunk, mid) { lo = mid + 1 } else { hi = mid }
         }
         return (low, lo)
     }
@@ -382,8 +528,11 @@ struct _OrderedElements<R: Record> {
     @discardableResult
     mutating func insert(_ element: _Element<R>, record: R, isBefore: (_Element<R>, _Element<R>) -> Bool) -> Int {
         buildMembers()
+        let lean = isLean
+        placement?.placed[element.id] = element.details
         if chunks.isEmpty {
-            chunks.append(_Chunk([element], records: keepsRecords ? [record] : [], index: 0))
+            chunks.append(lean ? _Chunk(ids: [element.id], index: 0) : _Chunk([element], records: [], index: 0))
+            if keepsRecords { chunks[0].records = [record] }
             rebuildTree()
             members?.insert(element.id, in: chunks[0])
             count = 1
@@ -393,17 +542,20 @@ struct _OrderedElements<R: Record> {
         let (k, lo) = insertionPoint(of: element, isBefore: isBefore)
         let chunk = chunks[k]
         if keepsRecords { chunk.records.insert(record, at: lo) }
-        chunk.elements.insert(element, at: lo)
+        chunk.insert(element, lean: lean, at: lo)
         members?.insert(element.id, in: chunk)
         count += 1
         let position = tree.prefix(chunk.index) + lo
-        if chunk.elements.count > Self.maxChunk {
-            let half = chunk.elements.count / 2
-            let tail = _Chunk(Array(chunk.elements[half...]), records: keepsRecords ? Array(chunk.records[half...]) : [], index: chunk.index + 1)
-            chunk.elements.removeSubrange(half...)
+        if chunk.count > Self.maxChunk {
+            let half = chunk.count / 2
+            let tail = _Chunk<R>(ids: Array(chunk.ids[half...]), index: chunk.index + 1)
+            if !lean { tail.details = Array(chunk.details[half...]) }
+            if keepsRecords { tail.records = Array(chunk.records[half...]) }
+            chunk.ids.removeSubrange(half...)
+            if !lean { chunk.details.removeSubrange(half...) }
             if keepsRecords { chunk.records.removeSubrange(half...) }
             chunks.insert(tail, at: chunk.index + 1)
-            for moved in tail.elements { members?.move(moved.id, from: chunk, to: tail) }
+            for moved in tail.ids { members?.move(moved, from: chunk, to: tail) }
             rebuildTree()
         } else {
             tree.add(1, at: chunk.index)

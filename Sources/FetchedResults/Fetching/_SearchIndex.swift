@@ -659,7 +659,7 @@ extension FetchedResultsController {
         slot.log = []
         let stop = slot.stopMakingAndRenew()
         guard results.compiled != nil else { return }
-        let ids = results.ordered.chunks.map { $0.elements }
+        let ids = results.ordered.chunks.map { $0.ids }
         let count = results.ordered.count
         let read = access.sendableReader()
         let version = context.storeVersion
@@ -668,9 +668,9 @@ extension FetchedResultsController {
         @Sendable func make() -> (rows: _FoldedRows, stale: Bool) {
             var rows = _FoldedRows(keyCount: readers.count, capacity: count)
             var stale = !current
-            for elements in ids {
+            for chunk in ids {
                 if stop.withLock({ $0 }) { return (rows, true) }
-                let (records, seen) = read(elements.map { $0.id })
+                let (records, seen) = read(chunk)
                 if seen != version { stale = true }
                 for record in records {
                     rows.append(record.map { record in readers.map { $0(record) } } ?? readers.map { _ in nil })

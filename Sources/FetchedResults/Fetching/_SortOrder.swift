@@ -389,6 +389,20 @@ final class _ColumnBuilder {
     }
 }
 
+/// The order of `count` values by keys read with `keys` (each ascending,
+/// strings compared plainly), ties by `sequences`: a fetch's order for the
+/// same sort keys — what an index of the store's file keeps.
+///
+/// - Complexity: O(*n* log *n*) at worst, as ``_sortOrder(keys:ascending:sequences:)``.
+func _indexOrder(_ count: Int, keys: [(Int) -> RecordValue], sequences: [Int64]) -> [Int32] {
+    let columns = _SortColumns(keys.map { key in
+        let builder = _ColumnBuilder(capacity: count)
+        for k in 0..<count { builder.append(key(k), comparison: .plain) }
+        return builder.column()
+    })
+    return withExtendedLifetime(columns) { _sortOrder(keys: columns.columns, ascending: keys.map { _ in true }, sequences: sequences) }
+}
+
 /// The sort values of a fetch's matches, a column per sort key; freed with it.
 /// Read-only once made (a fetch cache and a controller may share it).
 @usableFromInline

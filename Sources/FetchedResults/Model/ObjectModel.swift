@@ -180,9 +180,9 @@ func _objectKey(_ id: AnyHashable) -> RecordValue {
     return .string("\(id.base)")
 }
 
-/// An entity of a model: a record type, its relationships, its parent —
-/// Core Data's `NSEntityDescription`. Declared with
-/// ``entity(_:name:parent:relationships:)``.
+/// An entity of a model: a record type, its relationships, its parent, the
+/// indexes its file keeps — Core Data's `NSEntityDescription`. Declared with
+/// ``entity(_:name:parent:relationships:indexes:)``.
 public struct EntityDescription: Sendable, CustomStringConvertible {
     /// The entity's name: the record type's name unless given.
     public let name: String
@@ -194,6 +194,13 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
     public internal(set) var parentName: String?
     /// The relationships, in the order declared.
     public internal(set) var relationships: [RelationshipDescription]
+    /// The indexes the store's file keeps of the entity's objects, in the
+    /// order declared: each the key paths of a compound key (`["city",
+    /// "name"]`), ascending, strings compared plainly — SwiftData's `#Index`,
+    /// Core Data's indexed attributes. A fetch sorted by exactly these keys
+    /// reads its order from the file without decoding records (see
+    /// <doc:StoreFileFormat>).
+    public internal(set) var indexes: [[String]]
 
     let recordTypeID: ObjectIdentifier
     let parentType: ObjectIdentifier?
@@ -209,16 +216,25 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
 
     /// An entity of the record type `type`, named `name` (the type's name by
     /// default), a sub-entity of `parent`'s entity if given, with these
-    /// relationships. A sub-entity's identities are of its parent's type, and
-    /// it declares again, on its own type, the relationships it inherits (a
-    /// Swift struct has no superclass): the model checks that they agree.
+    /// relationships, and these indexes kept in the store's file. A
+    /// sub-entity's identities are of its parent's type, and it declares
+    /// again, on its own type, the relationships it inherits (a Swift struct
+    /// has no superclass): the model checks that they agree.
+    ///
+    /// ```swift
+    /// let model = try ObjectModel(.entity(Person.self, indexes: [["name"], ["city", "name"]]))
+    /// ```
+    ///
+    /// Each index is a list of key paths of the record (its keys, not paths
+    /// through relationships); the model checks that the record type reads
+    /// them. A file keeps each index sorted, and every save updates it.
     public static func entity<R: Record & Codable>(
         _ type: R.Type, name: String? = nil, parent: (any (Record & Codable).Type)? = nil,
-        relationships: [Relationship<R>] = []
+        relationships: [Relationship<R>] = [], indexes: [[String]] = []
     ) -> EntityDescription where R.ID: Codable {
         let keys = R.recordKeys
         return EntityDescription(
-            name: name ?? "\(R.self)", recordType: R.self, parentName: nil, relationships: relationships.map(\.description),
+            name: name ?? "\(R.self)", recordType: R.self, parentName: nil, relationships: relationships.map(\.description), indexes: indexes,
             recordTypeID: ObjectIdentifier(R.self), parentType: parent.map { ObjectIdentifier($0) },
             parentTypeName: parent.map { "\($0)" },
             idType: ObjectIdentifier(R.ID.self), idTypeName: "\(R.ID.self)",
@@ -263,6 +279,9 @@ public enum ObjectModelError: Error, Hashable, Sendable, CustomStringConvertible
     case badSubentity(entity: String, reason: String)
     /// A model without entities.
     case noEntities
+    /// An index that names no key, names a key twice, names a key the
+    /// record type does not read, or repeats another index of the entity.
+    case badIndex(entity: String, index: [String], reason: String)
 
     public var description: String {
         switch self {
@@ -274,6 +293,7 @@ public enum ObjectModelError: Error, Hashable, Sendable, CustomStringConvertible
         case .parentCycle(let name): return "\(name) is its own ancestor"
         case let .badSubentity(entity, reason): return "sub-entity \(entity): \(reason)"
         case .noEntities: return "a model needs at least one entity"
+        case let .badIndex(entity, index, reason): return "the index [\(index.joined(separator: ", "))] of \(entity) is wrong: \(reason)"
         }
     }
 }
@@ -356,6 +376,20 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
             }
             if let parentType = entities[k].parentType {
                 entities[k].parentName = try entityName(of: parentType, entities[k].parentTypeName ?? "?", in: entities[k].name)
+            }
+        }
+        // Indexes: keys the record type reads, none twice, no index twice.
+        for entity in entities {
+            var seenIndexes = Set<[String]>()
+            for index in entity.indexes {
+                let bad = { (reason: String) in ObjectModelError.badIndex(entity: entity.name, index: index, reason: reason) }
+                guard !index.isEmpty else { throw bad("it names no key") }
+                guard Set(index).count == index.count else { throw bad("it names a key twice") }
+                guard seenIndexes.insert(index).inserted else { throw bad("the entity declares it twice") }
+                for key in index {
+                    let first = key.split(separator: ".").first.map(String.init) ?? key
+                    guard entity.relationship(named: first) == nil, entity.kind.readsKey(key) else { throw bad("\(entity.recordType) has no key \(key) (a key path through a relationship cannot be indexed)") }
+                }
             }
         }
         // Parents: no cycles, identities of one type, inherited relationships agreed.

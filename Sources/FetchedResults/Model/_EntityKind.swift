@@ -22,6 +22,8 @@ class _EntityKind: @unchecked Sendable {
     func append(_ record: any Record & Codable, sequence: Int64, version: Int64, deleted: Bool, to part: _AnyEntityChangeSet) -> Bool { false }
     /// A store file of the earliest versions (one JSON document), read as this entity's records.
     func readLegacy(_ bytes: [UInt8], path: String) throws(StoreError) -> _Contents { _Contents() }
+    /// Whether the record type reads a key path (an index's key).
+    func readsKey(_ key: String) -> Bool { false }
 }
 
 final class _TypedEntityKind<R: Record & Codable>: _EntityKind, @unchecked Sendable where R.ID: Codable {
@@ -47,6 +49,15 @@ final class _TypedEntityKind<R: Record & Codable>: _EntityKind, @unchecked Senda
         let record = try _BinaryRecordDecoder(bytes: bytes).decode(R.self, at: 0)
         let typed = part.typed(R.self)
         if deleted { typed.deleted.append(record) } else { typed.saved.append(StoredRecord(record: record, sequence: sequence, version: version)) }
+    }
+
+    override func readsKey(_ key: String) -> Bool {
+        do throws(RecordKeyError) {
+            _ = try R._reader(forKeyPath: key)
+            return true
+        } catch {
+            return false
+        }
     }
 
     override func readLegacy(_ bytes: [UInt8], path: String) throws(StoreError) -> _Contents {

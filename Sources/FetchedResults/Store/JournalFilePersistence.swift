@@ -67,6 +67,9 @@ public final class JournalFilePersistence: StorePersistence {
 
     private var displayPath: String { fileURL.path }
 
+    /// The file's store identifier (kept by compactions), once loaded.
+    var storeIdentifier: UInt64? { state.withLock { $0.codec == nil ? nil : $0.storeID } }
+
     // MARK: Loading
 
     /// Opens the file (creating it when there is none) and reads it, with
@@ -97,35 +100,48 @@ public final class JournalFilePersistence: StorePersistence {
                     file.unlock()
                     continue
                 }
-                let bytes: [UInt8]
-                switch file.status().flatMap({ file.read(at: 0, count: $0.size) }) {
-                case .success(let read): bytes = read
+                let size: Int, first: [UInt8]
+                switch file.status().flatMap({ status in file.read(at: 0, count: min(status.size, 128)).map { (status.size, $0) } }) {
+                case .success(let read): (size, first) = read
                 case .failure(let failure):
                     file.unlock()
                     throw .unreadable(path: displayPath, reason: failure.text)
                 }
-                file.unlock()
-                if _LegacyStoreFile.isJSON(bytes) {
+                if _LegacyStoreFile.isJSON(first) {
+                    let bytes: [UInt8]
+                    switch file.read(at: 0, count: size) {
+                    case .success(let read): bytes = read
+                    case .failure(let failure):
+                        file.unlock()
+                        throw .unreadable(path: displayPath, reason: failure.text)
+                    }
+                    file.unlock()
                     let codec = _JournalCodec(model: model, tagged: false)
                     let contents = try _LegacyStoreFile.read(bytes, path: displayPath, model: model)
                     state.codec = codec
                     try convert(contents, from: file, state: &state)
                     return contents
                 }
-                let codec = try _withBytes(bytes) { raw throws(StoreError) in try _JournalCodec(model: model, header: raw, path: displayPath) }
-                state.codec = codec
-                let read = try _withBytes(bytes) { raw throws(StoreError) in
-                    try _JournalReader(bytes: raw, baseOffset: 0, path: displayPath, codec: codec).readFile()
+                let read: _JournalRead
+                let codec: _JournalCodec
+                do throws(StoreError) {
+                    codec = try _withBytes(first) { raw throws(StoreError) in try _JournalCodec(model: model, header: raw, path: displayPath) }
+                    read = try readStore(file, size: size, codec: codec)
+                } catch {
+                    file.unlock()
+                    throw error
                 }
+                file.unlock()
+                state.codec = codec
                 state.file = file
                 state.accept(read)
                 var recoveries: [StoreRecovery] = []
                 if let torn = read.torn {
                     state.reportedTorn.insert(torn.offset)
-                    recoveries.append(StoreRecovery(path: displayPath, offset: torn.offset, length: bytes.count - torn.offset, reason: torn.reason))
+                    recoveries.append(StoreRecovery(path: displayPath, offset: torn.offset, length: size - torn.offset, reason: torn.reason))
                 }
                 return _Contents(
-                    parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence,
+                    snapshot: read.snapshot, parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence,
                     changeSets: read.changeSets, recoveries: recoveries)
             }
             throw .unreadable(path: displayPath, reason: "the file kept being replaced while it was read")
@@ -157,6 +173,91 @@ public final class JournalFilePersistence: StorePersistence {
         }
     }
 
+    /// Reads a store file of either format as far as `size` bytes: a file
+    /// of format 1 whole (every record decoded); one of format 2 by its
+    /// snapshot's head, catalog and directories (mapped: its records are read
+    /// as they are needed) and its journal. With `known`, saves up to that
+    /// version are read but not decoded.
+    ///
+    /// - Complexity: O(*n*) for a file of format 1; O(*e* + *c* + *j*) for one
+    ///   of format 2, *e* entities, *c* chunks and *j* bytes of journal.
+    func readStore(_ file: _File, size: Int, codec: _JournalCodec, decodeAbove known: Int64? = nil) throws(StoreError) -> _JournalRead {
+        let first: [UInt8]
+        switch file.read(at: 0, count: min(size, 128)) {
+        case .success(let read): first = read
+        case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+        }
+        let path = displayPath
+        let format = first.withUnsafeBytes { raw in _JournalReader(bytes: raw, baseOffset: 0, path: path, codec: nil).formatVersion() }
+        guard format == _JournalFormat.indexedFormatVersion else {
+            // Format 1 (or damage, which its reader reports): the whole file.
+            let bytes: [UInt8]
+            switch file.read(at: 0, count: size) {
+            case .success(let read): bytes = read
+            case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+            }
+            return try _withBytes(bytes) { raw throws(StoreError) in
+                try _JournalReader(bytes: raw, baseOffset: 0, path: path, codec: codec).readFile(decodeAbove: known)
+            }
+        }
+        let head = try _withBytes(first) { raw throws(StoreError) in try _JournalReader(bytes: raw, baseOffset: 0, path: path, codec: nil).indexedHead() }
+        guard head.end <= size else {
+            throw .damaged(path: displayPath, offset: size, reason: "the file ends inside its snapshot, which ends at \(head.end)")
+        }
+        let mapped: _MappedBytes
+        switch _MappedBytes.map(file, count: head.end) {
+        case .success(let bytes): mapped = bytes
+        case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+        }
+        var read = _JournalRead()
+        read.snapshot = try _FileSnapshot(bytes: mapped, path: displayPath)
+        read.storeID = head.storeID
+        read.flags = head.flags
+        read.snapshotVersion = head.version
+        read.nextSequence = head.nextSequence
+        read.snapshotEnd = head.end
+        read.version = head.version
+        read.end = head.end
+        let tail: [UInt8]
+        switch file.read(at: head.end, count: size - head.end) {
+        case .success(let bytes): tail = bytes
+        case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
+        }
+        var saves = _JournalRead()
+        saves.version = head.version
+        try _withBytes(tail) { raw throws(StoreError) in
+            try _JournalReader(bytes: raw, baseOffset: head.end, path: path, codec: codec).readSaves(from: 0, into: &saves, decodeAbove: known ?? head.version)
+        }
+        read.changeSets = saves.changeSets
+        read.version = saves.version
+        read.end = head.end + saves.end
+        if let torn = saves.torn { read.torn = (head.end + torn.offset, torn.reason) }
+        return read
+    }
+
+    /// The store identifier and snapshot version of a file's first bytes,
+    /// when its header and head are whole.
+    private func head(of first: [UInt8]) -> (storeID: UInt64, snapshotVersion: Int64)? {
+        let path = displayPath
+        return first.withUnsafeBytes { raw in
+            let reader = _JournalReader(bytes: raw, baseOffset: 0, path: path, codec: nil)
+            if reader.formatVersion() == _JournalFormat.indexedFormatVersion {
+                guard let head = try? reader.indexedHead() else { return nil }
+                return (head.storeID, head.version)
+            }
+            return reader.head()
+        }
+    }
+
+    /// A snapshot of a store's state, in format 2.
+    static func snapshot(of state: _StoreState, model: ObjectModel, storeID: UInt64, codec: _JournalCodec) throws(StoreError) -> [UInt8] {
+        var writer = _SnapshotWriter(storeID: storeID, flags: codec.tagged ? _JournalFormat.taggedFlag : 0)
+        for (k, table) in state.tables.enumerated() {
+            try table.write(into: &writer, name: model.entities[k].name, indexes: model.entities[k].indexes)
+        }
+        return try writer.finish(version: state.version, nextSequence: state.nextSequence)
+    }
+
     /// Whether `path` still names the open `file` (a compaction replaces it).
     private func isCurrent(_ file: _File, path: String) -> Bool {
         guard case .success(let open) = file.status() else { return false }
@@ -169,7 +270,7 @@ public final class JournalFilePersistence: StorePersistence {
     /// Creates an empty store file atomically: written aside, then linked
     /// into place (if another process created it first, theirs stays).
     private func createEmptyFile(at path: String, codec: _JournalCodec) throws(StoreError) {
-        let bytes = try _JournalFormat.file(storeID: UInt64.random(in: 1...UInt64.max), parts: [], version: 0, nextSequence: 1, codec: codec)
+        let bytes = try Self.snapshot(of: _StoreState(model: codec.model), model: codec.model, storeID: UInt64.random(in: 1...UInt64.max), codec: codec)
         let temporary = try writeTemporary(bytes, next: path)
         defer { _FileSystem.remove(temporary) }
         if let failure = _FileSystem.link(temporary, to: path), !failure.alreadyExists {
@@ -229,7 +330,7 @@ public final class JournalFilePersistence: StorePersistence {
         do throws(StoreError) {
             let storeID = UInt64.random(in: 1...UInt64.max)
             guard let codec = state.codec else { throw StoreError.unwritable(path: displayPath, reason: "the store was not loaded") }
-            let bytes = try _JournalFormat.file(storeID: storeID, parts: contents.parts, version: 0, nextSequence: contents.nextSequence, codec: codec)
+            let bytes = try Self.snapshot(of: _StoreState(model: codec.model, contents: contents), model: codec.model, storeID: storeID, codec: codec)
             let temporary = try writeTemporary(bytes, next: state.path)
             if let failure = _FileSystem.rename(temporary, to: state.path) {
                 _FileSystem.remove(temporary)
@@ -310,31 +411,33 @@ public final class JournalFilePersistence: StorePersistence {
                 continue
             }
             defer { replacement.unlock() }
-            let bytes: [UInt8]
-            switch replacement.status().flatMap({ replacement.read(at: 0, count: $0.size) }) {
-            case .success(let read): bytes = read
+            let size: Int, first: [UInt8]
+            switch replacement.status().flatMap({ status in replacement.read(at: 0, count: min(status.size, 128)).map { (status.size, $0) } }) {
+            case .success(let read): (size, first) = read
             case .failure(let failure): throw fail(failure.text)
             }
             let known = state.version, knownStore = state.storeID
-            let (read, onlyNewer) = try _withBytes(bytes) { raw throws(StoreError) -> (_JournalRead, Bool) in
-                let reader = _JournalReader(bytes: raw, baseOffset: 0, path: displayPath, codec: codec)
-                // The same store, with a snapshot this one has already seen: only the newer saves.
-                if let head = reader.head(), head.storeID == knownStore, head.snapshotVersion <= known {
-                    let read = try reader.readFile(decodeAbove: known)
-                    if read.version >= known { return (read, true) }
+            var read: _JournalRead?
+            // The same store, with a snapshot this one has already seen: only the newer saves.
+            if let head = head(of: first), head.storeID == knownStore, head.snapshotVersion <= known {
+                let newer = try readStore(replacement, size: size, codec: codec, decodeAbove: known)
+                if newer.version >= known {
+                    changes.changeSets += newer.changeSets
+                    read = newer
                 }
-                return (try reader.readFile(), false)
             }
-            if onlyNewer {
-                changes.changeSets += read.changeSets
-            } else {
-                changes.replacement = _Contents(parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets)
+            if read == nil {
+                let whole = try readStore(replacement, size: size, codec: codec)
+                changes.replacement = _Contents(
+                    snapshot: whole.snapshot, parts: whole.parts, version: whole.snapshotVersion, nextSequence: whole.nextSequence, changeSets: whole.changeSets)
                 changes.changeSets = []
+                read = whole
             }
+            guard let read else { continue }
             state.file = replacement
             state.accept(read)
             if let torn = read.torn, state.reportedTorn.insert(torn.offset).inserted {
-                changes.recoveries.append(StoreRecovery(path: displayPath, offset: torn.offset, length: bytes.count - torn.offset, reason: torn.reason))
+                changes.recoveries.append(StoreRecovery(path: displayPath, offset: torn.offset, length: size - torn.offset, reason: torn.reason))
             }
             file = replacement
         }
@@ -441,19 +544,12 @@ public final class JournalFilePersistence: StorePersistence {
         }
         guard let (file, end, path, codec) = captured else { return }
         // 1. The new snapshot, from the file as far as this store has read it.
-        let bytes: [UInt8]
-        switch file.read(at: 0, count: end) {
-        case .success(let read): bytes = read
-        case .failure(let failure): throw .unreadable(path: displayPath, reason: failure.text)
-        }
-        let read = try _withBytes(bytes) { raw throws(StoreError) in
-            try _JournalReader(bytes: raw, baseOffset: 0, path: displayPath, codec: codec).readFile()
-        }
+        let read = try readStore(file, size: end, codec: codec)
         let folded = try _StoreState(
             model: codec.model,
-            contents: _Contents(parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets))
-        let snapshot = try _JournalFormat.file(
-            storeID: read.storeID, parts: folded.tables.map { $0.stored() }, version: folded.version, nextSequence: folded.nextSequence, codec: codec)
+            contents: _Contents(
+                snapshot: read.snapshot, parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets))
+        let snapshot = try Self.snapshot(of: folded, model: codec.model, storeID: read.storeID, codec: codec)
         let temporary = try writeTemporary(snapshot, next: path)
         var renamed = false
         defer { if !renamed { _FileSystem.remove(temporary) } }
@@ -568,6 +664,7 @@ final class _JournalBox: _PersistenceBase, @unchecked Sendable {
         self.model = model
     }
 
+    override var storeIdentifier: UInt64? { base.storeIdentifier }
     override func load() throws(StoreError) -> _Contents { try base.load(model) }
     override func changesSinceLastRead() throws(StoreError) -> _External { try base.changes() }
     override func commit(_ prepare: (_External) throws(StoreError) -> _ChangeSet?) throws(StoreError) { try base.commit(prepare) }
@@ -617,5 +714,26 @@ struct _JournalState {
         snapshotBytes = read.snapshotEnd
         journalBytes = read.end - read.snapshotEnd
         reportedTorn = []
+    }
+}
+
+extension JournalFilePersistence {
+    /// The format version in the header of the store file at `url`. For tests.
+    package static func _formatVersion(of url: URL) throws -> UInt32 {
+        let data = try Data(contentsOf: url)
+        guard data.count >= 12 else { return 0 }
+        return UInt32(data[8]) | UInt32(data[9]) << 8 | UInt32(data[10]) << 16 | UInt32(data[11]) << 24
+    }
+}
+
+extension ObjectStore {
+    /// Writes a store file of format 1 (every record in its snapshot, read
+    /// at once when it opens) holding `records` as the only entity's
+    /// objects, saved once: what a version before indexes wrote. For tests.
+    package static func _writeFormat1<R: Record & Codable>(_ model: ObjectModel, _ records: [R], to url: URL) throws where R.ID: Codable {
+        let part = _EntityChangeSet<R>(entity: 0, saved: records.enumerated().map { StoredRecord(record: $1, sequence: Int64($0 + 1), version: 1) })
+        let codec = _JournalCodec(model: model, tagged: model.entities.count > 1)
+        let bytes = try _JournalFormat.file(storeID: 42, parts: [part], version: 1, nextSequence: Int64(records.count + 1), codec: codec)
+        try Data(bytes).write(to: url)
     }
 }

@@ -238,15 +238,19 @@ extension ObjectContext {
                 }
                 guard !oneWay.isEmpty else { continue }
                 var found: StoreError?
-                entities[k].forEachErased(in: self) { record in
-                    guard found == nil, let id = entity.kind.id(of: record), !changedRefs.contains(_Ref(family: model.roots[k], id: id)) else { return }
-                    for r in oneWay {
-                        let d = model.byName[r.destinationEntityName] ?? 0
-                        for destination in r.destinations(record) ?? [] where deletedRefs.contains(_Ref(family: model.roots[d], id: destination)) {
-                            found = .danglingReference(object: model.objectID(k, id), relationship: r.name, destination: model.objectID(d, destination))
-                            return
+                do {
+                    try entities[k].forEachErased(in: self) { record in
+                        guard found == nil, let id = entity.kind.id(of: record), !changedRefs.contains(_Ref(family: model.roots[k], id: id)) else { return }
+                        for r in oneWay {
+                            let d = model.byName[r.destinationEntityName] ?? 0
+                            for destination in r.destinations(record) ?? [] where deletedRefs.contains(_Ref(family: model.roots[d], id: destination)) {
+                                found = .danglingReference(object: model.objectID(k, id), relationship: r.name, destination: model.objectID(d, destination))
+                                return
+                            }
                         }
                     }
+                } catch {
+                    throw error as? StoreError ?? .corrupt(path: "the store", reason: "\(error)")
                 }
                 if let found { throw found }
             }

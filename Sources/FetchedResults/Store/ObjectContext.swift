@@ -138,12 +138,15 @@ public final class ObjectContext {
     /// Reading a record counts as having read its version: a later update of
     /// it conflicts only if the store changes it again before the save.
     ///
-    /// - Throws: ``ContextError/unknownEntity(_:)``.
+    /// - Throws: ``ContextError/unknownEntity(_:)``;
+    ///   ``ContextError/unreadable(_:)`` when the store's file is damaged
+    ///   where the record is (or elsewhere, once found).
     public func object<R: Record & Codable>(_ type: R.Type, id: R.ID, entity: String? = nil) throws(ContextError) -> R? {
         let k = try model.entityIndex(of: R.self, named: entity)
         for member in model.typedFamily(of: k, R.self) {
             if let found = pending(member, R.self).object(id, in: self) { return found }
         }
+        if let damage = store.damage { throw .unreadable(damage) }
         return nil
     }
 

@@ -145,6 +145,13 @@ public final class ObjectStore: Sendable {
     /// The number of objects in the store, of every entity.
     public var count: Int { state.withLock { $0.count } }
 
+    /// The first damage found in the store's file since it opened. Records
+    /// are read from the file as they are needed, and each part of it is
+    /// checked the first time it is read: damage shows then, as an error of
+    /// the call that read it (``ContextError/unreadable(_:)``,
+    /// ``FetchError/unreadable(_:)``) and here. Nil while none was found.
+    public var damage: StoreError? { state.withLock { $0.damage } }
+
     /// The version of the last save (0 before the first).
     public var version: Int64 { state.withLock { $0.version } }
 
@@ -172,7 +179,11 @@ public final class ObjectStore: Sendable {
             var found: [(R, Int64)] = []
             for member in model.typedFamily(of: k, R.self) {
                 let table = state.table(member, R.self)
-                for i in table.records.indices { found.append((table.records[i], table.sequences[i])) }
+                _ = table.noting { () throws(StoreError) in
+                    try table.forEachRecord(damaged: { $0 }) { (record: borrowing R, sequence: Int64, _: Int64) throws(StoreError) in
+                        found.append((copy record, sequence))
+                    }
+                }
             }
             return found.sorted { $0.1 < $1.1 }.map(\.0)
         }
@@ -186,16 +197,23 @@ public final class ObjectStore: Sendable {
     public func objects(ofEntity name: String) throws(ContextError) -> [ManagedObject] {
         guard let k = model.byName[name] else { throw .unknownEntity(name) }
         let model = model
-        return state.withLock { state in
+        let result: Result<[ManagedObject], ContextError> = state.withLock { state in
             var found: [(ManagedObject, Int64)] = []
-            for member in model.families[k] {
-                state.tables[member].forEachErased { record, sequence in
-                    let id = model.entities[member].kind.id(of: record) ?? AnyHashable(0)
-                    found.append((ManagedObject(entityName: model.entities[member].name, id: model.objectID(member, id), record: record), sequence))
+            do {
+                for member in model.families[k] {
+                    try state.tables[member].forEachErased { record, sequence in
+                        let id = model.entities[member].kind.id(of: record) ?? AnyHashable(0)
+                        found.append((ManagedObject(entityName: model.entities[member].name, id: model.objectID(member, id), record: record), sequence))
+                    }
                 }
+            } catch let damage as StoreError {
+                return .failure(.unreadable(damage))
+            } catch {
+                return .failure(.unreadable(.corrupt(path: "the store", reason: "\(error)")))
             }
-            return found.sorted { $0.1 < $1.1 }.map(\.0)
+            return .success(found.sorted { $0.1 < $1.1 }.map(\.0))
         }
+        return try result.get()
     }
 
     /// Damage the persistence repaired since the store opened: saves whose
@@ -329,24 +347,31 @@ public final class ObjectStore: Sendable {
             }
             for (k, entity) in model.entities.enumerated() where !entity.relationships.isEmpty {
                 var failure: StoreError?
-                state.tables[k].forEachErased { record, _ in
-                    guard failure == nil, let id = entity.kind.id(of: record) else { return }
-                    for r in entity.relationships {
-                        guard let d = model.byName[r.destinationEntityName] else { continue }
-                        for destination in r.destinations(record) ?? [] {
-                            guard let found = find(d, destination), model.families[d].contains(found.entity) else {
-                                failure = .danglingReference(object: model.objectID(k, id), relationship: r.name, destination: model.objectID(d, destination))
-                                return
-                            }
-                            guard let inverseName = r.inverseName else { continue }
-                            let back = model.entities[found.entity].relationship(named: inverseName)?.destinations(found.record) ?? []
-                            guard back.contains(id) else {
-                                failure = .inverseMismatch(object: model.objectID(k, id), relationship: r.name, destination: model.objectID(d, destination))
-                                return
+                do {
+                    try state.tables[k].forEachErased { record, _ in
+                        guard failure == nil, let id = entity.kind.id(of: record) else { return }
+                        for r in entity.relationships {
+                            guard let d = model.byName[r.destinationEntityName] else { continue }
+                            for destination in r.destinations(record) ?? [] {
+                                guard let found = find(d, destination), model.families[d].contains(found.entity) else {
+                                    failure = .danglingReference(object: model.objectID(k, id), relationship: r.name, destination: model.objectID(d, destination))
+                                    return
+                                }
+                                guard let inverseName = r.inverseName else { continue }
+                                let back = model.entities[found.entity].relationship(named: inverseName)?.destinations(found.record) ?? []
+                                guard back.contains(id) else {
+                                    failure = .inverseMismatch(object: model.objectID(k, id), relationship: r.name, destination: model.objectID(d, destination))
+                                    return
+                                }
                             }
                         }
                     }
+                } catch {
+                    return .failure(error as? StoreError ?? .corrupt(path: "the store", reason: "\(error)"))
                 }
+                // Damage met while reading (a record missing from what was
+                // read) explains a reference that seems to dangle: it comes first.
+                if let damage = state.damage { return .failure(damage) }
                 if let failure { return .failure(failure) }
             }
             return .success(())

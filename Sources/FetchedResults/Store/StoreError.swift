@@ -86,10 +86,16 @@ public enum ContextError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `NSValidationRelationshipDeniedDeleteError`, 1600): `object`'s
     /// `relationship` still has these destinations.
     case deleteDenied(object: ObjectID, relationship: String, destinations: [ObjectID])
+    /// An object could not be read from the store's file: the file is
+    /// damaged where it is (``StoreError/damaged(path:offset:reason:)``).
+    /// Records are read from the file as they are needed, so damage shows
+    /// when the damaged part is first read, not when the store opens.
+    case unreadable(StoreError)
 
     /// What happened, in a sentence a person can act on.
     public var description: String {
         switch self {
+        case .unreadable(let error): return "an object could not be read: \(error)"
         case let .alreadyExists(id): return "an object with identity \(id) already exists; update it instead of inserting it"
         case let .noSuchObject(id): return "there is no object \(id) in this context"
         case .unknownEntity(let name): return "the model has no entity \(name) (or several of that record type: name the entity)"

@@ -225,6 +225,9 @@ public final class MemoryPersistence: StorePersistence {
 /// The persistence behind a store, whatever its type, in the store's typed
 /// form (`_ChangeSet`: one typed part per entity).
 class _PersistenceBase: @unchecked Sendable {
+    /// The identifier of what is kept (a store file's, kept by its
+    /// compactions); nil when it has none.
+    var storeIdentifier: UInt64? { nil }
     func load() throws(StoreError) -> _Contents { _Contents() }
     func changesSinceLastRead() throws(StoreError) -> _External { .none }
     func commit(_ prepare: (_External) throws(StoreError) -> _ChangeSet?) throws(StoreError) { _ = try prepare(.none) }

@@ -100,6 +100,8 @@ struct _ChangeSet: Sendable {
 /// Everything a persistence keeps: each entity's records, then saves to
 /// apply to them in order.
 struct _Contents: Sendable {
+    /// A snapshot of format 2, whose records are read as they are needed.
+    var snapshot: _FileSnapshot?
     var parts: [_AnyEntityChangeSet] = []
     var version: Int64 = 0
     var nextSequence: Int64 = 1

@@ -45,7 +45,7 @@ class _AnyEntityPending {
     func willSavePart() -> _AnyEntityPart { _AnyEntityPart(entity: entity) }
     /// Records of the entity this context sees: the store's (pending changes
     /// on top), then pending inserts; erased.
-    func forEachErased(in context: ObjectContext, _ body: (any Record & Codable) throws -> Void) rethrows {}
+    func forEachErased(in context: ObjectContext, _ body: (any Record & Codable) throws -> Void) throws {}
     func _checkInvariants(seen: _SeenVersions) {}
 }
 
@@ -103,27 +103,27 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
 
     /// Calls `body` with every record this context sees, unordered: the store's
     /// under its lock (pending changes on top), then pending inserts.
-    @inlinable
+    ///
+    /// - Throws: what `body` throws; ``FetchError/unreadable(_:)`` when a
+    ///   record cannot be read from the store's file.
+    @usableFromInline
     func forEachRecord(in store: ObjectStore, _ body: (borrowing R, Int64) throws(FetchError) -> Void) throws(FetchError) {
         let updated = pending.updated, deleted = pending.deleted
         let changed = !updated.isEmpty || !deleted.isEmpty
         let entity = entity
         try store.state.withLock { state throws(FetchError) in
             let table = state.table(entity, R.self)
-            // Through the buffer: the body borrows each record, no copy.
-            let sequences = table.sequences
-            try table.records.withUnsafeBufferPointer { records throws(FetchError) in
-                for k in records.indices {
-                    if changed {
-                        let id = records[k].id
-                        if deleted.contains(id) { continue }
-                        if let update = updated[id] {
-                            try body(update, sequences[k])
-                            continue
-                        }
+            // The body borrows each record, no copy.
+            try table.forEachRecord(damaged: { FetchError.unreadable($0) }) { record, sequence, _ throws(FetchError) in
+                if changed {
+                    let id = record.id
+                    if deleted.contains(id) { return }
+                    if let update = updated[id] {
+                        try body(update, sequence)
+                        return
                     }
-                    try body(records[k], sequences[k])
                 }
+                try body(record, sequence)
             }
         }
         for id in pending.insertedIDs {
@@ -131,9 +131,12 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         }
     }
 
-    override func forEachErased(in context: ObjectContext, _ body: (any Record & Codable) throws -> Void) rethrows {
+    override func forEachErased(in context: ObjectContext, _ body: (any Record & Codable) throws -> Void) throws {
         let updated = pending.updated, deleted = pending.deleted
-        let records = context.store.state.withLock { table($0).records }
+        var records: [R] = []
+        try context.store.state.withLock { state in
+            try table(state).forEachRecord(damaged: { $0 as any Error }) { record, _, _ in records.append(copy record) }
+        }
         for record in records where !deleted.contains(record.id) { try body(updated[record.id] ?? record) }
         for id in pending.insertedIDs { if let record = pending.inserted[id] { try body(record) } }
     }

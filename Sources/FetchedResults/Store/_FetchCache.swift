@@ -56,5 +56,6 @@ extension ObjectStore {
         state.withLock { state in
             if let name { state.fetchCaches[name] = nil } else { state.fetchCaches.removeAll() }
         }
+        removeSectionCaches(named: name)
     }
 }

@@ -151,6 +151,59 @@ final class _File: @unchecked Sendable {
     }
 }
 
+/// The first `count` bytes of an open file, read-only, as memory: mapped
+/// (`mmap`, the same call on Darwin and Linux) so that only the pages read
+/// are brought in, or read whole when the file cannot be mapped (a 32-bit
+/// address space too small for it). The snapshot part of a store file never
+/// changes once written (a compaction writes a new file and renames it
+/// over), so the mapping stays valid as long as this object lives, even
+/// after the name points to another file.
+final class _MappedBytes: @unchecked Sendable {
+    let base: UnsafeRawPointer
+    let count: Int
+    /// The file, for positional reads of long runs (not counted as the
+    /// process's memory, as mapped pages are once read).
+    let file: _File
+    private let isMapped: Bool
+
+    private init(base: UnsafeRawPointer, count: Int, file: _File, isMapped: Bool) {
+        self.base = base
+        self.count = count
+        self.file = file
+        self.isMapped = isMapped
+    }
+
+    /// Maps (or reads) the first `count` bytes of `file`.
+    static func map(_ file: _File, count: Int) -> Result<_MappedBytes, _IOFailure> {
+        guard count > 0 else {
+            let empty = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 8)
+            return .success(_MappedBytes(base: UnsafeRawPointer(empty), count: 0, file: file, isMapped: false))
+        }
+        if let address = mmap(nil, count, PROT_READ, MAP_SHARED, file.fd, 0), address != UnsafeMutableRawPointer(bitPattern: -1) {
+            return .success(_MappedBytes(base: UnsafeRawPointer(address), count: count, file: file, isMapped: true))
+        }
+        switch file.read(at: 0, count: count) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let bytes):
+            guard bytes.count == count else { return .failure(_IOFailure(code: EIO)) }
+            let copy = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 8)
+            bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: count) }
+            return .success(_MappedBytes(base: UnsafeRawPointer(copy), count: count, file: file, isMapped: false))
+        }
+    }
+
+    /// The bytes, as a buffer.
+    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    deinit {
+        if isMapped {
+            munmap(UnsafeMutableRawPointer(mutating: base), count)
+        } else {
+            UnsafeMutableRawPointer(mutating: base).deallocate()
+        }
+    }
+}
+
 /// A failed call: its `errno`.
 struct _IOFailure: Error {
     var code: Int32

@@ -46,6 +46,10 @@ enum _JournalFormat {
         case snapshotHead = 1
         case snapshotChunk = 2
         case save = 3
+        /// Format 2: a block of a column (an index), a directory, the catalog.
+        case block = 4
+        case directory = 5
+        case catalog = 6
     }
 
     // MARK: Writing
@@ -63,9 +67,9 @@ enum _JournalFormat {
     /// Flag bit 0: records tagged with their entity.
     static let taggedFlag: UInt32 = 1
 
-    static func fileHeader(storeID: UInt64, flags: UInt32) -> [UInt8] {
+    static func fileHeader(storeID: UInt64, flags: UInt32, format: UInt32 = formatVersion) -> [UInt8] {
         var out = magic
-        appendUInt32(formatVersion, to: &out)
+        appendUInt32(format, to: &out)
         appendUInt32(flags, to: &out)
         _Varint.writeFixed(storeID, to: &out)
         appendUInt32(0, to: &out)
@@ -222,6 +226,8 @@ struct _Parts {
 
 /// What reading (part of) a journal file found.
 struct _JournalRead {
+    /// The snapshot of a file of format 2 (its records read as needed).
+    var snapshot: _FileSnapshot?
     var storeID: UInt64 = 0
     /// The file's flags.
     var flags: UInt32 = 0
@@ -242,12 +248,13 @@ struct _JournalRead {
 }
 
 /// Reads a journal file's bytes, checking every checksum.
-struct _JournalReader {
+struct _JournalReader: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
     /// The file offset of `bytes[0]`, for messages.
     let baseOffset: Int
     let path: String
-    let codec: _JournalCodec
+    /// How records are decoded (nil: a reader of a snapshot's structure, which decodes none).
+    let codec: _JournalCodec?
 
     func damaged(_ p: Int, _ reason: String) -> StoreError { .damaged(path: path, offset: baseOffset + p, reason: reason) }
 
@@ -320,14 +327,29 @@ struct _JournalReader {
             return Int(n)
         }
 
+        /// A string: its UTF-8 length, then its bytes.
+        mutating func string() throws(StoreError) -> String {
+            let length = try count()
+            defer { p += length }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: reader.bytes[p..<p + length]), as: UTF8.self)
+        }
+
+        /// A file offset below `limit` (and inside the bytes read).
+        mutating func offset(below limit: Int) throws(StoreError) -> Int {
+            let n = try varint()
+            guard n < UInt64(Swift.min(limit, reader.baseOffset + reader.bytes.count)) else { throw reader.damaged(frameStart, "an offset \(n) past the snapshot") }
+            return Int(n) - reader.baseOffset
+        }
+
         /// Reads a record into its entity's part.
         mutating func record(sequence: Int64, version: Int64, deleted: Bool, into parts: inout _Parts) throws(StoreError) {
+            guard let codec = reader.codec else { throw reader.damaged(frameStart, "a record where none was expected") }
             let length = try count()
             let slice = UnsafeRawBufferPointer(rebasing: reader.bytes[p..<p + length])
             let start = p
             p += length
             do {
-                try reader.codec.decode(slice, sequence: sequence, version: version, deleted: deleted, into: &parts)
+                try codec.decode(slice, sequence: sequence, version: version, deleted: deleted, into: &parts)
             } catch let unknown as _UnknownEntity {
                 throw .unknownEntity(unknown.name)
             } catch let undecodable as _UndecodableRecord {
@@ -335,7 +357,7 @@ struct _JournalReader {
                     frameStart,
                     "the record at offset \(reader.baseOffset + start), an object of \(undecodable.entity), cannot be decoded as \(undecodable.recordType): \(_describe(undecodable.error))")
             } catch {
-                let what = reader.codec.tagged ? "an object of the model" : "\(reader.codec.model.entities[0].recordType)"
+                let what = codec.tagged ? "an object of the model" : "\(codec.model.entities[0].recordType)"
                 throw reader.damaged(frameStart, "the record at offset \(reader.baseOffset + start) cannot be decoded as \(what): \(_describe(error))")
             }
         }
@@ -399,7 +421,7 @@ struct _JournalReader {
         let decode = known.map { read.snapshotVersion > $0 } ?? true
         p = headPayload.upperBound
         var parts = _Parts()
-        if decode, !codec.tagged {
+        if decode, let codec, !codec.tagged {
             parts.part(0, codec.model).reserveCapacity(Int(min(recordCount, UInt64(bytes.count))))
         }
         var seen: UInt64 = 0

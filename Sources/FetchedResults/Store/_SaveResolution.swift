@@ -30,7 +30,7 @@ class _AnyEntitySaveRequest {
 
     /// The part checked against the store's table of its entity: conflicts
     /// found and resolved by the policy.
-    func resolve(in state: _StoreState, version: Int64, policy: MergePolicy, into resolution: inout _Resolution) {}
+    func resolve(in state: _StoreState, version: Int64, policy: MergePolicy, into resolution: inout _Resolution) throws(StoreError) {}
 }
 
 /// One entity's part of a context's save: its inserts (with the sequences
@@ -42,7 +42,7 @@ final class _EntitySaveRequest<R: Record & Codable>: _AnyEntitySaveRequest {
 
     override func insertedIDs() -> [AnyHashable] { inserted.map { AnyHashable($0.record.id) } }
 
-    override func resolve(in state: _StoreState, version: Int64, policy: MergePolicy, into resolution: inout _Resolution) {
+    override func resolve(in state: _StoreState, version: Int64, policy: MergePolicy, into resolution: inout _Resolution) throws(StoreError) {
         let table = state.table(entity, R.self)
         let contextWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
         var saved: [StoredRecord<R>] = []
@@ -52,7 +52,7 @@ final class _EntitySaveRequest<R: Record & Codable>: _AnyEntitySaveRequest {
 
         // Inserts: an identity the store already has (a uniqueness conflict).
         for (record, sequence) in inserted {
-            guard let k = table.position(of: record.id) else {
+            guard let current = try table.find(record.id) else {
                 saved.append(StoredRecord(record: record, sequence: sequence, version: version))
                 continue
             }
@@ -61,13 +61,13 @@ final class _EntitySaveRequest<R: Record & Codable>: _AnyEntitySaveRequest {
                 continue
             }
             resolvedIDs.append(record.id)
-            if contextWins { saved.append(StoredRecord(record: record, sequence: table.sequences[k], version: version)) }
+            if contextWins { saved.append(StoredRecord(record: record, sequence: current.sequence, version: version)) }
         }
 
         // Updates: the record changed or was deleted since the context read it.
         for (record, base) in updated {
             let id = record.id
-            guard let k = table.position(of: id) else {
+            guard let current = try table.find(id) else {
                 if policy == .error {
                     resolution.conflicts.append(MergeConflict(objectID: "\(id)", change: .update, contextVersion: base.version, storeVersion: nil))
                     continue
@@ -76,12 +76,12 @@ final class _EntitySaveRequest<R: Record & Codable>: _AnyEntitySaveRequest {
                 if contextWins { saved.append(StoredRecord(record: record, sequence: base.sequence, version: version)) }
                 continue
             }
-            if let read = base.version, read == table.versions[k] {
-                saved.append(StoredRecord(record: record, sequence: table.sequences[k], version: version))
+            if let read = base.version, read == current.version {
+                saved.append(StoredRecord(record: record, sequence: current.sequence, version: version))
                 continue
             }
             if policy == .error {
-                resolution.conflicts.append(MergeConflict(objectID: "\(id)", change: .update, contextVersion: base.version, storeVersion: table.versions[k]))
+                resolution.conflicts.append(MergeConflict(objectID: "\(id)", change: .update, contextVersion: base.version, storeVersion: current.version))
                 continue
             }
             resolvedIDs.append(id)
@@ -91,29 +91,29 @@ final class _EntitySaveRequest<R: Record & Codable>: _AnyEntitySaveRequest {
             case .overwrite: merged = record
             case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
                 let merge = _PropertyMerge.merge(
-                    base: base.version == nil ? nil : base.record, context: record, store: table.records[k], contextWins: contextWins)
+                    base: base.version == nil ? nil : base.record, context: record, store: current.record, contextWins: contextWins)
                 merged = merge.record
                 if let reason = merge.fallback {
                     resolution.fallbacks.append(PropertyMergeFallback(objectID: "\(id)", reason: reason, keptContextRecord: contextWins))
                 }
             }
-            if let merged { saved.append(StoredRecord(record: merged, sequence: table.sequences[k], version: version)) }
+            if let merged { saved.append(StoredRecord(record: merged, sequence: current.sequence, version: version)) }
         }
 
         // Deletes: of a record changed since the context read it (one already
         // gone is simply gone).
         for (id, base) in deleted {
-            guard let k = table.position(of: id) else { continue }
-            if let read = base.version, read == table.versions[k] {
-                deletedRecords.append(table.records[k])
+            guard let current = try table.find(id) else { continue }
+            if let read = base.version, read == current.version {
+                deletedRecords.append(current.record)
                 continue
             }
             if policy == .error {
-                resolution.conflicts.append(MergeConflict(objectID: "\(id)", change: .delete, contextVersion: base.version, storeVersion: table.versions[k]))
+                resolution.conflicts.append(MergeConflict(objectID: "\(id)", change: .delete, contextVersion: base.version, storeVersion: current.version))
                 continue
             }
             resolvedIDs.append(id)
-            if contextWins { deletedRecords.append(table.records[k]) }
+            if contextWins { deletedRecords.append(current.record) }
         }
 
         if !resolvedIDs.isEmpty { resolution.resolvedIDs[entity] = resolvedIDs.map(AnyHashable.init) }
@@ -158,7 +158,7 @@ struct _Resolution {
                     }
                 }
             }
-            part.resolve(in: state, version: version, policy: request.policy, into: &self)
+            try part.resolve(in: state, version: version, policy: request.policy, into: &self)
         }
         if let duplicate { throw .duplicateIdentity(duplicate) }
         if !conflicts.isEmpty { throw .mergeConflicts(conflicts) }

@@ -29,6 +29,10 @@ struct _StoreState {
     init(model: ObjectModel, contents: _Contents) throws(StoreError) {
         self.init(model: model)
         var maxSequence: Int64 = 0
+        if let snapshot = contents.snapshot {
+            for name in snapshot.entities.keys where model.byName[name] == nil { throw .unknownEntity(name) }
+            for (k, entity) in model.entities.enumerated() { tables[k].attach(snapshot.entities[entity.name]) }
+        }
         for part in contents.parts {
             try tables[part.entity].load(part)
         }
@@ -48,6 +52,9 @@ struct _StoreState {
 
     /// The number of objects of every entity.
     var count: Int { tables.reduce(0) { $0 + $1.count } }
+
+    /// The first damage met reading records from the file, in any entity.
+    var damage: StoreError? { tables.lazy.compactMap(\.damage).first }
 
     // MARK: Applying saves
 
@@ -94,7 +101,11 @@ struct _StoreState {
     /// the difference as one save (nil when nothing changed).
     private mutating func replace(with contents: _Contents, model: ObjectModel) throws(StoreError) -> ContextDidSave? {
         var fresh = try _StoreState(model: model, contents: contents)
-        let parts = tables.indices.map { tables[$0].difference(to: fresh.tables[$0]) }.filter { !$0.isEmpty }
+        var parts: [_AnyEntityPart] = []
+        for k in tables.indices {
+            let part = try tables[k].difference(to: fresh.tables[k])
+            if !part.isEmpty { parts.append(part) }
+        }
         let first = version + 1
         fresh.subscribers = subscribers
         fresh.recoveries = recoveries

@@ -1,0 +1,222 @@
+import Foundation
+import PredicateFormat
+import Records
+
+// A fetch read from an index of the store's file (format 2): the index
+// gives the snapshot's records in the request's order without decoding them;
+// the records saved since the snapshot, and the context's unsaved ones, are
+// placed among them by binary search (decoding O(log n) records each). The
+// results keep identities only — a lean order (`_Placement`) — and records
+// are read a batch at a time, as with any batch size.
+
+extension FetchedResultsController {
+    /// The results of the request, read from an index of the store's file
+    /// when one covers it; nil when none does (the caller fetches as usual).
+    ///
+    /// An index covers a request of a controller with a batch size (and not
+    /// ``deliversWholeChanges``) of one entity without sub-entities of its
+    /// record type, without key paths through relationships, sorted by
+    /// exactly the index's keys, each ascending and compared plainly.
+    ///
+    /// - Throws: what `performFetch()` throws for the predicate, the sections
+    ///   and the store's file.
+    /// - Complexity: O(*n*) index entries read for *n* records of the
+    ///   snapshot (no record decoded without a predicate or a section key;
+    ///   each decoded with one), plus O(*k* log *n*) records decoded to place
+    ///   *k* records saved since the snapshot or not yet saved.
+    @usableFromInline
+    func indexedFetch(_ compiled: _CompiledRequest<R>, access: _EntityAccess<R>) throws(FetchError) -> (ordered: _OrderedElements<R>, sections: [_SectionRun])? {
+        let request = compiled.request
+        guard request.fetchBatchSize > 0, !deliversWholeChanges, compiled.relationships == nil, access.members.count == 1, let k = access.entity,
+            request.sortKeys.allSatisfy({ $0.ascending && $0.comparison == .plain })
+        else { return nil }
+        let keys = request.sortKeys.map(\.keyPath)
+        let pending = context.pending(k, R.self).pending
+        let store = context.store
+        let sectioned = sectionNameKeyPath != nil
+
+        let result: Result<(ids: [R.ID], placed: [R.ID: _ElementDetails], version: Int64)?, FetchError> = store.state.withLock { state in
+            let table = state.table(k, R.self)
+            guard let base = table.base, let number = base.indexes.firstIndex(where: { $0.keys == keys }) else { return .success(nil) }
+            do throws(FetchError) {
+                var read = try Self.readIndex(number, of: table, base: base, pending: pending, compiled: compiled)
+                read.version = state.version
+                return .success(read)
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard var read = try result.get() else { return nil }
+        let version = read.version
+
+        // Offset and limit.
+        let start = min(max(0, request.fetchOffset), read.ids.count)
+        let end = request.fetchLimit.map { start + min(read.ids.count - start, max(0, $0)) } ?? read.ids.count
+        if start > 0 || end < read.ids.count { read.ids = Array(read.ids[start..<end]) }
+
+        let placement = _Placement<R>(
+            version: version, compare: { compiled.compare($0, 0, $1, 0) },
+            read: { [store] id in
+                store.state.withLock { state in state.table(k, R.self).record(id, asOf: version) }.map { compiled.element($0.record, sequence: $0.sequence).details }
+            })
+        placement.placed = read.placed
+
+        // The sections: one, those kept on disk under the cache name for this
+        // request and store version, or each row's name (its record read).
+        var sections = _SectionRuns(checkingOrder: true)
+        let persistentKey = cacheName == nil || context.hasChanges ? nil : cacheKey(entity: k).persistentDescription
+        let onDisk = cacheName.flatMap { name in persistentKey.flatMap { store.sectionCache(named: name, request: $0, version: version) } }
+        if let onDisk, onDisk.sections.reduce(0, { $0 + $1.count }) == read.ids.count {
+            for section in onDisk.sections { sections.append(section.name, count: section.count) }
+        } else if !sectioned {
+            sections.append("", count: read.ids.count)
+        } else {
+            for (position, id) in read.ids.enumerated() {
+                guard let details = placement.details(of: id) else { throw .unreadable(store.state.withLock { $0.damage } ?? .corrupt(path: "the store", reason: "\(id) cannot be read")) }
+                guard sections.append(details.sectionName) else {
+                    let index = position.addingReportingOverflow(request.fetchOffset)
+                    throw .sectionsOutOfOrder(index: index.overflow ? Int.max : index.partialValue, sectionName: details.sectionName)
+                }
+            }
+        }
+        if let damage = store.state.withLock({ $0.damage }) { throw .unreadable(damage) }
+        if let cacheName, let persistentKey, onDisk == nil { keepSections(sections.runs, named: cacheName, request: persistentKey, version: version) }
+
+        var chunks: [_Chunk<R>] = []
+        let size = _OrderedElements<R>.maxChunk / 2
+        chunks.reserveCapacity((read.ids.count + size - 1) / size)
+        var p = 0
+        while p < read.ids.count {
+            let end = min(read.ids.count, p + size)
+            chunks.append(_Chunk(ids: Array(read.ids[p..<end]), index: chunks.count))
+            p = end
+        }
+        read.ids = []
+        return (_OrderedElements(lean: chunks, placement: placement), sections.runs)
+    }
+
+    /// The identities of index `number`'s order, with the records saved
+    /// since the snapshot and the context's unsaved ones placed among them,
+    /// the predicate applied; and the details of the unsaved ones placed
+    /// (a lean order keeps them). Runs under the store's lock.
+    static func readIndex(
+        _ number: Int, of table: _EntityTable<R>, base: _BaseEntity, pending: _PendingChanges<R>, compiled: _CompiledRequest<R>
+    ) throws(FetchError) -> (ids: [R.ID], placed: [R.ID: _ElementDetails], version: Int64) {
+        let matches = compiled.matches
+        // The records not read from the index: in memory, and unsaved.
+        var extras: [(record: R, details: _ElementDetails, unsaved: Bool)] = []
+        var hidden = Set<R.ID>(pending.deleted)
+        for id in pending.updated.keys { hidden.insert(id) }
+        for k in table.records.indices {
+            let record = table.records[k]
+            if pending.deleted.contains(record.id) { continue }
+            let shown = pending.updated[record.id] ?? record
+            if let matches, try !matches(shown) { continue }
+            extras.append((shown, compiled.element(shown, sequence: table.sequences[k]).details, pending.updated[record.id] != nil))
+        }
+        for (id, record) in pending.updated where table.position(of: id) == nil {
+            guard let sequence = table.lookup(id)?.sequence else { continue }
+            if let matches, try !matches(record) { continue }
+            extras.append((record, compiled.element(record, sequence: sequence).details, true))
+        }
+        for id in pending.insertedIDs {
+            guard let record = pending.inserted[id], let sequence = pending.insertedSequences[id] else { continue }
+            if let matches, try !matches(record) { continue }
+            extras.append((record, compiled.element(record, sequence: sequence).details, true))
+        }
+        extras.sort { compiled.compare($0.details.sortValues, $0.details.sequence, $1.details.sortValues, $1.details.sequence) < 0 }
+
+        // The index's order, without the records shadowed, hidden or not matching.
+        var ids: [R.ID] = []
+        ids.reserveCapacity(base.count)
+        var ordinals: [Int32] = []
+        if !extras.isEmpty { ordinals.reserveCapacity(base.count) }
+        var failure: FetchError?
+        // Read once, outside the loop over a million entries.
+        let shadowed = table.shadowed, readKept = table.keptIdentityReader
+        let hiding = !hidden.isEmpty, placing = !extras.isEmpty
+        do throws(StoreError) {
+            try base.forEachEntry(ofIndex: number) { ordinal, identity throws(StoreError) in
+                if shadowed[ordinal] { return true }
+                let id: R.ID
+                if let readKept { id = readKept(identity) } else { id = try table.baseIdentity(ordinal, identity) }
+                if hiding && hidden.contains(id) { return true }
+                if let matches {
+                    let entry = try base.record(ordinal)
+                    let record = try table.decode(entry.bytes, ordinal: ordinal)
+                    do throws(FetchError) {
+                        guard try matches(record) else { return true }
+                    } catch {
+                        failure = error
+                        return false
+                    }
+                }
+                ids.append(id)
+                if placing { ordinals.append(Int32(truncatingIfNeeded: ordinal)) }
+                return true
+            }
+        } catch {
+            throw .unreadable(error)
+        }
+        if let failure { throw failure }
+        var placed: [R.ID: _ElementDetails] = [:]
+        for extra in extras where extra.unsaved { placed[extra.record.id] = extra.details }
+        guard !extras.isEmpty else { return (ids, placed, 0) }
+
+        // Each extra's place among the index's rows: by binary search.
+        func details(at position: Int) throws(StoreError) -> _ElementDetails {
+            let found = try table.baseRecord(Int(ordinals[position]))
+            return compiled.element(found.record, sequence: found.sequence).details
+        }
+        var merged: [R.ID] = []
+        merged.reserveCapacity(ids.count + extras.count)
+        var next = 0
+        do throws(StoreError) {
+            for extra in extras {
+                var low = next, high = ids.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    let row = try details(at: mid)
+                    if compiled.compare(row.sortValues, row.sequence, extra.details.sortValues, extra.details.sequence) < 0 { low = mid + 1 } else { high = mid }
+                }
+                merged.append(contentsOf: ids[next..<low])
+                merged.append(extra.record.id)
+                next = low
+            }
+        } catch {
+            throw .unreadable(error)
+        }
+        merged.append(contentsOf: ids[next...])
+        return (merged, placed, 0)
+    }
+}
+
+extension FetchedResultsController {
+    /// Keeps the sections of a fetch on disk under the cache name (a store
+    /// with a file; see `_SectionCache`), with the index titles a controller
+    /// without a delegate gives them.
+    func keepSections(_ sections: [_SectionRun], named name: String, request: String, version: Int64) {
+        guard let identity = context.store.cacheIdentity, identity.version == version else { return }
+        var titles: [String] = []
+        for section in sections {
+            if let title = _sectionIndexTitle(forSectionName: section.name, collation: sectionCollation), !title.isEmpty, title != titles.last { titles.append(title) }
+        }
+        context.store.keepSectionCache(_SectionCache(
+            name: name, storeID: identity.storeID, storeVersion: version, request: request,
+            sections: sections.map { _SectionCache.Section(name: $0.name, count: $0.count) }, indexTitles: titles))
+    }
+
+    /// Keeps a fetch's sections on disk under the cache name, unless they
+    /// are there already (a fetch that did not read them from there).
+    @usableFromInline
+    func keepSectionsOnDisk(_ sections: [_SectionRun], named name: String, entity: Int?) {
+        guard let identity = context.store.cacheIdentity, let request = cacheKey(entity: entity).persistentDescription,
+            context.store.sectionCache(named: name, request: request, version: identity.version)?.sections.map(\.name) != sections.map(\.name)
+        else { return }
+        keepSections(sections, named: name, request: request, version: identity.version)
+    }
+
+    /// Whether the last fetch was read from an index of the store's file
+    /// (its results a lean order: identities only). For tests and benchmarks.
+    package var _readFromIndex: Bool { results.ordered.isLean }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Testing
+import FetchedResults
+import Records
+import PredicateFormat
+import TableDiff
+import TableTestSupport
+
+/// The store file of format 2: records read as they are needed, indexes
+/// declared in the model kept in the file, fetches read from them, and the
+/// lean results of a controller that follows changes.
+@Suite struct IndexedStoreTests {
+    static let model = try! ObjectModel(.entity(Note.self, indexes: [["rank"], ["group", "rank"], ["title"]]))
+
+    static func notes(_ count: Int, seed: UInt64) -> [Note] {
+        var g = SeededGenerator(seed: seed)
+        return (0..<count).map { id in
+            Note(id: id, group: g.chance(0.2) ? nil : "g\(g.int(0..<5))", rank: g.int(0..<(count / 3 + 1)), title: "t\(g.int(0..<1000))")
+        }
+    }
+
+    /// A compacted file store of `notes`, reopened (so that it reads its snapshot).
+    static func compactedStore(_ notes: [Note], at url: URL) throws -> ObjectStore {
+        do {
+            let store = try ObjectStore(model: model, fileURL: url)
+            let context = ObjectContext(store: store)
+            for note in notes { try context.insert(note) }
+            try context.save()
+            try store.compact()
+        }
+        return try ObjectStore(model: model, fileURL: url)
+    }
+
+    func request(_ keys: [String], batch: Int = 7, predicate: String? = nil) throws -> FetchRequest<Note> {
+        var request = FetchRequest<Note>(sortKeys: keys.map { SortKey($0) })
+        request.fetchBatchSize = batch
+        if let predicate { request.predicate = try RecordPredicate(format: predicate) }
+        return request
+    }
+
+    @Test func aModelDeclaresIndexesOnKeysItReads() throws {
+        #expect(Self.model.entities[0].indexes == [["rank"], ["group", "rank"], ["title"]])
+        #expect(throws: ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["nope"]])) }
+        #expect(throws: ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [[]])) }
+        #expect(throws: ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["rank", "rank"]])) }
+        #expect(throws: ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["rank"], ["rank"]])) }
+    }
+
+    /// A reopened store answers as the store that wrote it: every record,
+    /// by identity and in a scan; a fetch an index covers is read from it,
+    /// in the same order as a fetch that sorts.
+    @Test func aReopenedStoreReadsWhatWasWritten() throws {
+        let folder = TemporaryFolder()
+        let notes = Self.notes(TestScale.cases(3_000, full: 30_000), seed: 3)
+        let store = try Self.compactedStore(notes, at: folder.url("notes.htstore"))
+        #expect(store.count == notes.count)
+        for note in notes.prefix(200) { #expect(store.object(Note.self, id: note.id) == note) }
+        #expect(store.object(Note.self, id: -1) == nil)
+        #expect(store.objects(Note.self) == notes)
+        let context = ObjectContext(store: store)
+        for keys in [["rank"], ["group", "rank"], ["title"], ["title", "rank"]] {
+            let controller = FetchedResultsController(fetchRequest: try request(keys), context: context)
+            try controller.performFetch()
+            #expect(controller._readFromIndex == (keys != ["title", "rank"]), "\(keys)")
+            let expected = try context.fetch(FetchRequest<Note>(sortKeys: keys.map { SortKey($0) }))
+            #expect(try controller.snapshot().itemIdentifiers == expected.map(\.id), "\(keys)")
+            #expect(try controller.object(at: TablePath(row: 17, section: 0)) == expected[17])
+            #expect(controller.indexPath(forObjectWithID: expected[1234].id) == TablePath(row: 1234, section: 0))
+            controller._checkInvariants()
+        }
+        // A predicate, an offset, a limit, sections.
+        var filtered = try request(["rank"], predicate: "group == 'g1'")
+        filtered.fetchOffset = 3
+        filtered.fetchLimit = 50
+        let controller = FetchedResultsController(fetchRequest: filtered, context: context)
+        try controller.performFetch()
+        #expect(controller._readFromIndex)
+        #expect(try controller.snapshot().itemIdentifiers == context.fetch(filtered).map(\.id))
+        let sectioned = FetchedResultsController(fetchRequest: try request(["group", "rank"]), context: context, sectionNameKeyPath: "group")
+        try sectioned.performFetch()
+        #expect(sectioned._readFromIndex)
+        #expect(sectioned.sections?.map(\.name) == ["", "g0", "g1", "g2", "g3", "g4"])
+        sectioned._checkInvariants()
+    }
+
+    /// Random saves from two contexts into a file store with indexes,
+    /// compactions and reopenings: after every change, a controller read from
+    /// an index shows what a fresh sorting fetch shows, its delegate's calls
+    /// replay the change, and a reopened store holds every save.
+    @Test func controllersReadFromAnIndexFollowEveryChange() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        let folder = TemporaryFolder()
+        let url = folder.url("notes.htstore")
+        var store = try Self.compactedStore(Self.notes(300, seed: seed), at: url)
+        var nextID = 300
+        for round in 0..<TestScale.cases(6, full: 40) {
+            let view = ObjectContext(store: store), editor = ObjectContext(store: store)
+            let keys = [["rank"], ["group", "rank"], ["title"]][g.int(0..<3)]
+            let sectioned = keys.first == "group"
+            let controller = FetchedResultsController(
+                fetchRequest: try request(keys, batch: g.int(1...20), predicate: g.chance(0.3) ? "rank >= 20" : nil),
+                context: view, sectionNameKeyPath: sectioned ? "group" : nil)
+            let recorder = Recorder()
+            controller.delegate = recorder
+            try controller.performFetch()
+            #expect(controller._readFromIndex, "seed \(seed), round \(round)")
+            for step in 0..<TestScale.cases(25, full: 80) {
+                let before = controller.tableSections
+                let useView = g.chance(0.4)
+                let context = useView ? view : editor
+                for _ in 0..<g.int(1...4) {
+                    let existing = try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("rank")]))
+                    switch g.int(0..<3) {
+                    case 0:
+                        try context.insert(Note(id: nextID, group: g.chance(0.2) ? nil : "g\(g.int(0..<5))", rank: g.int(0..<120), title: "t\(g.int(0..<1000))"))
+                        nextID += 1
+                    case 1 where !existing.isEmpty:
+                        var note = existing[g.int(0..<existing.count)]
+                        note.rank = g.int(0..<120)
+                        if g.chance(0.3) { note.title = "t\(g.int(0..<1000))" }
+                        if g.chance(0.2) { note.group = "g\(g.int(0..<5))" }
+                        try context.update(note)
+                    case 2 where !existing.isEmpty:
+                        try context.delete(Note.self, id: existing[g.int(0..<existing.count)].id)
+                    default: break
+                    }
+                }
+                if useView && g.chance(0.5) {
+                    view.processPendingChanges()
+                } else {
+                    // A save can collide with the other context's (a change of a
+                    // record changed or deleted there): the documented error, then a rollback.
+                    do {
+                        let saved = try context.save()
+                        if !useView { view.mergeChanges(fromContextDidSave: saved) }
+                    } catch {
+                        guard case .mergeConflicts = error else { throw error }
+                        context.rollback()
+                    }
+                }
+                let events = recorder.take()
+                let expected = try view.fetch(controller.fetchRequest)
+                #expect(try controller.snapshot().itemIdentifiers == expected.map(\.id), "seed \(seed), round \(round), step \(step)")
+                if !events.isEmpty {
+                    #expect(replayCoreData(events, on: before) == controller.tableSections, "seed \(seed), round \(round), step \(step)")
+                }
+                controller._checkInvariants()
+            }
+            if view.hasChanges {
+                do { try view.save() } catch {
+                    guard case .mergeConflicts = error else { throw error }
+                    view.rollback()
+                }
+            }
+            if g.chance(0.5) { try store.compact() }
+            let written = store.objects(Note.self)
+            store = try ObjectStore(model: Self.model, fileURL: url)
+            #expect(store.objects(Note.self) == written, "seed \(seed), round \(round): reopened")
+            store._checkInvariants()
+        }
+    }
+
+    /// A file of format 1 (written before indexes) opens as it did, every
+    /// record read at once; its next compaction writes format 2.
+    @Test func aFileOfFormat1OpensAndIsMigratedOnCompaction() throws {
+        let folder = TemporaryFolder()
+        let url = folder.url("old.htstore")
+        let notes = Self.notes(500, seed: 9)
+        try ObjectStore._writeFormat1(Self.model, notes, to: url)
+        #expect(try JournalFilePersistence._formatVersion(of: url) == 1)
+        let store = try ObjectStore(model: Self.model, fileURL: url)
+        #expect(store.objects(Note.self) == notes)
+        #expect(try JournalFilePersistence._formatVersion(of: url) == 1, "opening rewrote the file")
+        let context = ObjectContext(store: store)
+        try context.update(Note(id: 3, group: nil, rank: -5, title: "x"))
+        try context.save()
+        try store.compact()
+        #expect(try JournalFilePersistence._formatVersion(of: url) == 2)
+        let reopened = try ObjectStore(model: Self.model, fileURL: url)
+        #expect(reopened.objects(Note.self) == store.objects(Note.self))
+        let controller = FetchedResultsController(fetchRequest: try request(["rank"]), context: ObjectContext(store: reopened))
+        try controller.performFetch()
+        #expect(controller._readFromIndex)
+        let first = try controller.object(at: TablePath(row: 0, section: 0))
+        #expect(first.id == 3)
+    }
+
+    /// A bit flipped in a record or an index of the snapshot: the store
+    /// opens (records are read as they are needed), and reading the damaged
+    /// part is an error naming an offset at or before the flip — never other
+    /// data.
+    @Test func damageInTheSnapshotIsAnErrorWhenRead() throws {
+        let folder = TemporaryFolder()
+        let url = folder.url("notes.htstore")
+        let notes = Self.notes(2_000, seed: 4)
+        _ = try Self.compactedStore(notes, at: url)
+        let original = try Data(contentsOf: url)
+        var g = SeededGenerator(seed: 5)
+        var found = 0
+        for trial in 0..<TestScale.cases(60, full: 600) {
+            var damaged = original
+            let bit = g.int(0..<(original.count * 8))
+            damaged[bit / 8] ^= UInt8(1 << (bit % 8))
+            let copy = folder.url("copy\(trial).htstore")
+            try damaged.write(to: copy)
+            do {
+                let store = try ObjectStore(model: Self.model, fileURL: copy)
+                let context = ObjectContext(store: store)
+                let controller = FetchedResultsController(fetchRequest: try request(["title"]), context: context)
+                do {
+                    try controller.performFetch()
+                    let read = try (0..<controller.numberOfObjects(inSection: 0)).map { try controller.object(at: TablePath(row: $0, section: 0)) }
+                    #expect(read.sorted { $0.id < $1.id } == notes, "bit \(bit): read other data")
+                    #expect(store.objects(Note.self) == notes || store.damage != nil, "bit \(bit)")
+                } catch let error as FetchError {
+                    found += 1
+                    guard case .unreadable(.damaged(let path, let offset, _)) = error else {
+                        Issue.record("bit \(bit): \(error)")
+                        continue
+                    }
+                    #expect(path == copy.path && offset <= bit / 8, "bit \(bit): \(error)")
+                }
+            } catch let error as StoreError {
+                found += 1
+                switch error {
+                case .damaged(let path, let offset, _): #expect(path == copy.path && offset <= bit / 8, "bit \(bit): \(error)")
+                case .corrupt(let path, _): #expect(path == copy.path)
+                default: Issue.record("bit \(bit): \(error)")
+                }
+            }
+            #expect(try Data(contentsOf: copy) == damaged, "bit \(bit): the damaged file was changed")
+        }
+        #expect(found > 0)
+    }
+}
