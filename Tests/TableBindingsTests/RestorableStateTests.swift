@@ -35,10 +35,10 @@ import Testing
         let controller: FetchedResultsController<Note>
         let table: TableView
         let binding: FetchedResultsTableBinding<Note>
-        init(_ context: ObjectContext, sectioned: Bool, viewport: Double) throws {
-            controller = FetchedResultsController(
-                fetchRequest: FetchRequest<Note>(sortKeys: (sectioned ? [SortKey("group")] : []) + [SortKey("rank"), SortKey("id")]),
-                context: context, sectionNameKeyPath: sectioned ? "group" : nil)
+        init(_ context: ObjectContext, sectioned: Bool, viewport: Double, batchSize: Int = 0) throws {
+            var request = FetchRequest<Note>(sortKeys: (sectioned ? [SortKey("group")] : []) + [SortKey("rank"), SortKey("id")])
+            request.fetchBatchSize = batchSize
+            controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: sectioned ? "group" : nil)
             table = TableView(viewportHeight: viewport)
             table.rowHeight = TableView.automaticDimension
             table.estimatedRowHeight = 33
@@ -79,18 +79,44 @@ import Testing
         return context
     }
 
-    @Test(arguments: [false, true])
-    func aRestoredTableShowsTheSamePlace(sectioned: Bool) throws {
+    /// The model of the stores read from their file: indexes that cover the
+    /// screens' requests (their results keep identities only).
+    static let indexedModel = try! ObjectModel(.entity(Note.self, indexes: [["rank", "id"], ["group", "rank", "id"]]))
+
+    /// A compacted file store of `notes` at `url`, reopened: read from its
+    /// file as rows are shown, its fetches with a batch size from an index.
+    static func fileStore(_ notes: [Note], at url: URL) throws -> ObjectContext {
+        do {
+            let writing = try ObjectStore(model: indexedModel, fileURL: url)
+            let context = ObjectContext(store: writing)
+            for note in notes { try context.insert(note) }
+            try context.save()
+            try writing.compact()
+        }
+        return ObjectContext(store: try ObjectStore(model: indexedModel, fileURL: url))
+    }
+
+    /// `indexed`: both launches over a compacted file store, the controller
+    /// with a batch size, its results read from an index.
+    @Test(arguments: [false, true], [false, true])
+    func aRestoredTableShowsTheSamePlace(sectioned: Bool, indexed: Bool) throws {
         let seed = SeededGenerator.runSeed()
-        var g = SeededGenerator(seed: seed &+ (sectioned ? 1 : 0))
+        var g = SeededGenerator(seed: seed &+ (sectioned ? 1 : 0) &+ (indexed ? 2 : 0))
         let groups = ["a", "b", "c", "d"]
-        for round in 0..<TestScale.cases(30, full: 200) {
+        let folder = TemporaryFolder()
+        func screen(_ notes: [Note], viewport: Double, _ name: String) throws -> Screen {
+            guard indexed else { return try Screen(try Self.store(notes), sectioned: sectioned, viewport: viewport) }
+            let screen = try Screen(try Self.fileStore(notes, at: folder.url(name)), sectioned: sectioned, viewport: viewport, batchSize: g.int(1...20))
+            #expect(notes.isEmpty || screen.controller._readFromIndex, "seed \(seed): \(name) not read from an index")
+            return screen
+        }
+        for round in 0..<TestScale.cases(indexed ? 10 : 30, full: indexed ? 60 : 200) {
             let context = "seed \(seed), round \(round)"
             let notes = (0..<g.int(0...300)).map { id in
                 Note(id: id, group: groups[g.int(0..<groups.count)], rank: g.int(0...50), title: String(repeating: "n", count: g.int(0...11)))
             }
             let viewport = Double(g.int(80...400))
-            let first = try Screen(try Self.store(notes), sectioned: sectioned, viewport: viewport)
+            let first = try screen(notes, viewport: viewport, "first-\(round).htstore")
             try first.table.setContentOffset(Double(g.int(0...8_000)))
             if g.chance(0.5) { try first.table.setContentOffset(Double(g.int(0...8_000))) }
             var selected = Set<Int>()
@@ -113,7 +139,7 @@ import Testing
             var deleted = Set((0..<g.int(0...8)).compactMap { _ in notes.isEmpty ? nil : notes[g.int(0..<notes.count)].id })
             if g.chance(0.3), let id = place?.id { deleted.insert(id) }
             let later = notes.filter { !deleted.contains($0.id) }
-            let second = try Screen(try Self.store(later), sectioned: sectioned, viewport: viewport)
+            let second = try screen(later, viewport: viewport, "second-\(round).htstore")
             let state = try JSONDecoder().decode(FetchedResultsTableBinding<Note>.RestorableState.self, from: data)
             second.measured = []
             try second.binding.restore(state)

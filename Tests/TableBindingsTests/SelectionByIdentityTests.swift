@@ -44,26 +44,51 @@ import Testing
         }
     }
 
-    @Test(arguments: [false, true])
-    func selectionFollowsItsObjectsThroughEveryChange(sectioned: Bool) throws {
+    /// The model of the stores read from their file: indexes that cover
+    /// the requests sorted ascending (their results keep identities only).
+    static let indexedModel = try! ObjectModel(.entity(Note.self, indexes: [["rank", "id"], ["group", "rank", "id"]]))
+
+    /// `indexed`: a compacted file store, reopened, whose indexes answer the
+    /// fetches with a batch size (results that keep identities only, records
+    /// read from the file as rows are shown).
+    @Test(arguments: [false, true], [false, true])
+    func selectionFollowsItsObjectsThroughEveryChange(sectioned: Bool, indexed: Bool) throws {
         let seed = SeededGenerator.runSeed()
-        var g = SeededGenerator(seed: seed &+ (sectioned ? 1 : 0))
+        var g = SeededGenerator(seed: seed &+ (sectioned ? 1 : 0) &+ (indexed ? 2 : 0))
         let groups = ["a", "b", "c", "d"]
         let burst = NoteChangeBurst(groups: groups, changes: 1...4, noGroupOnInsert: 0, noGroupOnEdit: 0)
         var nextID = 0
+        var readFromIndex = 0
+        let folder = TemporaryFolder()
         for round in 0..<TestScale.cases(6, full: 30) {
-            let store = ObjectStore(for: Note.self)
-            let view = ObjectContext(store: store, name: "view"), writer = ObjectContext(store: store, name: "writer")
+            var first: [Note] = []
             for _ in 0..<g.int(0...40) {
-                try view.insert(Note(id: nextID, group: groups[g.int(0..<groups.count)], rank: g.int(0...20), title: "t\(g.int(0...9))"))
+                first.append(Note(id: nextID, group: groups[g.int(0..<groups.count)], rank: g.int(0...20), title: "t\(g.int(0...9))"))
                 nextID += 1
             }
-            try view.save()
+            let store: ObjectStore
+            if indexed {
+                let url = folder.url("round-\(round).htstore")
+                do {
+                    let writing = try ObjectStore(model: Self.indexedModel, fileURL: url)
+                    let context = ObjectContext(store: writing)
+                    for note in first { try context.insert(note) }
+                    try context.save()
+                    try writing.compact()
+                }
+                store = try ObjectStore(model: Self.indexedModel, fileURL: url)
+            } else {
+                store = ObjectStore(for: Note.self)
+                let context = ObjectContext(store: store)
+                for note in first { try context.insert(note) }
+                try context.save()
+            }
+            let view = ObjectContext(store: store, name: "view"), writer = ObjectContext(store: store, name: "writer")
             func request(_ g: inout SeededGenerator) throws -> FetchRequest<Note> {
-                let descending = g.chance(0.3)
+                let descending = g.chance(indexed ? 0.1 : 0.3)
                 var request = FetchRequest<Note>(sortKeys: (sectioned ? [SortKey("group")] : []) + [SortKey("rank", ascending: !descending), SortKey("id")])
                 if g.chance(0.5) { request.predicate = try RecordPredicate(format: "rank != %d", g.int(0...20)) }
-                if g.chance(0.3) { request.fetchBatchSize = g.int(1...8) }
+                if indexed || g.chance(0.3) { request.fetchBatchSize = g.int(1...8) }
                 return request
             }
             var current = try request(&g)
@@ -134,11 +159,14 @@ import Testing
                     }
                     table.allowsMultipleSelection = true
                 }
+                if controller._readFromIndex { readFromIndex += 1 }
                 Self.check(binding, table, selected: model, order: order, all: Array(ids.prefix(60)) + [nextID + 100], context)
                 #expect(binding.lastError == nil, "\(context): \(binding.lastError.map { "\($0)" } ?? "")")
                 if binding.lastError != nil { return }
             }
         }
+        // The indexed runs did go through results read from an index.
+        #expect(indexed == (readFromIndex > 0), "seed \(seed): \(readFromIndex) steps over results read from an index")
     }
 
     @Test func selectingEveryObjectIsAllButThose() throws {
