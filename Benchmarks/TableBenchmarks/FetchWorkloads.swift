@@ -180,6 +180,8 @@ enum FetchWorkloads {
                     try? writer.update(person)
                 }
                 if let saved = try? writer.save() { context.mergeChanges(fromContextDidSave: saved) }
+                // Holds the controller and its delegate (which it holds weakly).
+                blackHole((controller, counter.changes))
             }
             let before = controller.tableSections
             return Prepared(

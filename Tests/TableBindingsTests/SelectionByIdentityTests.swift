@@ -169,14 +169,20 @@ import Testing
         #expect(indexed == (readFromIndex > 0), "seed \(seed): \(readFromIndex) steps over results read from an index")
     }
 
-    @Test func selectingEveryObjectIsAllButThose() throws {
-        let store = ObjectStore(for: Note.self)
-        let context = ObjectContext(store: store)
-        for id in 0..<1_000 { try context.insert(Note(id: id, group: nil, rank: id)) }
+    /// `count` notes saved (identity = rank), a controller sorted by rank,
+    /// and a table of 440 points with the note cell registered (not bound).
+    static func notesByRank(_ count: Int) throws -> (ObjectContext, FetchedResultsController<Note>, TableView) {
+        let context = ObjectContext(store: ObjectStore(for: Note.self))
+        for id in 0..<count { try context.insert(Note(id: id, group: nil, rank: id)) }
         try context.save()
         let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context)
         let table = TableView(viewportHeight: 440)
         try table.register(NoteCell.self, forCellReuseIdentifier: "note")
+        return (context, controller, table)
+    }
+
+    @Test func selectingEveryObjectIsAllButThose() throws {
+        let (context, controller, table) = try Self.notesByRank(1_000)
         let binding = try table.bind(to: controller, cell: Self.cell)
 
         // Select-all needs multiple selection; nothing changes when it is refused.
@@ -225,13 +231,7 @@ import Testing
             }
             func tableView(_ tableView: TableView, didDeselectRowAt indexPath: TablePath) { calls.append("did-deselect \(indexPath.row)") }
         }
-        let store = ObjectStore(for: Note.self)
-        let context = ObjectContext(store: store)
-        for id in 0..<10 { try context.insert(Note(id: id, group: nil, rank: id)) }
-        try context.save()
-        let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context)
-        let table = TableView(viewportHeight: 440)
-        try table.register(NoteCell.self, forCellReuseIdentifier: "note")
+        let (context, controller, table) = try Self.notesByRank(10)
         let delegate = Delegate()
         table.delegate = delegate
         let binding = try table.bind(to: controller, cell: Self.cell)

@@ -93,7 +93,7 @@ extension FetchedResultsController {
                 // (kept here, else as the context showed it); not known for an
                 // object that changed through an object it reads.
                 if change.old != nil, !contextChange.throughRelationships.contains(id),
-                    let replaced = oldRecord ?? contextChange.replaced[id]
+                    let replaced = oldRecord ?? contextChange.replaced(id)
                 {
                     change.changedKeys = R._changedKeys(from: replaced, to: record)
                 }
@@ -129,8 +129,8 @@ extension FetchedResultsController {
         for member in access.members {
             guard let part = change.part(member, R.self) else { continue }
             typed.ids += part.ids
-            typed.removed.merge(part.removed) { a, _ in a }
-            typed.replaced.merge(part.replaced) { a, _ in a }
+            typed.removed.mergeKeepingFirst(part.removed)
+            typed.parts.append(part)
         }
         typed.own = Set(typed.ids)
         if let reverse, !reverse.isEmpty {
@@ -415,10 +415,16 @@ struct _TypedChange<R: Record & Codable> {
     var ids: [R.ID] = []
     var removed: [R.ID: R] = [:]
     var own: Set<R.ID> = []
-    /// The records updated, as the context showed them before (where known).
-    var replaced: [R.ID: R] = [:]
+    /// The parts of the context's change it was made of.
+    var parts: [_ContextChangePart<R>] = []
     /// The identities that read (through relationships) an object that changed.
     var throughRelationships: Set<R.ID> = []
+
+    /// The record an updated identity replaced, as the context showed it (where known).
+    func replaced(_ id: R.ID) -> R? {
+        for part in parts { if let record = part.replaced(id) { return record } }
+        return nil
+    }
 }
 
 /// What each object of a controller's results read through relationships,

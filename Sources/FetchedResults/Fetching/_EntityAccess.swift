@@ -92,13 +92,26 @@ struct _EntityAccess<R: Record & Codable> {
             return (member, pending.inserted, pending.updated, pending.deleted)
         }
         let store = self.store
+        // One entity and nothing unsaved (a context that only reads): each
+        // identity is one look-up in one table, found once a batch.
+        if parts.count == 1, parts[0].inserted.isEmpty, parts[0].updated.isEmpty, parts[0].deleted.isEmpty {
+            let entity = parts[0].entity
+            return { ids in
+                store.state.withLock { state in
+                    let table = state.table(entity, R.self)
+                    let records = table.records
+                    return (ids.map { id in table.position(of: id).map { records[$0] } }, state.version)
+                }
+            }
+        }
         return { ids in
             store.state.withLock { state in
-                (ids.map { id -> R? in
-                    for part in parts {
+                let tables = parts.map { state.table($0.entity, R.self) }
+                return (ids.map { id -> R? in
+                    for (part, table) in zip(parts, tables) {
                         if part.deleted.contains(id) { return nil }
                         if let record = part.inserted[id] { return record }
-                        if let saved = state.table(part.entity, R.self).lookup(id) { return part.updated[id] ?? saved.record }
+                        if let k = table.position(of: id) { return part.updated[id] ?? table.records[k] }
                     }
                     return nil
                 }, state.version)

@@ -541,11 +541,16 @@ final class _SearchIndexSlot<R: Record>: @unchecked Sendable {
 
     deinit { stopMaking?.withLock { $0 = true } }
 
-    /// Stops the making of `pending`, if any, and gives a flag for the next
-    /// making to look at.
-    func stopMakingAndRenew() -> _Lock<Bool> {
+    /// Stops the making of `pending`, if any (at its next chunk of rows).
+    func stopMakingIndex() {
         stopMaking?.withLock { $0 = true }
         pending = nil
+    }
+
+    /// Stops the making under way, if any, and gives the flag a new making
+    /// looks at (``stopMakingIndex()`` sets it).
+    func flagForANewMaking() -> _Lock<Bool> {
+        stopMakingIndex()
         let flag = _Lock(false)
         stopMaking = flag
         return flag
@@ -611,7 +616,7 @@ extension FetchedResultsController {
     package func stopIndexing(_ keys: [String]) {
         guard let k = searchIndexes.firstIndex(where: { $0.keys == keys }) else { return }
         searchIndexes[k].users -= 1
-        if searchIndexes[k].users <= 0 { _ = searchIndexes.remove(at: k).stopMakingAndRenew() }
+        if searchIndexes[k].users <= 0 { searchIndexes.remove(at: k).stopMakingIndex() }
     }
 
     /// The making of the folded text of `keys` under way, if any: for tests
@@ -657,7 +662,7 @@ extension FetchedResultsController {
     func startBuilding(_ slot: _SearchIndexSlot<R>) {
         slot.rows = nil
         slot.log = []
-        let stop = slot.stopMakingAndRenew()
+        let stop = slot.flagForANewMaking()
         guard results.compiled != nil else { return }
         let ids = results.ordered.chunks.map { $0.ids }
         let count = results.ordered.count

@@ -105,6 +105,9 @@ public final class ObjectContext {
     /// created, its own saves, the saves it merged.
     var seen: _SeenVersions
     private var observers: [Int: (_ContextChange) -> Void] = [:]
+    /// Whether a controller observes the context: only then does it keep
+    /// the records its unprocessed updates replaced (for their changed keys).
+    var hasObservers: Bool { !observers.isEmpty }
     private var nextObserver = 0
     /// How deep in `performChanges` blocks the context is.
     private var changeDepth = 0
@@ -295,18 +298,19 @@ public final class ObjectContext {
     public func update<R: Record & Codable>(_ record: R, entity name: String? = nil) throws(ContextError) {
         let k = try model.entityIndex(of: R.self, named: name)
         let id = record.id
-        // The object's own entity: `k`, or a sub-entity of that record type.
-        guard let member = model.typedFamily(of: k, R.self).first(where: { pending($0, R.self).peek(id, in: self) != nil }) else {
-            throw .noSuchObject(model.objectID(k, AnyHashable(id)))
+        // The object's own entity: `k`, or a sub-entity of that record type; the record it shows.
+        var found: (member: Int, shown: R)?
+        for member in model.typedFamily(of: k, R.self) {
+            if let shown = pending(member, R.self).peek(id, in: self) { found = (member, shown); break }
         }
+        guard let (member, shown) = found else { throw .noSuchObject(model.objectID(k, AnyHashable(id))) }
         if model.isRelated(member) {
-            guard let old = pending(member, R.self).peek(id, in: self) else { throw .noSuchObject(model.objectID(k, AnyHashable(id))) }
             var edit = _GraphEdit(context: self)
-            try edit.set(member, record, old: old)
+            try edit.set(member, record, old: shown)
             commit(edit)
             return
         }
-        pending(member, R.self).update(record, in: self)
+        pending(member, R.self).update(record, shown: shown, in: self)
         didChange()
     }
 

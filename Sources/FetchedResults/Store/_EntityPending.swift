@@ -157,10 +157,10 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         _checkInvariants(of: id)
     }
 
-    /// Replaces a record the context has.
-    func update(_ record: R, in context: ObjectContext) {
+    /// Replaces a record the context has and shows as `shown`.
+    func update(_ record: R, shown: R, in context: ObjectContext) {
         let id = record.id
-        if pending.unprocessed.replaced[id] == nil, let shown = peek(id, in: context) { pending.unprocessed.replaced[id] = shown }
+        if context.hasObservers, pending.unprocessed.replaced[id] == nil { pending.unprocessed.replaced[id] = shown }
         if pending.inserted[id] != nil {
             pending.inserted[id] = record
         } else {
@@ -189,7 +189,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
     override func putErased(_ id: AnyHashable, _ record: (any Record & Codable)?, in context: ObjectContext) {
         guard let id = id.base as? R.ID else { return }
         if let record = record as? R {
-            if peek(id, in: context) == nil { insert(record, in: context) } else { update(record, in: context) }
+            if let shown = peek(id, in: context) { update(record, shown: shown, in: context) } else { insert(record, in: context) }
         } else if record == nil, peek(id, in: context) != nil {
             delete(id, in: context)
         }
@@ -269,15 +269,18 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         guard let part = part.typed(R.self) else { return }
         // What the observers were told each updated record is: before its
         // unprocessed changes, else its pending update, else the version
-        // the save replaced.
+        // the save replaced — looked up only for an observer that does not
+        // keep the record itself (a controller with a batch size).
         var replaced: [R.ID: R] = [:]
-        context.store.state.withLock { state in
-            let table = table(state)
+        if !pending.unprocessed.replaced.isEmpty || !pending.updated.isEmpty {
             for record in part.updated {
                 let id = record.id
                 replaced[id] = pending.unprocessed.replaced[id] ?? pending.updated[id]
-                    ?? table.lookup(id, newestOf: { $0 < saved.firstStoreVersion })?.accepted?.record
             }
+        }
+        let store = context.store, entity = entity, before = saved.firstStoreVersion
+        let replacedInStore = { (id: R.ID) in
+            store.state.withLock { $0.table(entity, R.self).lookup(id, newestOf: { $0 < before })?.accepted?.record }
         }
         defer {
             // The observers read the records now, unprocessed changes and all.
@@ -309,7 +312,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         }
         let removed = Dictionary(part.deleted.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let inserted = part.inserted.map { $0.id }, updated = part.updated.map { $0.id }, deleted = part.deleted.map { $0.id }
-        change.add(entity, ids: inserted + updated + deleted, removed: removed, replaced: replaced)
+        change.add(entity, ids: inserted + updated + deleted, removed: removed, replaced: replaced, replacedInStore: replacedInStore)
         notice.add(entity, inserted: inserted, updated: updated, deleted: deleted, removed: removed)
     }
 
@@ -387,13 +390,20 @@ struct _ContextChange {
 
     var isEmpty: Bool { parts.values.allSatisfy { $0.isEmpty } }
 
-    mutating func add<R: Record & Codable>(_ entity: Int, ids: [R.ID], removed: [R.ID: R], replaced: [R.ID: R]) {
+    /// Adds an entity's identities (repeats and those added before are
+    /// left out), the records of those that left, and what the observers
+    /// were told the updated ones are: `replaced`, else what
+    /// `replacedInStore` finds.
+    mutating func add<R: Record & Codable>(
+        _ entity: Int, ids: [R.ID], removed: [R.ID: R], replaced: [R.ID: R], replacedInStore: ((R.ID) -> R?)? = nil
+    ) {
         guard !ids.isEmpty else { return }
         let part = (parts[entity] as? _ContextChangePart<R>) ?? _ContextChangePart<R>(entity: entity)
         parts[entity] = part
         for id in ids where part.seen.insert(id).inserted { part.ids.append(id) }
-        part.removed.merge(removed) { a, _ in a }
-        part.replaced.merge(replaced) { a, _ in a }
+        part.removed.mergeKeepingFirst(removed)
+        part.replaced.mergeKeepingFirst(replaced)
+        if part.replacedInStore == nil { part.replacedInStore = replacedInStore }
     }
 
     /// Entity `k`'s part, typed.
@@ -424,6 +434,12 @@ final class _ContextChangePart<R: Record & Codable>: _AnyContextChangePart {
     /// The records updated, as the context showed them before the change
     /// (where known): what the controllers compare the new ones with.
     var replaced: [R.ID: R] = [:]
+    /// For a merged save, the version it replaced of an identity not in
+    /// `replaced` (read from the store when asked).
+    var replacedInStore: ((R.ID) -> R?)?
+
+    /// The record an updated identity replaced, as the context showed it; nil when not known.
+    func replaced(_ id: R.ID) -> R? { replaced[id] ?? replacedInStore?(id) }
     override var isEmpty: Bool { ids.isEmpty }
     override func erasedIDs() -> [AnyHashable] { ids.map(AnyHashable.init) }
 }
@@ -441,7 +457,7 @@ struct _ContextNotice {
         part.inserted += inserted
         part.updated += updated
         part.deleted += deleted
-        part.removed.merge(removed) { a, _ in a }
+        part.removed.mergeKeepingFirst(removed)
     }
 }
 
@@ -480,4 +496,12 @@ struct _Ref: Hashable, @unchecked Sendable {
     /// The index of the root entity of the object's hierarchy.
     var family: Int
     var id: AnyHashable
+}
+
+extension Dictionary {
+    /// Adds `other`'s entries whose keys this does not have; taking `other`
+    /// whole when this is empty (O(1), where a merge hashes every key).
+    mutating func mergeKeepingFirst(_ other: [Key: Value]) {
+        if isEmpty { self = other } else if !other.isEmpty { merge(other) { first, _ in first } }
+    }
 }
