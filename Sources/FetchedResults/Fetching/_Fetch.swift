@@ -240,10 +240,11 @@ struct _Fetched<R: Record>: Sendable {
         runs = nil
     }
 
-    /// Makes the elements (and takes the records, when kept) in order,
-    /// calling `body` with each run of at most `size` of them.
+    /// Makes the elements — identities and details, in step — (and takes
+    /// the records, when kept) in order, calling `body` with each run of at
+    /// most `size` of them.
     @inlinable
-    consuming func take(inPiecesOf size: Int, _ body: ([_Element<R>], [R]) -> Void) {
+    consuming func take(inPiecesOf size: Int, _ body: ([R.ID], [_ElementDetails], [R]) -> Void) {
         let (naming, columns, keepsRecords) = (naming, columns, keepsRecords)
         let first = columns.columns.first
         // The section names: those of the runs when made, a run at a time.
@@ -258,8 +259,9 @@ struct _Fetched<R: Record>: Sendable {
                     var k = 0
                     while k < order.count {
                         let end = min(order.count, k + size)
-                        var pieceElements: [_Element<R>] = [], pieceRecords: [R] = []
-                        pieceElements.reserveCapacity(end - k)
+                        var pieceIDs: [R.ID] = [], pieceDetails: [_ElementDetails] = [], pieceRecords: [R] = []
+                        pieceIDs.reserveCapacity(end - k)
+                        pieceDetails.reserveCapacity(end - k)
                         if keepsRecords { pieceRecords.reserveCapacity(end - k) }
                         for j in k..<end {
                             let i = Int(order[j])
@@ -283,9 +285,10 @@ struct _Fetched<R: Record>: Sendable {
                             } else {
                                 id = records[i].unsafelyUnwrapped.id
                             }
-                            pieceElements.append(_Element(id: id, sequence: sequences[i], sortValues: columns.sortValues(at: i), sectionName: name))
+                            pieceIDs.append(id)
+                            pieceDetails.append(_ElementDetails(sequence: sequences[i], sortValues: columns.sortValues(at: i), sectionName: name))
                         }
-                        body(pieceElements, pieceRecords)
+                        body(pieceIDs, pieceDetails, pieceRecords)
                         k = end
                     }
                 }

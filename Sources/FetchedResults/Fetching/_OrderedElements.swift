@@ -64,9 +64,15 @@ final class _Chunk<R: Record> {
     @usableFromInline var runs: [_SectionRun]
 
     @inlinable
-    init(_ elements: [_Element<R>], records: [R], index: Int) {
-        ids = elements.map(\.id)
-        details = elements.map(\.details)
+    convenience init(_ elements: [_Element<R>], records: [R], index: Int) {
+        self.init(ids: elements.map(\.id), details: elements.map(\.details), records: records, index: index)
+    }
+
+    /// A chunk of these identities and details (in step), and records (in step, or none).
+    @inlinable
+    init(ids: [R.ID], details: [_ElementDetails], records: [R], index: Int) {
+        self.ids = ids
+        self.details = details
         self.records = records
         self.index = index
         runs = Self.runs(of: details)
@@ -176,8 +182,8 @@ struct _OrderedElements<R: Record> {
         count = fetched.count
         keepsRecords = fetched.keepsRecords
         chunks.reserveCapacity((count + Self.maxChunk / 2 - 1) / (Self.maxChunk / 2))
-        fetched.take(inPiecesOf: Self.maxChunk / 2) { elements, records in
-            chunks.append(_Chunk(elements, records: records, index: chunks.count))
+        fetched.take(inPiecesOf: Self.maxChunk / 2) { ids, details, records in
+            chunks.append(_Chunk(ids: ids, details: details, records: records, index: chunks.count))
         }
         rebuildTree()
         _checkInvariants()

@@ -419,7 +419,7 @@ final class _SortColumns: @unchecked Sendable {
     }
 
     /// The sort values of match `k`, one per column.
-    @inlinable
+    @inlinable @inline(__always)
     func sortValues(at k: Int) -> _SortValues {
         switch columns.count {
         case 0: return _SortValues(first: .null)

@@ -106,7 +106,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
     ///
     /// - Throws: what `body` throws; ``FetchError/unreadable(_:)`` when a
     ///   record cannot be read from the store's file.
-    @usableFromInline
+    @inlinable
     func forEachRecord(in store: ObjectStore, _ body: (borrowing R, Int64) throws(FetchError) -> Void) throws(FetchError) {
         let updated = pending.updated, deleted = pending.deleted
         let changed = !updated.isEmpty || !deleted.isEmpty

@@ -191,10 +191,13 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     ///
     /// - Throws: what `body` throws, or ``StoreError`` (as `E`, by `damaged`)
     ///   when the file is damaged.
+    @inlinable
     func forEachRecord<E: Error>(
         damaged: (StoreError) -> E, _ body: (borrowing R, Int64, Int64) throws(E) -> Void
     ) throws(E) {
-        let sequences = sequences
+        // Inlined where the record type is known: the loop over the records
+        // in memory calls `body` directly (a fetch's scan of a store in memory).
+        let sequences = sequences, versions = versions
         try records.withUnsafeBufferPointer { records throws(E) in
             for k in records.indices { try body(records[k], sequences[k], versions[k]) }
         }
@@ -202,6 +205,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     }
 
     /// Calls `body` with every snapshot record not shadowed, in ordinal order.
+    @usableFromInline
     func forEachBaseRecord<E: Error>(
         damaged: (StoreError) -> E, _ body: (Int, borrowing R, Int64, Int64) throws(E) -> Void
     ) throws(E) {
