@@ -5,9 +5,12 @@ import Records
 /// Where an ``ObjectStore`` keeps its objects between launches: the seam for
 /// an app's own database.
 ///
-/// A store keeps every object in memory and hands durability to its
-/// persistence: it loads everything once, commits each save as one
-/// ``StoreChangeSet``, and asks for the changes others made. The package has
+/// A store over a persistence of this protocol keeps every object in
+/// memory and hands durability to its persistence: it loads everything
+/// once, commits each save as one ``StoreChangeSet``, and asks for the
+/// changes others made. (The store's own file, compacted, is read as rows
+/// are needed instead, by its indexes — see <doc:StoreFileFormat>; this
+/// protocol cannot serve records on demand yet.) The package has
 /// two: ``JournalFilePersistence`` (the store's file: a checksummed snapshot
 /// and an append-only journal, shared safely between processes) and
 /// ``MemoryPersistence`` (nothing is kept). An app that outgrows the embedded
