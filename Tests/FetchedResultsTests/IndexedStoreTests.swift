@@ -21,14 +21,7 @@ import TableTestSupport
 
     /// A compacted file store of `notes`, reopened (so that it reads its snapshot).
     static func compactedStore(_ notes: [Note], at url: URL) throws -> ObjectStore {
-        do {
-            let store = try ObjectStore(model: model, fileURL: url)
-            let context = ObjectContext(store: store)
-            for note in notes { try context.insert(note) }
-            try context.save()
-            try store.compact()
-        }
-        return try ObjectStore(model: model, fileURL: url)
+        try Note.compactedStore(notes, model: model, at: url)
     }
 
     func request(_ keys: [String], batch: Int = 7, predicate: String? = nil) throws -> FetchRequest<Note> {

@@ -79,21 +79,10 @@ import Testing
         return context
     }
 
-    /// The model of the stores read from their file: indexes that cover the
-    /// screens' requests (their results keep identities only).
-    static let indexedModel = try! ObjectModel(.entity(Note.self, indexes: [["rank", "id"], ["group", "rank", "id"]]))
-
     /// A compacted file store of `notes` at `url`, reopened: read from its
     /// file as rows are shown, its fetches with a batch size from an index.
     static func fileStore(_ notes: [Note], at url: URL) throws -> ObjectContext {
-        do {
-            let writing = try ObjectStore(model: indexedModel, fileURL: url)
-            let context = ObjectContext(store: writing)
-            for note in notes { try context.insert(note) }
-            try context.save()
-            try writing.compact()
-        }
-        return ObjectContext(store: try ObjectStore(model: indexedModel, fileURL: url))
+        ObjectContext(store: try Note.compactedStore(notes, model: Note.indexedModel, at: url))
     }
 
     /// `indexed`: both launches over a compacted file store, the controller

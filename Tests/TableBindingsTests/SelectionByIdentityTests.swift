@@ -44,10 +44,6 @@ import Testing
         }
     }
 
-    /// The model of the stores read from their file: indexes that cover
-    /// the requests sorted ascending (their results keep identities only).
-    static let indexedModel = try! ObjectModel(.entity(Note.self, indexes: [["rank", "id"], ["group", "rank", "id"]]))
-
     /// `indexed`: a compacted file store, reopened, whose indexes answer the
     /// fetches with a batch size (results that keep identities only, records
     /// read from the file as rows are shown).
@@ -68,15 +64,7 @@ import Testing
             }
             let store: ObjectStore
             if indexed {
-                let url = folder.url("round-\(round).htstore")
-                do {
-                    let writing = try ObjectStore(model: Self.indexedModel, fileURL: url)
-                    let context = ObjectContext(store: writing)
-                    for note in first { try context.insert(note) }
-                    try context.save()
-                    try writing.compact()
-                }
-                store = try ObjectStore(model: Self.indexedModel, fileURL: url)
+                store = try Note.compactedStore(first, model: Note.indexedModel, at: folder.url("round-\(round).htstore"))
             } else {
                 store = ObjectStore(for: Note.self)
                 let context = ObjectContext(store: store)

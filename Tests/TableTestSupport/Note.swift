@@ -49,3 +49,24 @@ public struct VersionedRow: Record, Codable, Hashable {
         self.text = text
     }
 }
+
+extension Note {
+    /// A model of notes whose indexes cover the sorts the binding tests fetch
+    /// by (rank, and group then rank; ties by id): their results, read from a
+    /// compacted file, keep identities only.
+    public static let indexedModel = try! ObjectModel(.entity(Note.self, indexes: [["rank", "id"], ["group", "rank", "id"]]))
+
+    /// A file store of `notes` at `url` under `model`, saved, compacted and
+    /// opened again: it reads its records from the file (format 2) as they
+    /// are needed, and its indexed fetches from the file's indexes.
+    public static func compactedStore(_ notes: [Note], model: ObjectModel, at url: URL) throws -> ObjectStore {
+        do {
+            let writing = try ObjectStore(model: model, fileURL: url)
+            let context = ObjectContext(store: writing)
+            for note in notes { try context.insert(note) }
+            try context.save()
+            try writing.compact()
+        }
+        return try ObjectStore(model: model, fileURL: url)
+    }
+}
