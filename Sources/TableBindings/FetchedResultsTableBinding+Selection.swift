@@ -45,10 +45,11 @@ extension FetchedResultsTableBinding {
     ///   on the window's cells.
     public func selectObject(withID id: R.ID) throws(TableSelectionError) {
         guard tableView?.allowsSelection ?? true else { throw .selectionNotAllowed }
-        guard controller.containsObject(withID: id) else { throw .noSuchObject("\(id)") }
+        guard let position = controller.position(ofObjectWithID: id) else { throw .noSuchObject("\(id)") }
         reconcileSelection()
         if !(tableView?.allowsMultipleSelection ?? true) { selection.removeAll() }
         selection.insert(id)
+        rememberPosition(position, ofSelected: id)
         tableView?.selectionDidChange()
     }
 
@@ -139,8 +140,7 @@ extension FetchedResultsTableBinding {
         init(binding: FetchedResultsTableBinding) {
             switch binding.selection.mode {
             case .only:
-                let controller = binding.controller
-                let placed = binding.selection.ids.compactMap { id in controller.position(ofObjectWithID: id).map { ($0, id) } }
+                let placed = binding.selection.ids.compactMap { id in binding.position(ofSelected: id).map { ($0, id) } }
                 source = .positions(placed.sorted { $0.0 < $1.0 })
             case .allBut:
                 source = .allBut(binding.selection.ids, count: binding.controller.numberOfRows, controller: binding.controller)
@@ -194,6 +194,33 @@ extension FetchedResultsTableBinding {
         for id in gone { selection.objectLeft(id) }
     }
 
+    /// Where a selected object is now: the position it was last found at
+    /// when it is still there, else found among the results (and kept) —
+    /// so that asking for the selected rows again and again (a key press
+    /// each) finds them in O(1) until a change moves them.
+    ///
+    /// - Complexity: O(1) when the object has not moved since; else
+    ///   O(log *n*).
+    func position(ofSelected id: R.ID) -> Int? {
+        if let hint = selectedPositions[id], controller.objectID(atPosition: hint) == id { return hint }
+        guard let position = controller.position(ofObjectWithID: id) else {
+            selectedPositions[id] = nil
+            return nil
+        }
+        rememberPosition(position, ofSelected: id)
+        return position
+    }
+
+    /// Keeps where a selected object was found (a hint, checked when used;
+    /// at most `selectedPositionsCapacity` are kept).
+    func rememberPosition(_ position: Int, ofSelected id: R.ID) {
+        if selectedPositions.count >= Self.selectedPositionsCapacity, selectedPositions[id] == nil { selectedPositions.removeAll(keepingCapacity: true) }
+        selectedPositions[id] = position
+    }
+
+    /// The most positions of selected objects kept.
+    static var selectedPositionsCapacity: Int { 1024 }
+
     /// The rows of the main table selected after a change that deleted the
     /// one selected object, with `TableView.selectionFollowsDeletes`: the
     /// object now at its place.
@@ -209,15 +236,34 @@ extension FetchedResultsTableBinding {
 
 extension FetchedResultsTableBinding: _TableSelectionKeeping {
     package func _isRowSelected(at path: TablePath, in tableView: TableView) -> Bool {
-        guard let id = controller.objectID(at: path) else { return false }
+        guard !selection.isNone, let id = controller.objectID(at: path) else { return false }
         reconcileSelection()
         return selection.contains(id)
     }
 
+    package func _selectedRowTest(in tableView: TableView) -> (TablePath) -> Bool {
+        reconcileSelection()
+        let paths = selectedPathsIfFew()
+        return { [controller, selection] path in
+            if let paths { return paths.contains(path) }
+            return controller.objectID(at: path).map { selection.contains($0) } ?? false
+        }
+    }
+
+    /// The rows of the selected objects when they are few (fewer than a
+    /// window has rows, or none): found once, for a pass over the window;
+    /// nil when each row's object is better asked.
+    private func selectedPathsIfFew() -> Set<TablePath>? {
+        if selection.isNone { return [] }
+        guard selection.mode == .only, selection.ids.count <= 64 else { return nil }
+        return Set(selection.ids.compactMap { position(ofSelected: $0) }.map { controller.indexPath(ofPosition: $0) })
+    }
+
     package func _selectRow(at path: TablePath, in tableView: TableView) {
-        guard let id = controller.objectID(at: path) else { return }
+        guard let position = controller.position(of: path), let id = controller.objectID(atPosition: position) else { return }
         reconcileSelection()
         selection.insert(id)
+        rememberPosition(position, ofSelected: id)
     }
 
     package func _deselectRow(at path: TablePath, in tableView: TableView) {
@@ -234,7 +280,7 @@ extension FetchedResultsTableBinding: _TableSelectionKeeping {
         reconcileSelection()
         switch selection.mode {
         case .only:
-            return selection.ids.compactMap { controller.position(ofObjectWithID: $0) }.sorted().map { controller.indexPath(ofPosition: $0) }
+            return selection.ids.compactMap { position(ofSelected: $0) }.sorted().map { controller.indexPath(ofPosition: $0) }
         case .allBut:
             return (0..<controller.numberOfRows).compactMap { position in
                 controller.objectID(atPosition: position).flatMap { selection.ids.contains($0) ? nil : controller.indexPath(ofPosition: position) }
@@ -246,7 +292,7 @@ extension FetchedResultsTableBinding: _TableSelectionKeeping {
         reconcileSelection()
         switch selection.mode {
         case .only:
-            return selection.ids.compactMap { controller.position(ofObjectWithID: $0) }.min().map { controller.indexPath(ofPosition: $0) }
+            return selection.ids.lazy.compactMap { self.position(ofSelected: $0) }.min().map { controller.indexPath(ofPosition: $0) }
         case .allBut:
             var position = 0
             while position < controller.numberOfRows {

@@ -116,6 +116,9 @@ public final class FetchedResultsTableBinding<R: Record & Codable>: TableViewDat
     var userMove: (from: TablePath, to: TablePath)?
     /// The objects selected, by identity (`FetchedResultsTableBinding+Selection.swift`).
     var selection = _IdentitySelection<R.ID>()
+    /// Where selected objects were last found among the results, by
+    /// identity (hints, checked when used: `position(ofSelected:)`).
+    var selectedPositions: [R.ID: Int] = [:]
     /// The controller's fetch the selection was last reconciled with.
     var selectionGeneration = 0
     /// The search over this binding made last (its text and scope are part

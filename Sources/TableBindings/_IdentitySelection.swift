@@ -29,6 +29,10 @@ struct _IdentitySelection<ID: Hashable> {
     /// The number selected, of `total` objects in the results.
     func count(of total: Int) -> Int { mode == .only ? ids.count : total - ids.count }
 
+    /// Whether no object is selected, whatever the results (none named, not
+    /// every object but some).
+    var isNone: Bool { mode == .only && ids.isEmpty }
+
     /// Whether no object is selected, of `total`.
     func isEmpty(of total: Int) -> Bool { count(of: total) == 0 }
 

@@ -86,6 +86,7 @@ extension TableView {
         var next = 0   // the first window row not yet placed
         let sections = layout.sections(from: top, to: bottom)
         let floating = style == .plain ? floatingSpans(in: sections) : (header: nil, footer: nil)
+        let isSelected = selectedRowTest()
         for s in sections {
             let rowsBefore = layout.rowsBefore(section: s)
             let header = layout.span(ofHeader: s)
@@ -101,7 +102,7 @@ extension TableView {
                 guard let cell = cells[path] else { continue }
                 let span = layout.span(ofRow: path)
                 elements.append(.init(
-                    kind: .row(path), span: VerticalSpan(y: span.y, height: span.height), cell: frameCell(cell, at: path),
+                    kind: .row(path), span: VerticalSpan(y: span.y, height: span.height), cell: frameCell(cell, at: path, isSelected: isSelected(path)),
                     rowIndex: rowsBefore + path.row))
             }
             let footer = layout.span(ofFooter: s)
@@ -147,7 +148,7 @@ extension TableView {
         return result
     }
 
-    func frameCell(_ cell: TableViewCell, at path: TablePath) -> TableFrame.Cell {
+    func frameCell(_ cell: TableViewCell, at path: TablePath, isSelected: Bool) -> TableFrame.Cell {
         var editingStyle = EditingStyle.none, reorder = false
         if isEditing, let dataSource, dataSource.tableView(self, canEditRowAt: path) {
             editingStyle = delegate?.tableView(self, editingStyleForRowAt: path) ?? .delete
@@ -155,7 +156,7 @@ extension TableView {
         }
         var frame = TableFrame.Cell(
             text: cell.text, detailText: cell.detailText, accessory: cell.accessory, lines: cell.textLines(),
-            isSelected: isRowSelected(path), editingStyle: editingStyle, showsReorderControl: reorder,
+            isSelected: isSelected, editingStyle: editingStyle, showsReorderControl: reorder,
             style: cell.cellStyle, image: cell.image, indentationLevel: cell.indentationLevel, indentationWidth: cell.indentationWidth,
             outline: cell.outline)
         if let content = cell.contentConfiguration { content.apply(to: &frame) }

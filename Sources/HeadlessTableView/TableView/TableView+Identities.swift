@@ -31,6 +31,10 @@ package protocol _TableSelectionKeeping: AnyObject {
     func _indexPathsForSelectedRows(in tableView: TableView) -> [TablePath]
     /// The first selected row, if any.
     func _indexPathForSelectedRow(in tableView: TableView) -> TablePath?
+    /// Answers whether rows are selected for a pass over the window (a frame
+    /// drawn, a fill committed), the selection made ready once for it; used
+    /// before the selection or the rows change again.
+    func _selectedRowTest(in tableView: TableView) -> (TablePath) -> Bool
 }
 
 /// The heights a table measured, by the identity of the objects its rows
@@ -93,6 +97,15 @@ extension TableView {
         return selected.contains(path)
     }
 
+    /// Whether rows are selected, for a pass over the window (nothing changes
+    /// the selection or the rows while it is used): the data source that
+    /// keeps the selection makes it ready once for the pass.
+    func selectedRowTest() -> (TablePath) -> Bool {
+        if let keeper = selectionKeeper { return keeper._selectedRowTest(in: self) }
+        let selected = selected
+        return { selected.contains($0) }
+    }
+
     /// Selects a row (checked to exist).
     func setRowSelected(_ path: TablePath) {
         if let keeper = selectionKeeper { keeper._selectRow(at: path, in: self) } else { selected.insert(path) }
@@ -125,7 +138,8 @@ extension TableView {
     ///
     /// - Complexity: O(*w*) for a window of *w* rows.
     package func selectionDidChange() {
-        for (path, cell) in cells { cell.isSelected = isRowSelected(path) }
+        let isSelected = selectedRowTest()
+        for (path, cell) in cells { cell.isSelected = isSelected(path) }
         displayIfNeeded()
     }
 

@@ -266,7 +266,8 @@ extension TableView {
         show(refreshed)
         if selectionKeeper != nil {
             // (A data source that keeps the selection by identity has it follow its objects itself.)
-            for (path, cell) in cells { cell.isSelected = isRowSelected(path) }
+            let isSelected = selectedRowTest()
+            for (path, cell) in cells { cell.isSelected = isSelected(path) }
         } else {
             for path in selected { cells[path]?.isSelected = true }
         }

@@ -767,9 +767,10 @@ public final class TableView {
         staleViews = []
         isBusy = false
         for (path, cell) in cellMaking.takenDepartedCells { delegate?.tableView(self, didEndDisplaying: cell, forRowAt: path) }
+        let isSelected = selectedRowTest()
         for path in fill.wanted {
             guard let cell = fill.made[path] else { continue }
-            cell.isSelected = isRowSelected(path)
+            cell.isSelected = isSelected(path)
             cell.isEditing = isEditing
             delegate?.tableView(self, willDisplay: cell, forRowAt: path)
         }
