@@ -63,4 +63,34 @@ import Testing
         damaged[2 + 5] = 0x0C   // the null's tag
         #expect(throws: DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(EveryTag.self, at: 0) } }
     }
+
+    /// Reads a record value the general way, trying each kind in turn
+    /// (`RecordValue(from:)` called directly): the oracle for the store
+    /// decoder's reading of a record value from its tag.
+    struct ReadTheGeneralWay: Decodable {
+        let value: RecordValue
+        init(from decoder: any Decoder) throws { value = try RecordValue(from: decoder) }
+    }
+
+    /// Every tag, and the edges of each kind, read as a record value: the
+    /// store decoder's answer from the tag (or its error) is the general one.
+    @Test func aRecordValueReadFromItsTagIsWhatTryingEachKindGives() throws {
+        let values: [any Encodable] = [
+            Int?.none, false, true, 0, -1, 1, Int.min, Int.max, UInt64(Int.max) + 1, UInt64.max, UInt(300),
+            0.0, -0.0, 0.5, Double.infinity, -Double.infinity, Double.nan, Double.leastNonzeroMagnitude, Float(1.5), Float.nan,
+            "", "é", String(repeating: "x", count: 300), UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!,
+            Data(), Data([0xFF, 0x00]), [Int](), [1, 2], [["a"]], ["k": 1], ["$date": 5.0], ["$date": 5.0, "x": 1.0],
+            Date(timeIntervalSinceReferenceDate: 12.25), RecordValue.null,
+            RecordValue.record(DynamicRecord(fields: [("a", .int(1)), ("b", .array([.null, .string("s")]))])),
+        ]
+        for value in values {
+            let bytes = try _BinaryRecordEncoder.encode(value)
+            func read<T: Decodable>(_ type: T.Type, _ show: (T) -> RecordValue) -> String {
+                do { return "\(show(try bytes.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(T.self, at: 0) }))" } catch { return "error: \(error)" }
+            }
+            let fromTag = read(RecordValue.self) { $0 }, general = read(ReadTheGeneralWay.self) { $0.value }
+            #expect(fromTag == general, "\(value): \(bytes.map { String($0, radix: 16) })")
+        }
+    }
 }
+
