@@ -336,16 +336,20 @@ final class _BinaryValueDecoding: Decoder {
         if T.self == Data.self { return try decodeData(at: p, path) as! T }
         if T.self == Int64.self { return try decodeInteger(Int64.self, at: p, path) as! T }
         if T.self == UInt64.self { return try decodeInteger(UInt64.self, at: p, path) as! T }
-        if T.self == RecordValue.self, let value = try scalarRecordValue(at: p, path) { return value as! T }
+        if T.self == RecordValue.self, let value = try recordValue(at: p, path) { return value as! T }
+        if T.self == DynamicRecord.self, let fields = try recordFields(at: p) { return DynamicRecord(fields: fields.map { ($0.key, $0.value) }) as! T }
         return try T(from: _BinaryValueDecoding(bytes: bytes, position: p, path: path))
     }
 
-    /// A record value that is not a record, an array or bytes, read from its
-    /// tag: what `RecordValue(from:)` finds by trying each kind in turn (and
-    /// catching an error for each kind it is not, which made opening a store
-    /// of dynamic objects cost ~20 µs an object); nil for the other kinds,
-    /// which that initializer reads.
-    func scalarRecordValue(at p: Int, _ path: _CodingPath) throws -> RecordValue? {
+    /// A record value read from its tag — what `RecordValue(from:)` finds
+    /// by trying each kind in turn, catching an error for each kind it is
+    /// not (which made opening a store of dynamic objects cost ~20 µs an
+    /// object); nil for an array or bytes, which that initializer reads.
+    ///
+    /// A record with a damaged field is an error (that initializer, through
+    /// a keyed container's `allKeys`, which cannot throw, read it as a
+    /// record without fields).
+    func recordValue(at p: Int, _ path: _CodingPath) throws -> RecordValue? {
         switch try tag(at: p, path) {
         case .null: return .null
         case .false: return .bool(false)
@@ -356,8 +360,41 @@ final class _BinaryValueDecoding: Decoder {
             return try? .uint(decodeInteger(UInt64.self, at: p, path))
         case .double, .float: return .double(try decodeDouble(at: p, path))
         case .string, .uuid: return .string(try decodeString(at: p, path))
-        case .unkeyed, .keyed, .bytes: return nil
+        case .keyed:
+            guard let fields = try recordFields(at: p) else { return nil }
+            // As `RecordValue(from:)`: one field named "$date" (the others are
+            // not its keys) whose value is a date's number is a date.
+            let dates = fields.filter { $0.key == RecordValue._DateKey.date.stringValue }
+            if dates.count == 1, let seconds = try? decodeDouble(at: dates[0].position, path) {
+                return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            }
+            return .record(DynamicRecord(fields: fields.map { ($0.key, $0.value) }))
+        case .unkeyed, .bytes: return nil
         }
+    }
+
+    /// The fields of the keyed value at `p` in their order, each value read
+    /// as a record value (with where it starts) — what `DynamicRecord(from:)`
+    /// reads through a keyed container; nil when the value is not keyed.
+    ///
+    /// - Throws: `DecodingError` for a damaged field or a value that is no
+    ///   record value.
+    func recordFields(at p: Int) throws -> [(key: String, value: RecordValue, position: Int)]? {
+        guard try tag(at: p, path) == .keyed else { return nil }
+        var q = p + 1
+        let count = try _readVarint(bytes, &q, path)
+        guard count <= UInt64(bytes.count - q) else { throw _corrupt(path, "a count past the end of the encoding") }
+        var fields: [(key: String, value: RecordValue, position: Int)] = []
+        fields.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            let length = try _readLength(bytes, &q, path)
+            let key = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[q..<q + length]), as: UTF8.self)
+            q += length
+            let fieldPath = path.appending(_AnyKey(key))
+            fields.append((key, try decodeValue(RecordValue.self, at: q, path: fieldPath), q))
+            q = try _skip(bytes, q, path: fieldPath)
+        }
+        return fields
     }
 }
 

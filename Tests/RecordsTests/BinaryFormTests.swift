@@ -72,8 +72,10 @@ import Testing
         init(from decoder: any Decoder) throws { value = try RecordValue(from: decoder) }
     }
 
-    /// Every tag, and the edges of each kind, read as a record value: the
-    /// store decoder's answer from the tag (or its error) is the general one.
+    /// Every tag, the edges of each kind, and records written by hand (a key
+    /// twice, dates), read as a record value: the store decoder's answer
+    /// from the tag (or its error) is the general one; a damaged field is an
+    /// error.
     @Test func aRecordValueReadFromItsTagIsWhatTryingEachKindGives() throws {
         let values: [any Encodable] = [
             Int?.none, false, true, 0, -1, 1, Int.min, Int.max, UInt64(Int.max) + 1, UInt64.max, UInt(300),
@@ -83,13 +85,40 @@ import Testing
             Date(timeIntervalSinceReferenceDate: 12.25), RecordValue.null,
             RecordValue.record(DynamicRecord(fields: [("a", .int(1)), ("b", .array([.null, .string("s")]))])),
         ]
-        for value in values {
-            let bytes = try _BinaryRecordEncoder.encode(value)
-            func read<T: Decodable>(_ type: T.Type, _ show: (T) -> RecordValue) -> String {
-                do { return "\(show(try bytes.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(T.self, at: 0) }))" } catch { return "error: \(error)" }
+        func field(_ key: String, _ value: [UInt8]) -> [UInt8] { [UInt8(key.utf8.count)] + Array(key.utf8) + value }
+        let five: [UInt8] = [0x05] + withUnsafeBytes(of: (5.0).bitPattern.littleEndian, Array.init)
+        let written: [(String, [UInt8])] = try [
+            // A key written twice: the last value, at the first one's place (as `DynamicRecord(fields:)` keeps them).
+            ("a key twice", [0x09, 3] + field("a", [0x03, 0x02]) + field("b", [0x03, 0x04]) + field("a", [0x03, 0x06])),
+            // Two dates: a record.
+            ("two dates", [0x09, 2] + field("$date", five) + field("$date", five)),
+            ("a date that is a string", [0x09, 1] + field("$date", [0x07, 0x01, 0x61])),
+        ] + values.map { ("\($0)", try _BinaryRecordEncoder.encode($0)) }
+        for (what, bytes) in written {
+            func read<T: Decodable>(_ type: T.Type, _ show: (T) -> RecordValue) -> (value: RecordValue?, described: String) {
+                do {
+                    let value = show(try bytes.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(T.self, at: 0) })
+                    return (value, "\(value)")
+                } catch {
+                    return (nil, "error: \(error)")
+                }
             }
             let fromTag = read(RecordValue.self) { $0 }, general = read(ReadTheGeneralWay.self) { $0.value }
-            #expect(fromTag == general, "\(value): \(bytes.map { String($0, radix: 16) })")
+            #expect(fromTag.described == general.described, "\(what): \(bytes.map { String($0, radix: 16) })")
+            if case .record = general.value {
+                // A record's fields, read as a dynamic record, are the record value's.
+                let record = read(DynamicRecord.self) { .record($0) }
+                #expect(record.described == general.described, "\(what)")
+            }
+        }
+        let twice = try written[0].1.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(RecordValue.self, at: 0) }
+        #expect(twice == .record(DynamicRecord(fields: [("a", .int(3)), ("b", .int(2))])))
+        // A value that is no value inside a record (beside a date, or not):
+        // the record cannot be read — not a record without fields, as the
+        // general way (a keyed container's allKeys cannot throw) read it.
+        for damaged in [[0x09, 2] + field("a", [0x03, 0x02]) + field("b", [0x0C]), [0x09, 2] + field("$date", five) + field("b", [0x0C])] {
+            #expect(throws: DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(RecordValue.self, at: 0) } }
+            #expect(throws: DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(DynamicRecord.self, at: 0) } }
         }
     }
 }
