@@ -250,9 +250,10 @@ extension FetchedResultsTableBinding: _TableSelectionKeeping {
         }
     }
 
-    /// The rows of the selected objects when they are few (fewer than a
-    /// window has rows, or none): found once, for a pass over the window;
-    /// nil when each row's object is better asked.
+    /// The rows of the selected objects when they are few (at most 64, about
+    /// a window's rows, or none): found once, for a pass over the window;
+    /// nil when each row's object is better asked (more selected, or every
+    /// object but some).
     private func selectedPathsIfFew() -> Set<TablePath>? {
         if selection.isNone { return [] }
         guard selection.mode == .only, selection.ids.count <= 64 else { return nil }
