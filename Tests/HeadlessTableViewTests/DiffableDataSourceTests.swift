@@ -161,7 +161,15 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
                         if screen.recorder.updates.count > 1 { reconfiguresOverStages += 1 }
                     } else if reloaded.contains(item) {
                         reloadsSeen += 1
-                        #expect(before !== cell, "\(context): reloaded \(item) kept its cell")
+                        // A new cell in one batch. Over several, the row may
+                        // leave the window in one and come back in a later
+                        // one with a cell from the pool — its own old one, at
+                        // times (seed 1587728701, run 39, step 16: its section
+                        // moved down, then another deleted); that it shows
+                        // the new version is checked above.
+                        if screen.recorder.updates.count == 1 {
+                            #expect(before !== cell, "\(context): reloaded \(item) kept its cell")
+                        }
                     } else if !next.reloadedItemIdentifiers.contains(item) && !next.reconfiguredItemIdentifiers.contains(item) {
                         // A row shown before and after keeps its cell, as in UIKit's one batch.
                         #expect(before === cell, "\(context): \(item) got a new cell; \(screen.recorder.updates.count) batches: \(screen.recorder.updates.map { $0.batch.changes.map { "\($0)" }.joined(separator: ", ") })")
