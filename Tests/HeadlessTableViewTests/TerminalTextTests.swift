@@ -44,6 +44,27 @@ import Testing
         }
     }
 
+    /// The byte scan that lets most text through unchanged finds exactly the
+    /// texts the character-by-character definition changes: random texts of
+    /// controls and of their neighbours in UTF-8 (the same lead bytes, the
+    /// next and previous scalars).
+    @Test func theByteScanFindsWhatTheCharactersChange() {
+        var g = SeededGenerator(seed: SeededGenerator.runSeed())
+        let scalars: [UInt32] = [
+            0x00, 0x09, 0x0A, 0x1F, 0x20, 0x41, 0x7E, 0x7F, 0x80, 0x85, 0x9F, 0xA0, 0xA3, 0xAD, 0xE9,
+            0x061B, 0x061C, 0x061D, 0x05D0, 0x200B, 0x200D, 0x200E, 0x200F, 0x2010, 0x2013, 0x2026, 0x2029,
+            0x202A, 0x202E, 0x202F, 0x2065, 0x2066, 0x2069, 0x206A, 0x2502, 0x20AC, 0x4E2D, 0x1F44D,
+        ]
+        for _ in 0..<3_000 {
+            let text = String(String.UnicodeScalarView((0..<Int.random(in: 0...6, using: &g)).map { _ in
+                Unicode.Scalar(scalars.randomElement(using: &g)!)!
+            }))
+            let byCharacter = String(text.map { TerminalText.isControl($0) ? " " : $0 })
+            #expect(TerminalText.hasControl(text.utf8) == (byCharacter != text), "\(text.debugDescription)")
+            #expect(TerminalText.sanitized(text) == byCharacter, "\(text.debugDescription)")
+        }
+    }
+
     @Test func fittingPadsAlignsAndCuts() {
         #expect(TerminalText.fitting("ab", into: 5) == "ab   ")
         #expect(TerminalText.fitting("ab", into: 5, alignment: .right) == "   ab")

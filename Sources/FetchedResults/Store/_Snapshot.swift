@@ -379,7 +379,10 @@ struct _SnapshotWriter {
             k = end
         }
         // The identity index: by hash, then ordinal.
-        let byHash = (0..<records.count).sorted { hashes[$0] != hashes[$1] ? hashes[$0] < hashes[$1] : $0 < $1 }
+        let byHash = (0..<records.count).sorted { (a: Int, b: Int) -> Bool in
+            let ha = hashes[a], hb = hashes[b]
+            return ha != hb ? ha < hb : a < b
+        }
         let identityColumn = try writeColumn(count: records.count, width: 12 + identityWidth) { i, out in
             let ordinal = byHash[i]
             withUnsafeBytes(of: hashes[ordinal].littleEndian) { out.append(contentsOf: $0) }
