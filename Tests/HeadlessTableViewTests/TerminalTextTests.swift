@@ -60,7 +60,7 @@ import Testing
                 Unicode.Scalar(scalars.randomElement(using: &g)!)!
             }))
             let byCharacter = String(text.map { TerminalText.isControl($0) ? " " : $0 })
-            #expect(TerminalText.hasControl(text.utf8) == (byCharacter != text), "\(text.debugDescription)")
+            #expect(TerminalText.hasControl(text) == (byCharacter != text), "\(text.debugDescription)")
             #expect(TerminalText.sanitized(text) == byCharacter, "\(text.debugDescription)")
         }
     }

@@ -59,30 +59,17 @@ public enum TerminalText {
     /// that it stays on its line, keeps its columns and reads in the order
     /// it is written.
     ///
-    /// - Complexity: O(*n*); one byte scan for text without them.
+    /// - Complexity: O(*n*); one scan of the scalars for text without them.
     public static func sanitized(_ text: String) -> String {
-        guard hasControl(text.utf8) else { return text }
+        guard hasControl(text) else { return text }
         return String(text.map { isControl($0) ? " " : $0 })
     }
 
-    /// Whether UTF-8 holds a scalar ``isControl(_:)`` finds, by its bytes:
-    /// text with an ellipsis, a dash or a box-drawing character (U+2xxx,
-    /// as the bidirectional controls) is not walked character by character.
-    package static func hasControl(_ utf8: String.UTF8View) -> Bool {
-        // The byte before the current one, and the one before that.
-        var p1: UInt8 = 0, p2: UInt8 = 0
-        for b in utf8 {
-            if b < 0x20 || b == 0x7F { return true }
-            switch (p2, p1) {
-            case (_, 0xC2) where (0x80...0x9F).contains(b): return true   // U+0080–U+009F
-            case (_, 0xD8) where b == 0x9C: return true                     // U+061C
-            case (0xE2, 0x80) where b == 0x8E || b == 0x8F || (0xAA...0xAE).contains(b): return true   // U+200E, U+200F, U+202A–U+202E
-            case (0xE2, 0x81) where (0xA6...0xA9).contains(b): return true  // U+2066–U+2069
-            default: break
-            }
-            (p2, p1) = (p1, b)
-        }
-        return false
+    /// Whether the text holds a scalar ``isControl(_:)`` finds, scalar by
+    /// scalar: text with an ellipsis, a dash or a box-drawing character is
+    /// not walked character by character.
+    package static func hasControl(_ text: String) -> Bool {
+        text.unicodeScalars.contains { isControl($0.value) }
     }
 
     /// The text in exactly `width` columns: padded with spaces as `alignment`
@@ -118,7 +105,12 @@ public enum TerminalText {
     /// own: a grapheme break comes before and after it).
     package static func isControl(_ character: Character) -> Bool {
         guard let first = character.unicodeScalars.first else { return false }
-        switch first.value {
+        return isControl(first.value)
+    }
+
+    /// Whether a scalar is a C0 or C1 control or a bidirectional control.
+    static func isControl(_ value: UInt32) -> Bool {
+        switch value {
         case 0..<0x20, 0x7F...0x9F: return true
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
         default: return false
