@@ -291,19 +291,26 @@ public final class TableSearch<R: Record & Codable> {
     /// match `text` and the selected scope, found the fastest way there is
     /// (see ``TableSearch``).
     ///
+    /// When it returns, the results table shows every result, or — in a big
+    /// table — at least the first two screens of them (never fewer while
+    /// more match); the rest is found later (see ``isFindingResults``).
+    ///
     /// - Throws: what making the predicate throws, or a `FetchError` (a key
     ///   the records do not have, a predicate failing on a row); the search
     ///   stays as it was.
     /// - Complexity: O(1) for a remembered text; O(*m* + the bytes of *m*
     ///   rows) with the index, for *m* rows an earlier text found (every row
     ///   at first) — in a table of 32,768 rows or more, only until two
-    ///   screens of results are found (or 65,536 rows scanned), the rest on a
-    ///   thread of its own; with a scope or rows the bytes cannot decide,
-    ///   the scan and scope or predicate tests. O(*m*) predicate
-    ///   evaluations otherwise. The tests (and that scan), in a table of
-    ///   4,096 rows or more, only until two screens of results are found (or
-    ///   about 4 ms of tests are done), the rest later (see
-    ///   ``isFindingResults``). Then the window.
+    ///   screens of results are found, the rest on a thread of its own; with
+    ///   a scope or rows the bytes cannot decide, the scan and scope or
+    ///   predicate tests. O(*m*) predicate evaluations otherwise. The tests
+    ///   (and that scan), in a table of 4,096 rows or more, only until two
+    ///   screens of results are found, the rest later. So a text matching
+    ///   many rows costs about the window; a text matching few costs the
+    ///   rows up to its first screens: a mask test a row with the index, a
+    ///   predicate test a row without it (before the index is made, those
+    ///   tests stop as soon as it is, and the index finds the first rows).
+    ///   Then the window.
     public func update(text: String) throws {
         try search(text, scope: selectedSearchScopeIndex)
     }
@@ -380,10 +387,8 @@ public final class TableSearch<R: Record & Codable> {
         let method: UpdateMethod
         if let known = remembered.take(text: text, scope: scope) {
             (entry, method) = (known, .remembered)
-        } else if let plan = matching.format.flatMap({ _IndexedSearch($0) }), plan.keys == indexedKeys, let index = controller.searchIndex(plan.keys) {
-            (entry, method) = try findThroughIndex(text, scope: scope, plan: plan, index: index, matching, leavingOutFailures: leavingOutFailures)
         } else {
-            (entry, method) = try findByPredicate(text, scope: scope, matching, leavingOutFailures: leavingOutFailures)
+            (entry, method) = try find(text, scope: scope, matching, leavingOutFailures: leavingOutFailures)
         }
         remembered.remember(entry, mainRows: controller.numberOfRows)
         try shown.show(entry.rows)
@@ -414,6 +419,27 @@ public final class TableSearch<R: Record & Codable> {
         return record
     }
 
+    /// Finds a search's rows: through the folded index when it answers the
+    /// search and is made, else by the predicate — and through the index
+    /// after all when it is made while the predicate's tests are still
+    /// short of the first rows.
+    private func find(
+        _ text: String, scope: Int, _ matching: Matching, leavingOutFailures: Bool
+    ) throws(FetchError) -> (_RememberedSearch<R>, UpdateMethod) {
+        let controller = base.controller
+        let plan = matching.format.flatMap { _IndexedSearch($0) }.flatMap { $0.keys == indexedKeys ? $0 : nil }
+        if let plan, let index = controller.searchIndex(plan.keys) {
+            return try findThroughIndex(text, scope: scope, plan: plan, index: index, matching, leavingOutFailures: leavingOutFailures)
+        }
+        let found = try findByPredicate(
+            text, scope: scope, matching, leavingOutFailures: leavingOutFailures,
+            untilIndexIsMade: plan.map { plan in { controller.searchIndex(plan.keys) != nil } })
+        if found.stoppedForIndex, let plan, let index = controller.searchIndex(plan.keys) {
+            return try findThroughIndex(text, scope: scope, plan: plan, index: index, matching, leavingOutFailures: leavingOutFailures)
+        }
+        return (found.entry, found.method)
+    }
+
     /// Finds a search's rows through the folded index: from the candidates
     /// of the longest earlier text inside this one, or every row. In a big
     /// table, the first screens' worth now and the rest later.
@@ -432,7 +458,7 @@ public final class TableSearch<R: Record & Codable> {
             // The bytes decide every row: the rows are the candidates (the
             // same list, shared); the rest on a thread of its own.
             let inParts = slices.scansInBackground(mainRows: controller.numberOfRows)
-            let found = index.scan(plan, source, limit: inParts ? firstScanRows : .max, budget: inParts ? 1 << 16 : .max)
+            let found = index.scan(plan, source, limit: inParts ? firstScanRows : .max)
             entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: matching.format, candidates: found.found, rows: found.found, matches: matching.matches)
             entry.scan = found.rest.map { _BackgroundScan(index, plan, $0, after: found.found) }
         } else {
@@ -450,16 +476,21 @@ public final class TableSearch<R: Record & Codable> {
                 guard let scopeMatches else { return true }
                 return try scopeMatches(try Self.object(atPosition: position, in: controller))
             }
-            try testFirstSlice(of: &entry, index: index, leavingOutFailures: leavingOutFailures)
+            try testFirstRows(of: &entry, index: index, leavingOutFailures: leavingOutFailures)
         }
         return (entry, .index(narrowedFrom: from?.text))
     }
 
     /// Finds a search's rows by its predicate: over the results of an
-    /// earlier text it provably narrows, or every row.
+    /// earlier text it provably narrows (and what that search had yet to
+    /// test), or every row.
+    ///
+    /// - Parameter indexIsMade: for a search the index answers, whether its
+    ///   index is made now: the tests stop for it (`stoppedForIndex`) when it
+    ///   is, still short of the first rows.
     private func findByPredicate(
-        _ text: String, scope: Int, _ matching: Matching, leavingOutFailures: Bool
-    ) throws(FetchError) -> (_RememberedSearch<R>, UpdateMethod) {
+        _ text: String, scope: Int, _ matching: Matching, leavingOutFailures: Bool, untilIndexIsMade indexIsMade: (() -> Bool)?
+    ) throws(FetchError) -> (entry: _RememberedSearch<R>, method: UpdateMethod, stoppedForIndex: Bool) {
         let controller = base.controller
         let from = remembered.predicateSource(scope: scope) { earlier in
             self.textNarrows(text, matching.format, from: earlier.text, earlier.format)
@@ -467,19 +498,35 @@ public final class TableSearch<R: Record & Codable> {
         let plan = matching.format.flatMap { _IndexedSearch($0) }
         var entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: matching.format, candidates: nil, rows: [], matches: matching.matches)
         let matches = matching.matches
-        entry.startTesting(from.map { .list($0.rows) } ?? .every(controller.numberOfRows)) { position, _ throws(FetchError) in
+        entry.startTesting(from?.tested ?? .positions([], then: 0..<controller.numberOfRows)) { position, _ throws(FetchError) in
             try matches(try Self.object(atPosition: position, in: controller))
         }
-        try testFirstSlice(of: &entry, index: nil, leavingOutFailures: leavingOutFailures)
-        return (entry, .predicate(narrowedFrom: from?.text))
+        let stopped = try testFirstRows(of: &entry, index: nil, leavingOutFailures: leavingOutFailures, untilIndexIsMade: indexIsMade)
+        return (entry, .predicate(narrowedFrom: from?.text), stopped)
     }
 
-    /// The first slice of a search's tests: in a big table until two screens
-    /// of results are found (or the slice is spent), the rest later; every
-    /// row in a smaller one.
-    private func testFirstSlice(of entry: inout _RememberedSearch<R>, index: _FoldedRows?, leavingOutFailures: Bool) throws(FetchError) {
-        let inParts = slices.testsInSlices(mainRows: base.controller.numberOfRows)
-        try entry.test(inParts ? slices.slice : nil, rowLimit: inParts ? firstScanRows : .max, index: index, leavingOutFailures: leavingOutFailures)
+    /// The first rows of a search's tests: in a big table, slices of tests
+    /// until two screens of results are found or every row is tested — the
+    /// results table is never empty, nor short of two screens, while more
+    /// rows match — the rest later; every row in a smaller one.
+    ///
+    /// - Parameter indexIsMade: whether the index that answers the search
+    ///   is made now, asked between slices: when it is, the tests stop.
+    /// - Returns: whether the tests stopped for the index.
+    @discardableResult
+    private func testFirstRows(
+        of entry: inout _RememberedSearch<R>, index: _FoldedRows?, leavingOutFailures: Bool, untilIndexIsMade indexIsMade: (() -> Bool)? = nil
+    ) throws(FetchError) -> Bool {
+        guard slices.testsInSlices(mainRows: base.controller.numberOfRows) else {
+            try entry.test(nil, index: index, leavingOutFailures: leavingOutFailures)
+            return false
+        }
+        let limit = firstScanRows
+        while true {
+            try entry.test(slices.slice, rowLimit: limit, index: index, leavingOutFailures: leavingOutFailures)
+            if entry.isComplete || entry.rows.count >= limit { return false }
+            if indexIsMade?() == true { return true }
+        }
     }
 
     /// Rows of the results table two screens hold: what a search in a big
@@ -507,16 +554,16 @@ public final class TableSearch<R: Record & Codable> {
     /// results table shows the first ones, and ``showFoundResults(waiting:)``
     /// (or ``showAllResults(isolation:)``) adds the rest.
     ///
-    /// A search of a table of 32,768 rows or more through the folded index
-    /// finds the first rows — two screens of the results table — before
-    /// ``update(text:)`` returns, and the rest later: a keystroke costs about
-    /// the window, not the table. Where the index's bytes decide every row,
-    /// the rest is found on a thread of its own (the first rows, or what
-    /// 65,536 rows hold, now). Where rows are tested — by a scope, or by the
-    /// predicate (rows the bytes cannot decide, a format the index does not
-    /// answer, a closure search, a search before the index is made) — the
-    /// rest is tested on the caller's thread (in a table of 4,096 rows or
-    /// more), about 4 ms of tests in each ``showFoundResults(waiting:)``. A
+    /// A search of a big table finds the first rows — two screens of the
+    /// results table — before ``update(text:)`` returns, and the rest later:
+    /// a keystroke costs about the window, not the table. Where the index's
+    /// bytes decide every row (a table of 32,768 rows or more), the rest is
+    /// found on a thread of its own. Where rows are tested — by a scope, or
+    /// by the predicate (rows the bytes cannot decide, a format the index
+    /// does not answer, a closure search, a search before the index is
+    /// made) — the rest is tested on the caller's thread (in a table of
+    /// 4,096 rows or more), about 4 ms of tests in each
+    /// ``showFoundResults(waiting:)``. A
     /// search typed before the index is made goes on through the index once
     /// it is (the rows found so far keep their paths).
     public var isFindingResults: Bool {

@@ -19,10 +19,14 @@ struct _RememberedSearch<R: Record & Codable> {
     /// While the rows it tests are tested on the caller's thread a slice at
     /// a time: where the testing stopped (the rows hold those before).
     var testedUpTo: Int?
-    /// What it tests: its candidates (more as the scan goes on), an earlier
-    /// search's rows, or every position below a count.
-    enum Tested { case candidates, list([Int32]), every(Int) }
-    var tested = Tested.every(0)
+    /// What it tests: its candidates (more as the scan goes on), or a
+    /// sorted list of positions (an earlier search's rows) followed by every
+    /// position of a range (every row, or what an earlier search had left).
+    enum Tested {
+        case candidates
+        case positions([Int32], then: Range<Int>)
+    }
+    var tested = Tested.positions([], then: 0..<0)
     /// What its index scan has left (at first, all it scans), scanned a
     /// step at a time as the tests reach the end of the candidates found so far.
     var scanLeft: _ScanSource?
@@ -47,6 +51,16 @@ struct _RememberedSearch<R: Record & Codable> {
 
     /// Whether its rows are all found.
     var isComplete: Bool { scan == nil && testedUpTo == nil }
+
+    /// The positions it has yet to test, while it tests a list and a range
+    /// on the caller's thread (nil otherwise: complete, or finding index
+    /// candidates): all after its rows, which with them hold every row of
+    /// what it tests.
+    var untested: (list: [Int32], then: Range<Int>)? {
+        guard let k = testedUpTo, scan == nil, case .positions(let list, let then) = tested else { return nil }
+        if k < list.count { return (Array(list[k...]), then) }
+        return ([], Swift.min(then.lowerBound + (k - list.count), then.upperBound)..<then.upperBound)
+    }
 
     /// The rows it holds.
     var size: Int { rows.count + (candidates?.count ?? 0) }
@@ -109,16 +123,21 @@ struct _RememberedSearches<R: Record & Codable> {
         return from
     }
 
-    /// The search whose rows a new predicate tests: of those in `scope`,
-    /// complete and exact, that `narrows` says hold every row of the new
-    /// one, the one with the fewest rows (the latest of those).
-    func predicateSource(scope: Int, narrows: (_RememberedSearch<R>) -> Bool) -> _RememberedSearch<R>? {
-        var from: _RememberedSearch<R>?
-        for earlier in entries.reversed() where earlier.scope == scope && earlier.isComplete && earlier.leftOut == nil {
-            guard from == nil || earlier.rows.count < from?.rows.count ?? 0 else { continue }
-            if narrows(earlier) { from = earlier }
+    /// What a new predicate tests, narrowing from an earlier search: of
+    /// those in `scope`, exact, complete or testing on the caller's thread,
+    /// that `narrows` says hold every row of the new one, the one with the
+    /// fewest positions to test (the latest of those) — its rows, then what
+    /// it had yet to test.
+    func predicateSource(scope: Int, narrows: (_RememberedSearch<R>) -> Bool) -> (text: String, tested: _RememberedSearch<R>.Tested)? {
+        var from: (text: String, tested: _RememberedSearch<R>.Tested, count: Int)?
+        for earlier in entries.reversed() where earlier.scope == scope && earlier.leftOut == nil {
+            let untested = earlier.isComplete ? ([], 0..<0) : earlier.untested
+            guard let untested else { continue }
+            let count = earlier.rows.count + untested.list.count + untested.then.count
+            guard from == nil || count < from?.count ?? 0, narrows(earlier) else { continue }
+            from = (earlier.text, .positions(earlier.rows + untested.list, then: untested.then), count)
         }
-        return from
+        return from.map { ($0.text, $0.tested) }
     }
 
     /// Keeps a search as the latest, within the limits for a main table of

@@ -59,8 +59,7 @@ extension _RememberedSearch {
     var testCount: Int {
         switch tested {
         case .candidates: candidates?.count ?? 0
-        case .list(let list): list.count
-        case .every(let count): count
+        case .positions(let list, let then): list.count + then.count
         }
     }
 
@@ -76,7 +75,7 @@ extension _RememberedSearch {
         var k = from, tests = 0
         defer {
             testedUpTo = k < testCount || scanLeft != nil ? k : nil
-            if testedUpTo == nil { (self.keep, tested) = (nil, .every(0)) }
+            if testedUpTo == nil { (self.keep, tested) = (nil, .positions([], then: 0..<0)) }
         }
         let budget = slice?.rows ?? .max
         let deadline = slice?.nanoseconds.map { _Monotonic.nanoseconds() &+ $0 }
@@ -104,8 +103,8 @@ extension _RememberedSearch {
             let position: Int32
             switch tested {
             case .candidates: position = candidates?[k] ?? 0
-            case .list(let list): position = list[k]
-            case .every: position = Int32(truncatingIfNeeded: k)
+            case .positions(let list, let then):
+                position = k < list.count ? list[k] : Int32(truncatingIfNeeded: then.lowerBound + (k - list.count))
             }
             do throws(FetchError) {
                 if try keep(position, index) { rows.append(position) }

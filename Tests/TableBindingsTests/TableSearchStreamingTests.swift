@@ -14,8 +14,9 @@ import TableTestSupport
     /// Names whose every character is one scalar (the index decides every row).
     static let syllables = ["an", "na", "mü", "Mü", "ka", "KA", "l", "ö", "e", "é", "ß", " ", "Zoë"]
     static let texts = ["a", "n", "an", "m", "mü", "mu", "k", "ka", "kal", "e", "é", " ", "ss", "ö", "zo"]
-    /// Two the index answers, one it does not (the predicate tests every row).
-    static let formats = ["name CONTAINS[cd] %@", "name BEGINSWITH[cd] %@ OR city CONTAINS[cd] %@", "name ENDSWITH[cd] %@"]
+    /// Two the index answers, two it does not (the predicate tests every
+    /// row; the last, a closure search, narrows as the text grows).
+    static let formats = ["name CONTAINS[cd] %@", "name BEGINSWITH[cd] %@ OR city CONTAINS[cd] %@", "name ENDSWITH[cd] %@", "name CONTAINS %@"]
 
     static func name(_ g: inout SeededGenerator, clusters: Bool = false) -> String {
         // A character of two scalars makes the row one the predicate decides.
@@ -55,7 +56,7 @@ import TableTestSupport
     /// on this thread (slices of 5).
     @Test(arguments: [
         (0, false, false, false), (1, false, false, false), (0, true, false, false), (0, false, true, false), (1, true, true, true),
-        (2, false, false, false), (2, true, true, true),
+        (2, false, false, false), (2, true, true, true), (3, false, false, false), (3, true, true, false),
     ])
     func theFirstRowsNowTheRestLaterAlwaysThePredicates(format formatIndex: Int, sectioned: Bool, scoped: Bool, clusters: Bool) throws {
         let format = Self.formats[formatIndex]
@@ -84,7 +85,12 @@ import TableTestSupport
                 try context.save()
             }
             let scopes: [TableSearch<DynamicObject>.Scope] = scoped ? [.init("All"), .init("Even", predicate: RecordPredicate { Self.isEven($0) })] : []
-            let search = try TableSearch(binding, format: format, results: sectioned ? .sectioned : .flat, scopes: scopes)
+            // The last format as a closure search that says a longer text narrows.
+            let search = formatIndex < 3
+                ? try TableSearch(binding, format: format, results: sectioned ? .sectioned : .flat, scopes: scopes)
+                : TableSearch(
+                    binding, results: sectioned ? .sectioned : .flat, scopes: scopes,
+                    predicate: { RecordPredicate(try FormatPredicate(format: format, arguments: [.string($0)])) }, narrows: { new, old in new.contains(old) })
             search.slices.scanInBackgroundFrom = 0
             search.slices.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
             TableSearchIndexTests.waitForIndex(search)
@@ -115,24 +121,28 @@ import TableTestSupport
                     }
                     try context.save()
                 }
+                // Now and then every row, its rest left to find: the checks of a search still finding run every round.
+                let leftFinding = step % 10 == 9
+                if leftFinding { text = "" }
                 try search.update(text: text)
+                let predicate = try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: arguments))
+                let inScope = { (object: DynamicObject) in search.selectedSearchScopeIndex == 0 || Self.isEven(object) }
+                let expected = try (controller.fetchedObjects ?? []).filter { try predicate.evaluate(with: $0) && inScope($0) }.map(\.id)
+                // Never fewer than two screens while more rows match, whatever the way (and narrowing from a search still finding rows).
+                let first = try Self.shownIDs(search)
+                #expect(first.count >= min(search.firstScanRows, expected.count), "\(where_): \"\(text)\" showed \(first.count) of \(expected.count)")
+                #expect(Array(expected.prefix(first.count)) == first, "\(where_): \"\(text)\": the first results, in order")
                 // Sometimes the thread is waited for, sometimes taken when done, sometimes left running.
-                switch g.int(0..<3) {
+                switch leftFinding ? 2 : g.int(0..<3) {
                 case 0: #expect(try search.showFoundResults(waiting: true), "\(where_)")
                 case 1: try search.showFoundResults()
                 default: break
                 }
-                let predicate = try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: arguments))
-                let inScope = { (object: DynamicObject) in search.selectedSearchScopeIndex == 0 || Self.isEven(object) }
-                let expected = try (controller.fetchedObjects ?? []).filter { try predicate.evaluate(with: $0) && inScope($0) }.map(\.id)
                 let shown = try Self.shownIDs(search)
                 #expect(Self.rowCount(search.resultsTable) == shown.count, "\(where_)")
                 if search.isFindingResults {
                     partial += 1
                     #expect(Array(expected.prefix(shown.count)) == shown, "\(where_): \"\(text)\": the first results, in order")
-                    if !scoped && !clusters && formatIndex < 2 {
-                        #expect(shown.count < expected.count || shown.count >= 64, "\(where_): \(shown.count) of \(expected.count)")
-                    }
                     // The selection stays on its row when the rest comes in
                     // (waited for, or taken in idle turns).
                     let selected = shown.isEmpty ? nil : TablePath(row: 0, section: 0)
@@ -186,6 +196,11 @@ import TableTestSupport
             guard !search.isSearchIndexReady else { continue }
             let text = Self.texts[g.int(0..<Self.texts.count)]
             try search.update(text: text)
+            let predicate = try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: format.components(separatedBy: "%@").count - 1))
+            let expected = try (controller.fetchedObjects ?? []).filter { try predicate.evaluate(with: $0) }.map(\.id)
+            // Tested until two screens are found (or the index is made, which then finds them).
+            let first = try Self.shownIDs(search)
+            #expect(first.count >= min(search.firstScanRows, expected.count) && first == Array(expected.prefix(first.count)), "\(where_): \"\(text)\"")
             guard search.lastUpdateMethod == .predicate(narrowedFrom: nil) else { continue }
             // Some slices tested, a row found so far selected.
             for _ in 0..<g.int(0...20) where search.isFindingResults { try search.showFoundResults() }
@@ -210,12 +225,57 @@ import TableTestSupport
             let selected = search.resultsTable.indexPathForSelectedRow
             #expect(try selected.map { try search.object(at: $0).id } == selectedID, "\(where_): the selected row")
             while try !search.showFoundResults(waiting: true) {}
-            let predicate = try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: format.components(separatedBy: "%@").count - 1))
-            let expected = try (controller.fetchedObjects ?? []).filter { try predicate.evaluate(with: $0) }.map(\.id)
             #expect(try Self.shownIDs(search) == expected, "\(where_): \"\(text)\"")
             #expect(search.resultsTable.indexPathForSelectedRow == selected, "\(where_): the selection once every row is shown")
         }
         #expect(switched > 0, "seed \(seed): no search was typed before its index was made")
+    }
+
+    /// A keystroke narrowing from a search still testing its rows tests the
+    /// rows that search found, then what it had yet to test — each row once,
+    /// none it had already turned down — and shows two screens at once.
+    @Test func aKeystrokeNarrowingFromASearchStillTestingTestsItsRowsThenItsRest() throws {
+        let context = ObjectContext(store: ObjectStore(for: DynamicObject.self))
+        var g = SeededGenerator(seed: SeededGenerator.runSeed())
+        for id in 0..<3_000 { try context.insert(Self.object(id, &g)) }
+        try context.save()
+        let controller = FetchedResultsController(fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey("id")]), context: context)
+        let table = TableView(viewportHeight: 100)
+        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+        let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+        /// The predicate's tests (on this thread only: the tests run on the caller's).
+        final class Tests: @unchecked Sendable { var count = 0 }
+        let tests = Tests()
+        let search = TableSearch(binding, predicate: { text in
+            let predicate = try FormatPredicate(format: "name CONTAINS %@", arguments: [.string(text)])
+            return RecordPredicate { object in
+                tests.count += 1
+                return (try? predicate.evaluate(with: object)) ?? false
+            }
+        }, narrows: { new, old in new.contains(old) })
+        search.slices.scanInBackgroundFrom = 0
+        search.slices.slice = _TestSlice(rows: 5, nanoseconds: nil)
+        func matching(_ text: String) throws -> [RecordValue] {
+            let predicate = try FormatPredicate(format: "name CONTAINS %@", arguments: [.string(text)])
+            return try (controller.fetchedObjects ?? []).filter { try predicate.evaluate(with: $0) }.map(\.id)
+        }
+
+        try search.update(text: "a")
+        let a = try matching("a")
+        #expect(search.isFindingResults && a.count > 2 * search.firstScanRows)
+        let testedForA = tests.count
+        let foundForA = try Self.shownIDs(search).count
+        #expect(foundForA == search.firstScanRows && testedForA < 3_000)
+
+        tests.count = 0
+        try search.update(text: "an")
+        let an = try matching("an")
+        #expect(search.lastUpdateMethod == .predicate(narrowedFrom: "a"))
+        let first = try Self.shownIDs(search)
+        #expect(first.count >= min(search.firstScanRows, an.count) && first == Array(an.prefix(first.count)))
+        #expect(try search.showFoundResults(waiting: true))
+        #expect(try Self.shownIDs(search) == an)
+        #expect(tests.count == foundForA + (3_000 - testedForA), "the rows \"a\" found, then the rows it had not tested: \(tests.count)")
     }
 
     @Test func theRestIsShownByAnAsyncCallAndAChangeWaitsForIt() async throws {
@@ -273,7 +333,8 @@ import TableTestSupport
         #expect(throws: FetchError.self) { try atOnce.update(text: "a") }
         #expect(!atOnce.isActive)
 
-        // In slices: the first rows now, the failing row in a later call.
+        // In slices: the first rows now (two screens: 64 rows, slices of 40
+        // until the 64th, row 189), the failing row in a later call.
         let search = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: scopes)
         search.slices.scanInBackgroundFrom = 0
         search.slices.slice = _TestSlice(rows: 40, nanoseconds: nil)
@@ -282,14 +343,14 @@ import TableTestSupport
         try search.update(text: "a")
         #expect(search.isFindingResults)
         let first = try Self.shownIDs(search)
-        #expect(first == (0..<40).filter { $0 % 3 == 0 }.map { RecordValue.int($0) })
+        #expect(search.firstScanRows == 64 && first == (0..<190).filter { $0 % 3 == 0 }.map { RecordValue.int($0) })
         var calls = 0
         var failed = false
         while !failed && calls < 20 {
             calls += 1
             do { try search.showFoundResults() } catch is FetchError { failed = true }
         }
-        #expect(failed && calls == 8, "the slice from 320 tests row 350 (the 8th call): \(calls)")
+        #expect(failed && calls == 5, "the slice from 350 tests row 350 (190, 230, 270, 310, 350: the 5th call): \(calls)")
         #expect(!search.isFindingResults)
         #expect(try Self.shownIDs(search) == first, "the rows shown stay")
         try search.update(text: "a")
