@@ -50,6 +50,7 @@ public enum EmbedderWorkloads {
         [1_000_000, 10_000].flatMap { count in
             [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) }
                 + [firstKey(count), firstKeyNewField(count), firstDelete(count), deleteAfterPause(count), laterDeletes(count), selectAll(count), restore(count)]
+                + [heightsReload(count)]
         } + [restOfResults(1_000_000)] + diary
     }
 
@@ -321,6 +322,71 @@ public enum EmbedderWorkloads {
                     }
                 },
                 counters: ["people": count, "stateBytes": saved.count])
+        }
+    }
+
+    /// Gives each row's height from its person (one line, or two for a name
+    /// of an odd length), counting the calls.
+    final class PersonHeights: TableViewDelegate {
+        let controller: FetchedResultsController<Person>
+        var asked = 0
+        init(_ controller: FetchedResultsController<Person>) { self.controller = controller }
+        func tableView(_ tableView: TableView, heightForRowAt indexPath: TablePath) -> Double? {
+            asked += 1
+            guard let person = try? controller.object(at: indexPath) else { return nil }
+            return person.name.count % 2 == 0 ? 1 : 2
+        }
+    }
+
+    /// Heights by identity: `reloadData()` of a screen whose delegate gives
+    /// each row's height (automatic dimensions, an estimated row height: the
+    /// rows are asked as they are shown), scrolled to the middle, then drawn
+    /// — a sample fails if a reload asks any height again. The counters: the
+    /// delegate's calls for the first frames (the top, then the middle), a
+    /// reload, `invalidateRowHeights()` (the window's), and the reloads after
+    /// it (the first asks the rows that come into the window with the
+    /// estimates of the rows above it, which the invalidation let go).
+    static func heightsReload(_ count: Int) -> EmbedderWorkload {
+        workload("heights-reload", count, "reloadData() of a table whose delegate gives each row's height, scrolled to the middle, drawn", samples: 50) {
+            let screen = screen(context(count))
+            let heights = PersonHeights(screen.controller)
+            var counters = ["people": count]
+            run {
+                screen.table.delegate = heights
+                screen.table.rowHeight = TableView.automaticDimension
+                screen.table.estimatedRowHeight = 1.5
+                try screen.table.reloadData()
+                try screen.table.setContentOffset(screen.table.contentHeight / 2)
+                screen.draw()
+                counters["asked: the first frames"] = heights.asked
+                heights.asked = 0
+                try screen.table.reloadData()
+                screen.draw()
+                counters["asked: reload 1"] = heights.asked
+                heights.asked = 0
+                try screen.table.invalidateRowHeights()
+                screen.draw()
+                counters["asked: invalidateRowHeights()"] = heights.asked
+                heights.asked = 0
+            }
+            for k in 1...3 {
+                run {
+                    try screen.table.reloadData()
+                    screen.draw()
+                }
+                counters["asked: reload \(k + 1)"] = heights.asked
+                heights.asked = 0
+            }
+            return EmbedderSamples(
+                setUp: nil,
+                action: {
+                    run {
+                        try screen.table.reloadData()
+                        screen.draw()
+                        if heights.asked > 0 { fatalError("heights-reload: a reload asked \(heights.asked) heights again") }
+                    }
+                },
+                counters: counters)
         }
     }
 

@@ -147,6 +147,50 @@ import Testing
         #expect(table.indexPathForRow(at: 10) == TablePath(row: 1, section: 0))
     }
 
+    /// With automatic dimensions, the delegate's heights are asked as rows
+    /// are shown, as UIKit asks them with estimates — about a window's worth
+    /// each time, whatever the size; with a fixed row height, every row at
+    /// load too.
+    @Test(arguments: [100, 100_000])
+    func theDelegatesHeightsAreAskedAsRowsAreShownWithAutomaticDimensions(rows: Int) throws {
+        final class Source: TableViewDataSource, TableViewDelegate {
+            let rows: Int
+            var asked: [Int] = []
+            init(rows: Int) { self.rows = rows }
+            static func height(_ row: Int) -> Double { Double(10 + row % 7) }
+            func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int { rows }
+            func tableView(_ tableView: TableView, cellForRowAt indexPath: TablePath) throws -> TableViewCell? {
+                try tableView.dequeueReusableCell(withIdentifier: "row", for: indexPath)
+            }
+            func tableView(_ tableView: TableView, heightForRowAt indexPath: TablePath) -> Double? {
+                asked.append(indexPath.row)
+                return Self.height(indexPath.row)
+            }
+        }
+        var g = SeededGenerator(seed: SeededGenerator.runSeed())
+        // A window holds at most 11 rows (10 points or more each, 100 points): twice that, measured as the window settles.
+        let aboutAWindow = 22
+        for automatic in [true, false] {
+            let source = Source(rows: rows)
+            let table = TableView(viewportHeight: 100)
+            if automatic { table.rowHeight = TableView.automaticDimension }
+            table.estimatedRowHeight = 20
+            try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+            table.dataSource = source
+            table.delegate = source
+            try table.reloadData()
+            #expect(automatic ? source.asked.count <= aboutAWindow : Set(source.asked).count == rows, "automatic: \(automatic), \(source.asked.count) asked")
+            for _ in 0..<20 {
+                source.asked = []
+                try table.setContentOffset(Double.random(in: 0..<table.contentHeight, using: &g))
+                #expect(source.asked.count <= aboutAWindow, "automatic: \(automatic), \(source.asked.count) asked")
+                // Every shown row has the delegate's height.
+                for path in table.indexPathsForVisibleRows { #expect(table.rectForRow(at: path)?.height == Source.height(path.row)) }
+                table._checkInvariants()
+            }
+        }
+    }
+
     @Test func scrollToRowPutsItWhereAsked() throws {
         let source = ItemSource([TableSection(name: "", rows: (0..<100).map { Item(id: $0) })])
         let table = TableView(viewportHeight: 100)

@@ -420,31 +420,42 @@ public final class TableView {
     }
 
     /// A row's height before it is shown: the height measured of its object
-    /// (with identities), else the delegate's, else the fixed height, else
-    /// the delegate's estimate, else the table's.
+    /// (with identities); with ``automaticDimension``, the delegate's
+    /// estimate, else the table's (the delegate's height, like a cell's
+    /// measure, is asked when the row is shown, as UIKit does with
+    /// estimates); else the delegate's height, else the fixed height.
     func initialHeight(_ path: TablePath) throws(TableViewError) -> Double {
         if let h = rememberedHeight(ofRowAt: path) { return h }
+        if rowHeight == Self.automaticDimension {
+            if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) {
+                return try Self.checkedGeometry(h, "the delegate's estimated height for row \(path)")
+            }
+            return estimate
+        }
         if let h = delegate?.tableView(self, heightForRowAt: path) {
             let height = try Self.checkedGeometry(h, "the delegate's height for row \(path)")
             rememberHeight(height, ofRowAt: path)
             return height
         }
-        if rowHeight != Self.automaticDimension { return Self.sanitized(rowHeight) }
-        if let h = delegate?.tableView(self, estimatedHeightForRowAt: path) {
-            return try Self.checkedGeometry(h, "the delegate's estimated height for row \(path)")
-        }
-        return estimate
+        return Self.sanitized(rowHeight)
     }
 
     /// A section's row heights: one height for all when neither the delegate's
     /// heights nor its estimates are per row (no per-row memory), with the
-    /// heights measured of its rows' objects put in (with identities).
+    /// heights measured of its rows' objects put in (with identities). With
+    /// ``automaticDimension`` the delegate's heights are asked as rows are
+    /// shown: a section of a million rows costs its estimates, not a million
+    /// calls.
     func initialHeights(section s: Int, count: Int) throws(TableViewError) -> _HeightList {
         guard count > 0 else { return _HeightList(count: 0, height: 0) }
         let first = TablePath(row: 0, section: s)
-        // (A first row whose height is known asks the delegate nothing: the rows go one by one.)
-        let perRow = rememberedHeight(ofRowAt: first) != nil || delegate?.tableView(self, heightForRowAt: first) != nil
-            || (rowHeight == Self.automaticDimension && delegate?.tableView(self, estimatedHeightForRowAt: first) != nil)
+        let perRow: Bool
+        if rowHeight == Self.automaticDimension {
+            perRow = delegate?.tableView(self, estimatedHeightForRowAt: first) != nil
+        } else {
+            // (A first row whose height is known asks the delegate nothing: the rows go one by one.)
+            perRow = rememberedHeight(ofRowAt: first) != nil || delegate?.tableView(self, heightForRowAt: first) != nil
+        }
         if perRow { return _HeightList(heights: try (0..<count).map { r throws(TableViewError) in try initialHeight(TablePath(row: r, section: s)) }) }
         let list = _HeightList(count: count, height: rowHeight == Self.automaticDimension ? estimate : Self.sanitized(rowHeight))
         return withRememberedHeights(list, section: s, count: count)

@@ -69,6 +69,11 @@ extension TableViewDataSource {
 public protocol TableViewDelegate: AnyObject {
     /// A row's height; nil for the table's (`rowHeight`, or the cell's
     /// measured height when that is ``TableView/automaticDimension``).
+    /// Asked for every row when the table loads its rows — or, with
+    /// ``TableView/automaticDimension``, when the row is shown (estimated
+    /// until then, as UIKit does with estimates): what a table of a million
+    /// rows wants. A bound table asks once per object while its shown
+    /// content is unchanged.
     func tableView(_ tableView: TableView, heightForRowAt indexPath: TablePath) -> Double?
     /// A row's estimated height until it is shown; nil for the table's `estimatedRowHeight`.
     func tableView(_ tableView: TableView, estimatedHeightForRowAt indexPath: TablePath) -> Double?
