@@ -127,37 +127,47 @@ extension FetchedResultsController {
         extras.sort { compiled.compare($0.details.sortValues, $0.details.sequence, $1.details.sortValues, $1.details.sequence) < 0 }
 
         // The index's order, without the records shadowed, hidden or not matching.
-        var ids: [R.ID] = []
-        ids.reserveCapacity(base.count)
         var ordinals: [Int32] = []
         if !extras.isEmpty { ordinals.reserveCapacity(base.count) }
         var failure: FetchError?
-        // Read once, outside the loop over a million entries.
+        // Read once, outside the loop over a million entries. (The bits of
+        // the records shadowed are read only when some are: read in the
+        // index's order, they are a cache miss a row.)
         let shadowed = table.shadowed, readKept = table.keptIdentityReader
-        let hiding = !hidden.isEmpty, placing = !extras.isEmpty
-        do throws(StoreError) {
-            try base.forEachEntry(ofIndex: number) { ordinal, identity throws(StoreError) in
-                if shadowed[ordinal] { return true }
-                let id: R.ID
-                if let readKept { id = readKept(identity) } else { id = try table.baseIdentity(ordinal, identity) }
-                if hiding && hidden.contains(id) { return true }
-                if let matches {
-                    let entry = try base.record(ordinal)
-                    let record = try table.decode(entry.bytes, ordinal: ordinal)
-                    do throws(FetchError) {
-                        guard try matches(record) else { return true }
-                    } catch {
-                        failure = error
-                        return false
+        let hiding = !hidden.isEmpty, placing = !extras.isEmpty, shadowing = table.shadowedCount > 0
+        var unreadable: StoreError?
+        // Written in place (at most an identity per entry): an append to an
+        // array of `R.ID` would look up the array's type for each row.
+        let ids = [R.ID](unsafeUninitializedCapacity: base.count) { buffer, initialized in
+            do throws(StoreError) {
+                try base.forEachBlock(ofIndex: number) { block throws(StoreError) in
+                    for j in 0..<block.count {
+                        let ordinal = block.ordinal(j)
+                        if shadowing && shadowed[ordinal] { continue }
+                        let id: R.ID
+                        if let readKept { id = readKept(block.identity(j)) } else { id = try table.baseIdentity(ordinal, block.identity(j)) }
+                        if hiding && hidden.contains(id) { continue }
+                        if let matches {
+                            let entry = try base.record(ordinal)
+                            let record = try table.decode(entry.bytes, ordinal: ordinal)
+                            do throws(FetchError) {
+                                guard try matches(record) else { continue }
+                            } catch {
+                                failure = error
+                                return false
+                            }
+                        }
+                        buffer.initializeElement(at: initialized, to: id)
+                        initialized += 1
+                        if placing { ordinals.append(Int32(truncatingIfNeeded: ordinal)) }
                     }
+                    return true
                 }
-                ids.append(id)
-                if placing { ordinals.append(Int32(truncatingIfNeeded: ordinal)) }
-                return true
+            } catch {
+                unreadable = error
             }
-        } catch {
-            throw .unreadable(error)
         }
+        if let unreadable { throw .unreadable(unreadable) }
         if let failure { throw failure }
         var placed: [R.ID: _ElementDetails] = [:]
         for extra in extras where extra.unsaved { placed[extra.record.id] = extra.details }

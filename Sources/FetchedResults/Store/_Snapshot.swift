@@ -303,25 +303,38 @@ final class _BaseEntity: @unchecked Sendable {
         return found
     }
 
-    /// Calls `body` with each entry of declared index `k`, in the index's
-    /// order: the ordinal, and the identity's bytes; each block checked once
-    /// (the entries of a block are contiguous). `body` returns false to stop.
+    /// Calls `body` with each block of declared index `k`'s entries, in the
+    /// index's order — an ``IndexBlock``, its entries contiguous — each
+    /// block checked once, every ordinal in it too. `body` returns false to
+    /// stop. (A block at a time: a caller's loop over its entries is one
+    /// loop, not a call per entry — in unspecialized generic code, each
+    /// call asks again for its types' metadata.)
     ///
     /// - Complexity: O(*n*) entries.
-    func forEachEntry(ofIndex k: Int, _ body: (Int, UnsafeRawPointer) throws(StoreError) -> Bool) throws(StoreError) {
+    func forEachBlock(ofIndex k: Int, _ body: (IndexBlock) throws(StoreError) -> Bool) throws(StoreError) {
         let column = indexes[k].column
         var first = 0
         while first < count {
-            let start = try entry(first, of: column)   // checks the block
-            let n = Swift.min(column.perBlock, count - first)
-            for j in 0..<n {
-                let p = start + j * column.width
-                let ordinal = Int(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
-                guard ordinal < count else { throw reader.damaged(column.block(first / column.perBlock).frame, "an index names record \(ordinal) of \(count)") }
-                guard try body(ordinal, p + 4) else { return }
+            let block = IndexBlock(start: try entry(first, of: column), count: Swift.min(column.perBlock, count - first), width: column.width)   // checks the block
+            for j in 0..<block.count where block.ordinal(j) >= count {
+                throw reader.damaged(column.block(first / column.perBlock).frame, "an index names record \(block.ordinal(j)) of \(count)")
             }
-            first += n
+            guard try body(block) else { return }
+            first += block.count
         }
+    }
+
+    /// A block of an index's entries: each the ordinal of a record (4
+    /// bytes), then its identity's bytes.
+    struct IndexBlock {
+        let start: UnsafeRawPointer
+        let count: Int
+        let width: Int
+
+        /// The ordinal of entry `j`.
+        func ordinal(_ j: Int) -> Int { Int(UInt32(littleEndian: (start + j * width).loadUnaligned(as: UInt32.self))) }
+        /// The identity's bytes of entry `j`.
+        func identity(_ j: Int) -> UnsafeRawPointer { start + j * width + 4 }
     }
 
     /// Entry `i` of declared index `k`: the ordinal, and the identity's bytes.
