@@ -427,12 +427,13 @@ public final class TableSearch<R: Record & Codable> {
         _ text: String, scope: Int, _ matching: Matching, leavingOutFailures: Bool
     ) throws(FetchError) -> (_RememberedSearch<R>, UpdateMethod) {
         let controller = base.controller
-        let plan = matching.format.flatMap { _IndexedSearch($0) }.flatMap { $0.keys == indexedKeys ? $0 : nil }
+        let anyPlan = matching.format.flatMap { _IndexedSearch($0) }
+        let plan = anyPlan?.keys == indexedKeys ? anyPlan : nil   // the index this search keeps answers it
         if let plan, let index = controller.searchIndex(plan.keys) {
             return try findThroughIndex(text, scope: scope, plan: plan, index: index, matching, leavingOutFailures: leavingOutFailures)
         }
         let found = try findByPredicate(
-            text, scope: scope, matching, leavingOutFailures: leavingOutFailures,
+            text, scope: scope, plan: anyPlan, matching, leavingOutFailures: leavingOutFailures,
             untilIndexIsMade: plan.map { plan in { controller.searchIndex(plan.keys) != nil } })
         if found.stoppedForIndex, let plan, let index = controller.searchIndex(plan.keys) {
             return try findThroughIndex(text, scope: scope, plan: plan, index: index, matching, leavingOutFailures: leavingOutFailures)
@@ -485,17 +486,19 @@ public final class TableSearch<R: Record & Codable> {
     /// earlier text it provably narrows (and what that search had yet to
     /// test), or every row.
     ///
-    /// - Parameter indexIsMade: for a search the index answers, whether its
-    ///   index is made now: the tests stop for it (`stoppedForIndex`) when it
-    ///   is, still short of the first rows.
+    /// - Parameters:
+    ///   - plan: the text's indexed form, if it has one (kept with the
+    ///     search: once the index is made, it finds the rest).
+    ///   - indexIsMade: for a search the index answers, whether its index is
+    ///     made now: the tests stop for it (`stoppedForIndex`) when it is,
+    ///     still short of the first rows.
     private func findByPredicate(
-        _ text: String, scope: Int, _ matching: Matching, leavingOutFailures: Bool, untilIndexIsMade indexIsMade: (() -> Bool)?
+        _ text: String, scope: Int, plan: _IndexedSearch?, _ matching: Matching, leavingOutFailures: Bool, untilIndexIsMade indexIsMade: (() -> Bool)?
     ) throws(FetchError) -> (entry: _RememberedSearch<R>, method: UpdateMethod, stoppedForIndex: Bool) {
         let controller = base.controller
         let from = remembered.predicateSource(scope: scope) { earlier in
             self.textNarrows(text, matching.format, from: earlier.text, earlier.format)
         }
-        let plan = matching.format.flatMap { _IndexedSearch($0) }
         var entry = _RememberedSearch(text: text, scope: scope, plan: plan, format: matching.format, candidates: nil, rows: [], matches: matching.matches)
         let matches = matching.matches
         entry.startTesting(from?.tested ?? .positions([], then: 0..<controller.numberOfRows)) { position, _ throws(FetchError) in

@@ -51,6 +51,20 @@ import TableTestSupport
         return ids
     }
 
+    /// A table of 100 points bound to a controller of a context's objects in
+    /// the order of their ids (the table kept here: a binding holds it weakly).
+    struct TableByID {
+        let controller: FetchedResultsController<DynamicObject>
+        let table = TableView(viewportHeight: 100)
+        let binding: FetchedResultsTableBinding<DynamicObject>
+
+        init(_ context: ObjectContext) throws {
+            controller = FetchedResultsController(fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey("id")]), context: context)
+            try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
+            binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+        }
+    }
+
     /// With a scope (`scoped`), rows the predicate decides (`clusters`) or a
     /// format the index does not answer, the rest is tested a slice at a time
     /// on this thread (slices of 5).
@@ -239,10 +253,8 @@ import TableTestSupport
         var g = SeededGenerator(seed: SeededGenerator.runSeed())
         for id in 0..<3_000 { try context.insert(Self.object(id, &g)) }
         try context.save()
-        let controller = FetchedResultsController(fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey("id")]), context: context)
-        let table = TableView(viewportHeight: 100)
-        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
-        let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+        let bound = try TableByID(context)
+        let (controller, binding) = (bound.controller, bound.binding)
         /// The predicate's tests (on this thread only: the tests run on the caller's).
         final class Tests: @unchecked Sendable { var count = 0 }
         let tests = Tests()
@@ -283,10 +295,8 @@ import TableTestSupport
         var g = SeededGenerator(seed: 25)
         for id in 0..<3_000 { try context.insert(Self.object(id, &g)) }
         try context.save()
-        let controller = FetchedResultsController(fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey("id")]), context: context)
-        let table = TableView(viewportHeight: 100)
-        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
-        let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+        let bound = try TableByID(context)
+        let (controller, binding) = (bound.controller, bound.binding)
         let search = try TableSearch(binding, format: "name CONTAINS[cd] %@")
         search.slices.scanInBackgroundFrom = 0
         TableSearchIndexTests.waitForIndex(search)
@@ -320,10 +330,8 @@ import TableTestSupport
             try context.insert(DynamicObject(fields: DynamicRecord(fields: [("id", .int(id)), ("name", .string("anna \(id)")), ("city", city)])))
         }
         try context.save()
-        let controller = FetchedResultsController(fetchRequest: FetchRequest<DynamicObject>(sortKeys: [SortKey("id")]), context: context)
-        let table = TableView(viewportHeight: 100)
-        try table.register(TableViewCell.self, forCellReuseIdentifier: "row")
-        let binding = try table.bind(to: controller) { table, path, _ in try table.dequeueReusableCell(withIdentifier: "row", for: path) }
+        let bound = try TableByID(context)
+        let binding = bound.binding
         let scopes: [TableSearch<DynamicObject>.Scope] = [.init("All"), .init("a", predicate: RecordPredicate(try FormatPredicate(format: "city CONTAINS 'a'")))]
 
         // At once: the update throws, and the search stays as it was.

@@ -52,7 +52,7 @@ extension FetchedResultsController {
         // Offset and limit.
         let start = min(max(0, request.fetchOffset), read.ids.count)
         let end = request.fetchLimit.map { start + min(read.ids.count - start, max(0, $0)) } ?? read.ids.count
-        if start > 0 || end < read.ids.count { read.ids = _ChunkedIDs(Array(Array(read.ids.all)[start..<end])) }
+        if start > 0 || end < read.ids.count { read.ids = _ChunkedIDs(Array(read.ids.all.dropFirst(start).prefix(end - start))) }
 
         let placement = _Placement<R>(
             version: version, compare: { compiled.compare($0, 0, $1, 0) },
