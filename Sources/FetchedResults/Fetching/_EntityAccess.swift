@@ -81,40 +81,76 @@ struct _EntityAccess<R: Record & Codable> {
         for member in members { try context.pending(member, R.self).forEachRecord(in: store, body) }
     }
 
-    /// What `object(withID:)` says now, readable from another thread: the
-    /// context's unsaved records as they are now (copied), then the store's
-    /// (read under its lock, a batch of identities at a time), with the
-    /// store's version when they were read: a save in the store meanwhile
-    /// shows through, and the caller compares versions.
-    func sendableReader() -> @Sendable ([R.ID]) -> (records: [R?], version: Int64) {
+    /// What `readers` read from the records `object(withID:)` gives now,
+    /// readable from another thread: the context's unsaved records as they
+    /// are now (copied), then the store's — in memory or read from its file
+    /// (under its lock, a batch of identities at a time) — with the store's
+    /// version when they were read: a save in the store meanwhile shows
+    /// through, and the caller compares versions.
+    ///
+    /// The values of a batch come one identity after the other,
+    /// `readers.count` each; nil for an identity with no record. (Values,
+    /// not records: a record is read where it is kept, not copied out.)
+    func sendableValueReader(_ readers: [RecordReader<R>]) -> @Sendable ([R.ID]) -> (values: [RecordValue?], version: Int64) {
         let parts = members.map { member -> (entity: Int, inserted: [R.ID: R], updated: [R.ID: R], deleted: Set<R.ID>) in
             let pending = context.pending(member, R.self).pending
             return (member, pending.inserted, pending.updated, pending.deleted)
         }
         let store = self.store
         // One entity and nothing unsaved (a context that only reads): each
-        // identity is one look-up in one table, found once a batch.
+        // identity is one look-up in one table.
         if parts.count == 1, parts[0].inserted.isEmpty, parts[0].updated.isEmpty, parts[0].deleted.isEmpty {
             let entity = parts[0].entity
             return { ids in
                 store.state.withLock { state in
                     let table = state.table(entity, R.self)
-                    let records = table.records
-                    return (ids.map { id in table.position(of: id).map { records[$0] } }, state.version)
+                    var values: [RecordValue?] = []
+                    values.reserveCapacity(ids.count * readers.count)
+                    // Read in place, `inout` (see `_RecordIndex.withIdentityTest`): never written.
+                    func read(_ record: inout R) {
+                        for reader in readers { values.append(reader(record)) }
+                    }
+                    table.records.withUnsafeBufferPointer { buffer in
+                        let records = buffer.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
+                        for id in ids {
+                            if let k = table.position(of: id), let records {
+                                read(&records[k])
+                            } else if var record = table.recordForAPass(id) {
+                                read(&record)
+                            } else {
+                                for _ in readers { values.append(nil) }
+                            }
+                        }
+                    }
+                    return (values, state.version)
                 }
             }
         }
         return { ids in
             store.state.withLock { state in
                 let tables = parts.map { state.table($0.entity, R.self) }
-                return (ids.map { id -> R? in
+                var values: [RecordValue?] = []
+                values.reserveCapacity(ids.count * readers.count)
+                for id in ids {
+                    var found: R?
                     for (part, table) in zip(parts, tables) {
-                        if part.deleted.contains(id) { return nil }
-                        if let record = part.inserted[id] { return record }
-                        if let k = table.position(of: id) { return part.updated[id] ?? table.records[k] }
+                        if part.deleted.contains(id) { break }
+                        if let record = part.inserted[id] {
+                            found = record
+                            break
+                        }
+                        if let record = table.recordForAPass(id) {
+                            found = part.updated[id] ?? record
+                            break
+                        }
                     }
-                    return nil
-                }, state.version)
+                    if let found {
+                        for reader in readers { values.append(reader(found)) }
+                    } else {
+                        for _ in readers { values.append(nil) }
+                    }
+                }
+                return (values, state.version)
             }
         }
     }

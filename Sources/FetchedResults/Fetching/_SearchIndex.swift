@@ -211,7 +211,7 @@ package struct _FoldedRows: Sendable {
 
     /// Appends an entry for `values` (one per key, nil for a missing key);
     /// returns it.
-    private mutating func appendEntry(_ values: [RecordValue?]) -> Int32 {
+    private mutating func appendEntry(_ values: some Collection<RecordValue?>) -> Int32 {
         let entry = Int32(truncatingIfNeeded: kinds.count)
         let mark = bytes.count
         var kind = Self.exact
@@ -269,7 +269,7 @@ package struct _FoldedRows: Sendable {
     }
 
     /// Appends a row at the end (building).
-    mutating func append(_ values: [RecordValue?]) {
+    mutating func append(_ values: some Collection<RecordValue?>) {
         let entry = appendEntry(values)
         slots?.append(entry)
         // Room for every row's bytes, once, from the first rows' average and
@@ -666,19 +666,19 @@ extension FetchedResultsController {
         guard results.compiled != nil else { return }
         let ids = results.ordered.chunks.map { $0.ids }
         let count = results.ordered.count
-        let read = access.sendableReader()
+        let keyCount = slot.readers.count
+        let read = access.sendableValueReader(slot.readers)
         let version = context.storeVersion
         let current = context.controllersAreCurrent
-        let readers = slot.readers
         @Sendable func make() -> (rows: _FoldedRows, stale: Bool) {
-            var rows = _FoldedRows(keyCount: readers.count, capacity: count)
+            var rows = _FoldedRows(keyCount: keyCount, capacity: count)
             var stale = !current
             for chunk in ids {
                 if stop.withLock({ $0 }) { return (rows, true) }
-                let (records, seen) = read(chunk)
+                let (values, seen) = read(chunk)
                 if seen != version { stale = true }
-                for record in records {
-                    rows.append(record.map { record in readers.map { $0(record) } } ?? readers.map { _ in nil })
+                for k in 0..<chunk.count {
+                    rows.append(values[k * keyCount..<(k + 1) * keyCount])
                 }
                 if rows.isFull { stale = true; break }
             }

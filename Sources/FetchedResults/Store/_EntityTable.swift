@@ -110,6 +110,20 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
         return noting { () throws(StoreError) in try find(id) } ?? nil
     }
 
+    /// The record with an identity as last saved, for a pass over many:
+    /// from memory, or read from the snapshot without taking a place in the
+    /// cache (the records a window reads stay in it); nil for none, or for
+    /// one the file's damage hides (the damage kept: ``damage``).
+    func recordForAPass(_ id: R.ID) -> R? {
+        if let k = position(of: id) { return records[k] }
+        guard base != nil else { return nil }
+        return noting { () throws(StoreError) -> R? in
+            guard let ordinal = try baseOrdinal(of: id), !shadowed[ordinal] else { return nil }
+            if let cached = cache[ordinal] { return cached.record }
+            return try decode(try base!.record(ordinal).bytes, ordinal: ordinal)
+        } ?? nil
+    }
+
     /// Runs `read`; its damage is kept, and nil returned.
     func noting<T>(_ read: () throws(StoreError) -> T) -> T? {
         do throws(StoreError) {

@@ -31,7 +31,7 @@ struct _RecordIndex {
     @inlinable
     func position<R: Record>(of id: R.ID, in records: [R]) -> Int? {
         guard count > 0 else { return nil }
-        return records.withUnsafeBufferPointer { records in slots.value(_HashSlots.hash(id)) { records[$0].id == id } }
+        return Self.withIdentityTest(id, in: records) { isIt in slots.value(_HashSlots.hash(id), where: isIt) }
     }
 
     /// Adds `id` at `position`, unless `records` hold it already: then
@@ -41,9 +41,7 @@ struct _RecordIndex {
     /// - Complexity: O(1) on average (amortized over growing).
     @inlinable
     mutating func insert<R: Record>(_ id: R.ID, at position: Int, in records: [R]) -> Int? {
-        records.withUnsafeBufferPointer { records in
-            slots.insertIfAbsent(_HashSlots.hash(id), value: position) { records[$0].id == id }
-        }
+        Self.withIdentityTest(id, in: records) { isIt in slots.insertIfAbsent(_HashSlots.hash(id), value: position, where: isIt) }
     }
 
     /// Removes `id`, which `records` hold; returns its position.
@@ -52,8 +50,29 @@ struct _RecordIndex {
     @inlinable
     mutating func remove<R: Record>(_ id: R.ID, in records: [R]) -> Int? {
         guard count > 0 else { return nil }
-        return records.withUnsafeBufferPointer { records in slots.remove(_HashSlots.hash(id)) { records[$0].id == id } }
+        return Self.withIdentityTest(id, in: records) { isIt in slots.remove(_HashSlots.hash(id), where: isIt) }
     }
+
+    /// Calls `body` with a test of whether the record at a position of
+    /// `records` has identity `id`.
+    ///
+    /// The test reads each record in place: in code not specialized for
+    /// `R` (the store's, called with a type of the app's), reading `id`
+    /// from `records[k]` first copies the record — retaining each of its
+    /// strings — and that copy was most of a look-up's time. Through a
+    /// pointer, `inout`, the record is read where it is (and never written).
+    @inlinable
+    static func withIdentityTest<R: Record, T>(_ id: R.ID, in records: [R], _ body: (_ isIt: (Int) -> Bool) -> T) -> T {
+        records.withUnsafeBufferPointer { buffer in
+            guard let first = buffer.baseAddress else { return body { _ in false } }
+            let records = UnsafeMutablePointer(mutating: first)
+            return body { k in hasIdentity(&records[k], id) }
+        }
+    }
+
+    /// Whether `record` has identity `id` (see ``withIdentityTest(_:in:_:)``).
+    @inlinable
+    static func hasIdentity<R: Record>(_ record: inout R, _ id: R.ID) -> Bool { record.id == id }
 
     /// Records that `id` (which `records` hold at `old`) is at `new` now.
     ///
