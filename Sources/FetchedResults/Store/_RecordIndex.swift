@@ -58,8 +58,8 @@ struct _RecordIndex {
     ///
     /// The test reads each record in place: in code not specialized for
     /// `R` (the store's, called with a type of the app's), reading `id`
-    /// from `records[k]` first copies the record — retaining each of its
-    /// strings — and that copy was most of a look-up's time. Through a
+    /// from `records[k]` first copies the whole record — retaining each of
+    /// its strings, then releasing them — on every probe. Through a
     /// pointer, `inout`, the record is read where it is (and never written).
     @inlinable
     static func withIdentityTest<R: Record, T>(_ id: R.ID, in records: [R], _ body: (_ isIt: (Int) -> Bool) -> T) -> T {
