@@ -160,6 +160,9 @@ public final class FetchedResultsController<R: Record & Codable> {
     private var observation: _ObservationToken?
     /// The folded text searches asked for (see `startIndexing(_:)`).
     var searchIndexes: [_SearchIndexSlot<R>] = []
+    /// What the making of a search index on a thread of its own waits for
+    /// before it reads a row (tests: ``_holdSearchIndexMaking()``).
+    var searchIndexMakingWaitsFor: _Latch?
     /// How many batches were read, on demand and ahead (`FetchedResultsController+Prefetching.swift`).
     package internal(set) var batchReads = _BatchReads()
 

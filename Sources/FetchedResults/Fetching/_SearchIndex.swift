@@ -689,8 +689,22 @@ extension FetchedResultsController {
             let made = make()
             slot.rows = made.stale ? nil : made.rows
         } else {
-            slot.pending = _BackgroundValue(makingOnAThreadOfItsOwn: make)
+            let latch = searchIndexMakingWaitsFor
+            slot.pending = _BackgroundValue {
+                latch?.waitUntilOpen()
+                return make()
+            }
         }
+    }
+
+    /// For tests: holds every making of a search index on a thread of its
+    /// own started from now on, before it reads a row, until the function
+    /// returned is called — so that a search surely comes before its index,
+    /// not by timing. Call it once, and always call what it returns.
+    package func _holdSearchIndexMaking() -> @Sendable () -> Void {
+        let latch = _Latch()
+        searchIndexMakingWaitsFor = latch
+        return { latch.open() }
     }
 
     /// Results this small have their folded text made at once, with the fetch.
