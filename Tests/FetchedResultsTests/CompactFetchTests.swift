@@ -33,7 +33,8 @@ import Testing
         var chunks = (0..<4).map { _Chunk<Colliding>([], records: [], index: $0) }
         var oracle: [Colliding.ID: _Chunk<Colliding>] = [:]
         var next = 0
-        for step in 0..<3000 {
+        let steps = TestScale.cases(1_200, full: 3_000)
+        for step in 0..<steps {
             let roll = Int.random(in: 0..<10, using: &random)
             if roll < 5 || oracle.isEmpty {
                 let chunk = chunks.randomElement(using: &random)!
@@ -66,7 +67,7 @@ import Testing
                 }
             }
             index.slots._checkInvariants()
-            guard step % 97 == 0 || step == 2999 else { continue }
+            guard step % 97 == 0 || step == steps - 1 else { continue }
             #expect(index.count == oracle.count, "seed \(seed), step \(step)")
             for value in 0..<next {
                 let id = Colliding.ID(value: value)

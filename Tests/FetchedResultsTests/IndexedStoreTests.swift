@@ -44,7 +44,7 @@ import TableTestSupport
     /// in the same order as a fetch that sorts.
     @Test func aReopenedStoreReadsWhatWasWritten() throws {
         let folder = TemporaryFolder()
-        let notes = Self.notes(TestScale.cases(3_000, full: 12_000), seed: 3)
+        let notes = Self.notes(TestScale.cases(1_500, full: 12_000), seed: 3)
         let store = try Self.compactedStore(notes, at: folder.url("notes.htstore"))
         #expect(store.count == notes.count)
         for note in notes.prefix(200) { #expect(store.object(Note.self, id: note.id) == note) }
@@ -87,7 +87,7 @@ import TableTestSupport
         let url = folder.url("notes.htstore")
         var store = try Self.compactedStore(Self.notes(300, seed: seed), at: url)
         var nextID = 300
-        for round in 0..<TestScale.cases(6, full: 20) {
+        for round in 0..<TestScale.cases(3, full: 20) {
             let view = ObjectContext(store: store), editor = ObjectContext(store: store)
             let keys = [["rank"], ["group", "rank"], ["title"]][g.int(0..<3)]
             let sectioned = keys.first == "group"
@@ -98,7 +98,7 @@ import TableTestSupport
             controller.delegate = recorder
             try controller.performFetch()
             #expect(controller._readFromIndex, "seed \(seed), round \(round)")
-            for step in 0..<TestScale.cases(25, full: 50) {
+            for step in 0..<TestScale.cases(20, full: 50) {
                 let before = controller.tableSections
                 let useView = g.chance(0.4)
                 let context = useView ? view : editor
@@ -191,7 +191,7 @@ import TableTestSupport
         let original = try Data(contentsOf: url)
         var g = SeededGenerator(seed: 5)
         var found = 0
-        for trial in 0..<TestScale.cases(60, full: 200) {
+        for trial in 0..<TestScale.cases(20, full: 200) {
             var damaged = original
             let bit = g.int(0..<(original.count * 8))
             damaged[bit / 8] ^= UInt8(1 << (bit % 8))

@@ -56,7 +56,7 @@ import Testing
         var nextID = 0
         var readFromIndex = 0
         let folder = TemporaryFolder()
-        for round in 0..<TestScale.cases(6, full: 20) {
+        for round in 0..<TestScale.cases(3, full: 20) {
             var first: [Note] = []
             for _ in 0..<g.int(0...40) {
                 first.append(Note(id: nextID, group: groups[g.int(0..<groups.count)], rank: g.int(0...20), title: "t\(g.int(0...9))"))

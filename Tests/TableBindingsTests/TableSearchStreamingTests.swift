@@ -79,7 +79,7 @@ import TableTestSupport
         let texts = Self.texts + (clusters ? ["👍", "👍🏽"] : [])
         var partial = 0
         var nextID = 0
-        for round in 0..<TestScale.cases(2, full: 3) {
+        for round in 0..<TestScale.cases(1, full: 3) {
             let store = ObjectStore(for: DynamicObject.self)
             let context = ObjectContext(store: store)
             let count = [150, 500, 1_500][round]
