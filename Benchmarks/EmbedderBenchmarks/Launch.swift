@@ -65,4 +65,15 @@ public enum Launch {
         withExtendedLifetime(binding) {}
         return Figures(open: open, fetch: fetch, frame: frame, rows: controller.numberOfObjects(inSection: 0), screen: screen)
     }
+
+    /// Fetches the people whose names a predicate picks, sorted by name
+    /// (batch size 50), as an app filters a list: returns how many.
+    public static func fetchCount(_ store: ObjectStore, predicate format: String) throws -> Int {
+        var request = FetchRequest<Person>(sortKeys: [SortKey("name")])
+        request.fetchBatchSize = 50
+        request.predicate = try RecordPredicate(format: format)
+        let controller = FetchedResultsController(fetchRequest: request, context: ObjectContext(store: store))
+        try controller.performFetch()
+        return controller.numberOfObjects(inSection: 0)
+    }
 }

@@ -12,7 +12,7 @@ import Glibc
 /// against parsing the same records as a plain JSON file, and issue 36's
 /// launch (a fresh process to the first frame) beside SQLite's.
 enum StoreWorkloads {
-    static var all: [Workload] { [save1(), reopen(), launch(1_000_000), launch(10_000_000)] }
+    static var all: [Workload] { [save1(), reopen(), launch(1_000_000), launch(10_000_000), rangeOfAnIndex()] }
 
     typealias Person = FetchWorkloads.Person
 
@@ -111,7 +111,7 @@ enum StoreWorkloads {
     /// and the same people in SQLite (an index on name).
     static func launchFiles(_ count: Int) -> (store: URL, sqlite: String) {
         let tag = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count)"
-        let store = FileManager.default.temporaryDirectory.appendingPathComponent("headless-table-launch-\(tag)-v2.htstore")
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("headless-table-launch-\(tag)-v3.htstore")
         let sqlite = FileManager.default.temporaryDirectory.appendingPathComponent("headless-table-launch-\(tag).sqlite").path
         if !FileManager.default.fileExists(atPath: store.path) {
             do { try Launch.makeStore(at: store, count: count) } catch { fatalError("the launch store: \(error)") }
@@ -169,6 +169,39 @@ enum StoreWorkloads {
                     "sqliteFetchMicros": Int((theirs["fetch"] ?? -1) * 1000), "sqlitePeakKiB": Int(theirs["peakKiB"] ?? -1),
                 ],
                 maxSamples: 5)
+        }
+    }
+
+    /// A predicate on the indexed key of the launch's store of 1M people:
+    /// the names from "Mi" up to "Mj" read as a range of the index (found
+    /// by binary search; no record decoded), against the same range with a
+    /// test of another key after it (each record in the range decoded and
+    /// tested), and the same names picked by `BEGINSWITH`, which no range
+    /// covers (every record decoded and tested). Each fetched sorted by
+    /// name, batch size 50.
+    static func rangeOfAnIndex() -> Workload {
+        Workload(
+            name: "store/range-of-an-index-1M",
+            summary: "a fetch of the names from \"Mi\" to \"Mj\" of a file store of 1,000,000 people (an index on name): a range of the index, against the same names by BEGINSWITH (every record read)",
+            targets: [Target(against: "everyRecord", atMost: 0.2)]
+        ) {
+            let url = launchFiles(1_000_000).store
+            guard let store = try? ObjectStore(model: Launch.model, fileURL: url) else { fatalError("the launch store cannot be opened") }
+            let range = "name >= 'Mi' AND name < 'Mj'", tested = range + " AND id >= 0", every = "name BEGINSWITH 'Mi'"
+            func count(_ format: String) -> Int {
+                do { return try Launch.fetchCount(store, predicate: format) } catch { fatalError("range benchmark: \(error)") }
+            }
+            let rows = count(range)
+            let others = [count(tested), count(every)]
+            guard others == [rows, rows], rows > 0 else { fatalError("range benchmark: the predicates pick different people: \(rows), \(others)") }
+            return Prepared(
+                subject: { blackHole(count(range)) },
+                baselines: [
+                    Baseline(name: "rangeTested", run: { blackHole(count(tested)) }, maxSamples: 10),
+                    Baseline(name: "everyRecord", run: { blackHole(count(every)) }, maxSamples: 5),
+                ],
+                counters: ["people": store.count, "matches": rows],
+                maxSamples: 20)
         }
     }
 

@@ -165,6 +165,9 @@ public final class FetchedResultsController<R: Record & Codable> {
     var searchIndexMakingWaitsFor: _Latch?
     /// How many batches were read, on demand and ahead (`FetchedResultsController+Prefetching.swift`).
     package internal(set) var batchReads = _BatchReads()
+    /// The positions of the index the last fetch read from the store's file,
+    /// when its predicate bounded them (`_IndexedFetch.swift`; for tests).
+    package internal(set) var _indexPositionsRead: Range<Int>?
 
     /// A controller of a request's results in a context, in sections by a key
     /// path's value (one section without), its results kept under a cache

@@ -179,6 +179,28 @@ enum _SortValue: Sendable {
     }
 }
 
+/// The kinds of the values an index's first key holds, kept in the store's
+/// file with the index: the sort ranks of its values other than nil, and
+/// whether one is a NaN (unordered: an index holding one is not a range).
+struct _KeyKinds: OptionSet, Sendable {
+    let rawValue: UInt64
+
+    init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// Values of a sort rank (``_SortValue/rank``).
+    static func rank(_ rank: Int) -> _KeyKinds { _KeyKinds(rawValue: 1 << UInt64(rank)) }
+    static let nan = _KeyKinds(rawValue: 1 << 8)
+
+    mutating func add(_ value: _SortValue) {
+        switch value {
+        case .null: return
+        case .double(let d), .date(let d): if d.isNaN { insert(.nan) }
+        default: break
+        }
+        insert(.rank(value.rank))
+    }
+}
+
 /// A record's sort values, one per sort key: the first two inline (no
 /// allocation for the usual one or two keys), the others in an array.
 @usableFromInline

@@ -26,6 +26,7 @@ extension FetchedResultsController {
     ///   *k* records saved since the snapshot or not yet saved.
     @usableFromInline
     func indexedFetch(_ compiled: _CompiledRequest<R>, access: _EntityAccess<R>) throws(FetchError) -> (ordered: _OrderedElements<R>, sections: [_SectionRun])? {
+        _indexPositionsRead = nil
         let request = compiled.request
         guard request.fetchBatchSize > 0, !deliversWholeChanges, compiled.relationships == nil, access.members.count == 1, let k = access.entity,
             request.sortKeys.allSatisfy({ $0.ascending && $0.comparison == .plain })
@@ -35,7 +36,7 @@ extension FetchedResultsController {
         let store = context.store
         let sectioned = sectionNameKeyPath != nil
 
-        let result: Result<(ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64)?, FetchError> = store.state.withLock { state in
+        let result: Result<(ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64, positions: Range<Int>?)?, FetchError> = store.state.withLock { state in
             let table = state.table(k, R.self)
             guard let base = table.base, let number = base.indexes.firstIndex(where: { $0.keys == keys }) else { return .success(nil) }
             do throws(FetchError) {
@@ -48,6 +49,7 @@ extension FetchedResultsController {
         }
         guard var read = try result.get() else { return nil }
         let version = read.version
+        _indexPositionsRead = read.positions
 
         // Offset and limit.
         let start = min(max(0, request.fetchOffset), read.ids.count)
@@ -124,9 +126,67 @@ extension FetchedResultsController {
     /// since the snapshot and the context's unsaved ones placed among them,
     /// the predicate applied; and the details of the unsaved ones placed
     /// (a lean order keeps them). Runs under the store's lock.
+    /// The positions of index `number` that can hold matches, when the
+    /// request's predicate begins with comparisons of the index's first key
+    /// with constants (`==`, `<`, `<=`, `>`, `>=`, `BETWEEN`, no options),
+    /// and the index's first key holds values of the constants' kind only
+    /// (numbers, dates or strings; no NaN) or nil. Outside them, one of
+    /// those comparisons is false for every record, without an error — as a
+    /// test of each record would find — and a false comparison ends the
+    /// predicate's test. `exact` when those comparisons are the whole
+    /// predicate: every record in the range matches. Nil otherwise: the
+    /// whole index is read and each record tested.
+    ///
+    /// - Complexity: O(log *n*) records decoded (a binary search of the
+    ///   index for each bound).
+    static func indexRange(
+        _ number: Int, of table: _EntityTable<R>, base: _BaseEntity, compiled: _CompiledRequest<R>
+    ) throws(StoreError) -> (positions: Range<Int>, exact: Bool)? {
+        guard let kinds = base.firstKeyKinds[number], !kinds.contains(.nan), let predicate = compiled.request.predicate,
+            let key = base.indexes[number].keys.first, let reader = compiled.sortReaders.first
+        else { return nil }
+        // The leading comparisons of the key with constants of its values'
+        // kind, as one range.
+        let (comparisons, alone) = _leadingComparisons(predicate)
+        var found: _IndexBounds?
+        var used = 0
+        for comparison in comparisons {
+            guard let next = _IndexBounds(comparison, key: key), kinds.isSubset(of: .rank(next.rank)) else { break }
+            found = found.map { $0.intersection(next) } ?? next
+            used += 1
+        }
+        guard let bounds = found else { return nil }
+        // The first key's value at a position of the index.
+        func value(at position: Int) throws(StoreError) -> _SortValue {
+            let ordinal = try base.indexEntry(number, position).ordinal
+            let record = try table.decode(try base.record(ordinal).bytes, ordinal: ordinal)
+            return _SortValue(reader(record), comparison: .plain)
+        }
+        // The first position in `range` whose value is not before the bound.
+        func firstNotBefore(_ range: Range<Int>, _ before: (_SortValue) -> Bool) throws(StoreError) -> Int {
+            var low = range.lowerBound, high = range.upperBound
+            while low < high {
+                let mid = low + (high - low) / 2
+                if before(try value(at: mid)) { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        let lower = try firstNotBefore(0..<base.count) { value in
+            guard let bound = bounds.lower else { return value.rank == 0 }   // nil first: never in a range
+            let c = _SortValue.compare(value, bound.value)
+            return bound.inclusive ? c < 0 : c <= 0
+        }
+        let upper = try firstNotBefore(lower..<base.count) { value in
+            guard let bound = bounds.upper else { return true }
+            let c = _SortValue.compare(value, bound.value)
+            return bound.inclusive ? c <= 0 : c < 0
+        }
+        return (lower..<upper, alone && used == comparisons.count)
+    }
+
     static func readIndex(
         _ number: Int, of table: _EntityTable<R>, base: _BaseEntity, pending: _PendingChanges<R>, compiled: _CompiledRequest<R>
-    ) throws(FetchError) -> (ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64) {
+    ) throws(FetchError) -> (ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64, positions: Range<Int>?) {
         let matches = compiled.matches
         // The records not read from the index: in memory, and unsaved.
         var extras: [(record: R, details: _ElementDetails, unsaved: Bool)] = []
@@ -151,7 +211,19 @@ extension FetchedResultsController {
         }
         extras.sort { compiled.compare($0.details.sortValues, $0.details.sequence, $1.details.sortValues, $1.details.sequence) < 0 }
 
-        // The index's order, without the records shadowed, hidden or not matching.
+        // The index's order, without the records shadowed, hidden or not
+        // matching: its entries the predicate's first comparison bounds
+        // (those alone, without testing each, when it is the predicate).
+        var positions: Range<Int>? = nil
+        var test = matches
+        do throws(StoreError) {
+            if let range = try indexRange(number, of: table, base: base, compiled: compiled) {
+                positions = range.positions
+                if range.exact { test = nil }
+            }
+        } catch {
+            throw .unreadable(error)
+        }
         var ordinals: [Int32] = []
         if !extras.isEmpty { ordinals.reserveCapacity(base.count) }
         var failure: FetchError?
@@ -179,18 +251,18 @@ extension FetchedResultsController {
             filled = 0
         }
         do throws(StoreError) {
-            try base.forEachBlock(ofIndex: number) { block throws(StoreError) in
+            try base.forEachBlock(ofIndex: number, in: positions) { block throws(StoreError) in
                 for j in 0..<block.count {
                     let ordinal = block.ordinal(j)
                     if shadowing && shadowed[ordinal] { continue }
                     let id: R.ID
                     if let readKept { id = readKept(block.identity(j)) } else { id = try table.baseIdentity(ordinal, block.identity(j)) }
                     if hiding && hidden.contains(id) { continue }
-                    if let matches {
+                    if let test {
                         let entry = try base.record(ordinal)
                         let record = try table.decode(entry.bytes, ordinal: ordinal)
                         do throws(FetchError) {
-                            guard try matches(record) else { continue }
+                            guard try test(record) else { continue }
                         } catch {
                             failure = error
                             return false
@@ -211,7 +283,7 @@ extension FetchedResultsController {
         if let failure { throw failure }
         var placed: [R.ID: _ElementDetails] = [:]
         for extra in extras where extra.unsaved { placed[extra.record.id] = extra.details }
-        guard !extras.isEmpty else { return (ids, placed, 0) }
+        guard !extras.isEmpty else { return (ids, placed, 0, positions) }
 
         // Each extra's place among the index's rows: by binary search.
         func details(at position: Int) throws(StoreError) -> _ElementDetails {
@@ -238,7 +310,7 @@ extension FetchedResultsController {
             throw .unreadable(error)
         }
         merged.append(contentsOf: flat[next...])
-        return (_ChunkedIDs(merged), placed, 0)
+        return (_ChunkedIDs(merged), placed, 0, positions)
     }
 }
 
@@ -270,4 +342,113 @@ extension FetchedResultsController {
     /// Whether the last fetch was read from an index of the store's file
     /// (its results a lean order: identities only). For tests and benchmarks.
     package var _readFromIndex: Bool { results.ordered.isLean }
+}
+
+/// A predicate's leading comparisons — those it tests first, in order, a
+/// false one ending the test: the comparisons that begin its `AND`s — and
+/// whether they are the whole predicate.
+func _leadingComparisons<R>(_ predicate: RecordPredicate<R>) -> (comparisons: [FormatPredicate.Comparison], alone: Bool) {
+    func leading(_ conditions: [FormatPredicate.Condition]) -> ([FormatPredicate.Comparison], Bool) {
+        var found: [FormatPredicate.Comparison] = []
+        for condition in conditions {
+            switch condition {
+            case .comparison(let comparison): found.append(comparison)
+            case .and(let parts):
+                let (more, alone) = leading(parts)
+                found += more
+                if !alone { return (found, false) }
+            default: return (found, false)
+            }
+        }
+        return (found, true)
+    }
+    switch predicate.kind {
+    case .format(let format): return leading([format.condition])
+    case .all(let predicates):
+        var found: [FormatPredicate.Comparison] = []
+        for predicate in predicates {
+            let (more, alone) = _leadingComparisons(predicate)
+            found += more
+            if !alone { return (found, false) }
+        }
+        return (found, true)
+    case .closure, .throwing: return ([], false)
+    }
+}
+
+/// The bounds a comparison of a key with a constant puts on the key's
+/// values in an index's order, and the constant's sort rank: nil for any
+/// other comparison, options, or a constant that is not a number, a date or
+/// a string (or is NaN).
+struct _IndexBounds {
+    var lower: (value: _SortValue, inclusive: Bool)?
+    var upper: (value: _SortValue, inclusive: Bool)?
+    var rank: Int
+
+    /// The values both bound (of one rank).
+    func intersection(_ other: _IndexBounds) -> _IndexBounds {
+        var result = self
+        if let b = other.lower {
+            if let a = lower {
+                let c = _SortValue.compare(a.value, b.value)
+                if c < 0 || (c == 0 && !b.inclusive) { result.lower = b }
+            } else {
+                result.lower = b
+            }
+        }
+        if let b = other.upper {
+            if let a = upper {
+                let c = _SortValue.compare(a.value, b.value)
+                if c > 0 || (c == 0 && !b.inclusive) { result.upper = b }
+            } else {
+                result.upper = b
+            }
+        }
+        return result
+    }
+
+    init?(_ comparison: FormatPredicate.Comparison, key: String) {
+        guard comparison.quantifier == nil, comparison.options.isEmpty else { return nil }
+        var op = comparison.operator
+        let constant: RecordValue
+        switch (comparison.left, comparison.right) {
+        case (.key(let k), .constant(let v)) where k == key:
+            constant = v
+        case (.constant(let v), .key(let k)) where k == key:
+            // `3 < rank` is `rank > 3`.
+            switch op {
+            case .equal: break
+            case .less: op = .greater
+            case .lessOrEqual: op = .greaterOrEqual
+            case .greater: op = .less
+            case .greaterOrEqual: op = .lessOrEqual
+            default: return nil
+            }
+            constant = v
+        default:
+            return nil
+        }
+        func bound(_ value: RecordValue) -> _SortValue? {
+            let sortValue = _SortValue(value, comparison: .plain)
+            switch sortValue {
+            case .int, .uint, .string: return sortValue
+            case .double(let d), .date(let d): return d.isNaN ? nil : sortValue
+            default: return nil
+            }
+        }
+        switch op {
+        case .equal, .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard let value = bound(constant) else { return nil }
+            rank = value.rank
+            if op == .equal || op == .greater || op == .greaterOrEqual { lower = (value, op != .greater) }
+            if op == .equal || op == .less || op == .lessOrEqual { upper = (value, op != .less) }
+        case .between:
+            guard case .array(let pair) = constant, pair.count == 2, let low = bound(pair[0]), let high = bound(pair[1]), low.rank == high.rank else { return nil }
+            rank = low.rank
+            lower = (low, true)
+            upper = (high, true)
+        default:
+            return nil
+        }
+    }
 }

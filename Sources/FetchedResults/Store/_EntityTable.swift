@@ -437,13 +437,17 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
             layout.write(stored.record.id, into: &identities)
             hashes.append(try layout.stableHash(stored.record.id))
         }
-        var orders: [(keys: [String], order: [Int32])] = []
+        var orders: [(keys: [String], order: [Int32], firstKeyKinds: _KeyKinds)] = []
         for keys in indexes {
             var readers: [RecordReader<R>] = []
             for key in keys {
                 do throws(RecordKeyError) { readers.append(try R._reader(forKeyPath: key)) } catch { throw .unencodable("the index key \(key): \(error)") }
             }
-            orders.append((keys, _indexOrder(all.count, keys: readers.map { reader in { k in reader(all[k].record) } }, sequences: all.map(\.sequence))))
+            var kinds = _KeyKinds()
+            if let first = readers.first {
+                for stored in all { kinds.add(_SortValue(first(stored.record), comparison: .plain)) }
+            }
+            orders.append((keys, _indexOrder(all.count, keys: readers.map { reader in { k in reader(all[k].record) } }, sequences: all.map(\.sequence)), kinds))
         }
         try writer.addEntity(name: name, records: encoded, identityWidth: layout.width, identities: identities, hashes: hashes, indexes: orders)
     }

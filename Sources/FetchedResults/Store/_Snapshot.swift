@@ -141,6 +141,9 @@ final class _BaseEntity: @unchecked Sendable {
     let identities: _ColumnLayout
     /// The declared indexes: keys, and (ordinal, identity) in order.
     let indexes: [(keys: [String], column: _ColumnLayout)]
+    /// The kinds of each index's first key (nil in a file written before
+    /// they were kept): what a range read needs to know.
+    let firstKeyKinds: [_KeyKinds?]
     private var checkedChunks: _Bits
     private var checkedBlocks: [Int: _Bits] = [:]
 
@@ -177,6 +180,13 @@ final class _BaseEntity: @unchecked Sendable {
             for _ in 0..<(try payload.count()) { keys.append(try payload.string()) }
             indexes.append((keys, _ColumnLayout(start: try payload.offset(below: end), count: self.count, width: 4 + identityWidth)))
         }
+        // The first keys' kinds, after the indexes (a file written before
+        // they were kept ends here).
+        var kinds = [_KeyKinds?](repeating: nil, count: indexes.count)
+        if payload.p < payload.end {
+            for k in indexes.indices { kinds[k] = _KeyKinds(rawValue: try payload.varint()) }
+        }
+        firstKeyKinds = kinds
         try payload.finish()
         for column in [identities] + indexes.map(\.column) where column.end > end {
             throw reader.damaged(column.start, "a column runs past the snapshot's end")
@@ -303,19 +313,22 @@ final class _BaseEntity: @unchecked Sendable {
         return found
     }
 
-    /// Calls `body` with each block of declared index `k`'s entries, in the
-    /// index's order — an ``IndexBlock``, its entries contiguous — each
-    /// block checked once, every ordinal in it too. `body` returns false to
-    /// stop. (A block at a time: a caller's loop over its entries is one
-    /// loop, not a call per entry — in unspecialized generic code, each
-    /// call asks again for its types' metadata.)
+    /// Calls `body` with each block of declared index `k`'s entries in
+    /// `positions` (all when nil), in the index's order — an
+    /// ``IndexBlock``, its entries contiguous — each block checked once,
+    /// every ordinal in it too. `body` returns false to stop. (A block at a
+    /// time: a caller's loop over its entries is one loop, not a call per
+    /// entry — in unspecialized generic code, each call asks again for its
+    /// types' metadata.)
     ///
-    /// - Complexity: O(*n*) entries.
-    func forEachBlock(ofIndex k: Int, _ body: (IndexBlock) throws(StoreError) -> Bool) throws(StoreError) {
+    /// - Complexity: O(*m*) entries for *m* positions.
+    func forEachBlock(ofIndex k: Int, in positions: Range<Int>? = nil, _ body: (IndexBlock) throws(StoreError) -> Bool) throws(StoreError) {
         let column = indexes[k].column
-        var first = 0
-        while first < count {
-            let block = IndexBlock(start: try entry(first, of: column), count: Swift.min(column.perBlock, count - first), width: column.width)   // checks the block
+        let positions = positions.map { $0.clamped(to: 0..<count) } ?? 0..<count
+        var first = positions.lowerBound
+        while first < positions.upperBound {
+            let n = Swift.min(column.perBlock - first % column.perBlock, positions.upperBound - first)
+            let block = IndexBlock(start: try entry(first, of: column), count: n, width: column.width)   // checks the block
             for j in 0..<block.count where block.ordinal(j) >= count {
                 throw reader.damaged(column.block(first / column.perBlock).frame, "an index names record \(block.ordinal(j)) of \(count)")
             }
@@ -365,7 +378,7 @@ struct _SnapshotWriter {
     /// records' order), and each index's order (ordinals).
     mutating func addEntity(
         name: String, records: [(sequence: Int64, version: Int64, bytes: [UInt8])], identityWidth: Int,
-        identities: [UInt8], hashes: [UInt64], indexes: [(keys: [String], order: [Int32])]
+        identities: [UInt8], hashes: [UInt64], indexes: [(keys: [String], order: [Int32], firstKeyKinds: _KeyKinds)]
     ) throws(StoreError) {
         guard !records.isEmpty else { return }
         guard records.count <= Int(UInt32.max) else { throw .unencodable("an entity of \(records.count) records is more than a file holds (2³² − 1)") }
@@ -426,6 +439,7 @@ struct _SnapshotWriter {
             for key in index.keys { Self.write(key, to: &out) }
             _Varint.write(UInt64(column), to: &out)
         }
+        for index in indexes { _Varint.write(index.firstKeyKinds.rawValue, to: &out) }
         try _JournalFormat.endFrame(.directory, payloadStart: start, in: &out)
         catalog.append((name, directory))
     }
