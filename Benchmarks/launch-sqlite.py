@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The SQLite side of issue 36's launch benchmark (`store/launch-…`).
+"""The SQLite side of the launch benchmark (`store/launch-…`).
 
   launch-sqlite.py make DB COUNT   writes the people of the Swift benchmark's
                                    `People.make(COUNT)` (the same generator,

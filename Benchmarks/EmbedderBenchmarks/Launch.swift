@@ -1,8 +1,9 @@
 import Foundation
 import HeadlessTable
 
-/// Issue 36's launch, written as a new user writes it (public API only): a
-/// file store of people whose model indexes `name`, opened by a fresh
+/// The launch of an app over a store of people, written as a new user
+/// writes it (public API only): a file store of people whose model indexes
+/// `name`, opened by a fresh
 /// process that fetches sorted by name with a batch size and a cache name,
 /// binds a 24-line table and draws the first frame.
 public enum Launch {

@@ -9,8 +9,9 @@ import Glibc
 
 /// The store's file: a one-record save into a store of 1M records against the
 /// same save into 10k records and into memory, reopening 1M records
-/// against parsing the same records as a plain JSON file, and issue 36's
-/// launch (a fresh process to the first frame) beside SQLite's.
+/// against parsing the same records as a plain JSON file, the launch (a
+/// fresh process to the first frame) beside SQLite's, and a predicate's
+/// range of an index.
 enum StoreWorkloads {
     static var all: [Workload] { [save1(), reopen(), launch(1_000_000), launch(10_000_000), rangeOfAnIndex()] }
 
@@ -140,7 +141,7 @@ enum StoreWorkloads {
         return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
     }
 
-    /// Issue 36's launch: from a fresh process (this executable with
+    /// The launch: from a fresh process (this executable with
     /// `--launch`) to the first frame of a table bound to a controller
     /// sorted by name (batch size 50, a cache name), against python's
     /// `sqlite3` reading every row id in name order from an index, then the

@@ -28,7 +28,7 @@ enum BenchmarkCommand {
             .flag("list", help: "lists the workloads instead of running them"),
             OptionDeclaration("profile", .text("NAME"), help: "runs only workload NAME's subject, repeatedly, for about five seconds (for perf and valgrind)"),
             OptionDeclaration("child", .text("NAME"), help: "runs workload NAME and prints its result as JSON", isHidden: true),
-            OptionDeclaration("launch", .text("STORE"), help: "opens STORE as issue 36's launch does and prints its figures as JSON", isHidden: true),
+            OptionDeclaration("launch", .text("STORE"), help: "opens STORE as the launch benchmark does and prints its figures as JSON", isHidden: true),
         ],
         exclusive: [["profile", "list", "compare", "child", "launch"], ["profile", "filter"], ["child", "filter"], ["launch", "filter"]],
         discussion: "Build optimized: swift run -c release table-benchmarks. Save a run with --format json > saved.json; a later run with --compare saved.json prints each benchmark's median then and now.")
