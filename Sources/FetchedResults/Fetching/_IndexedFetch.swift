@@ -22,8 +22,10 @@ extension FetchedResultsController {
     ///   and the store's file.
     /// - Complexity: O(*n*) index entries read for *n* records of the
     ///   snapshot (no record decoded without a predicate or a section key;
-    ///   each decoded with one), plus O(*k* log *n*) records decoded to place
-    ///   *k* records saved since the snapshot or not yet saved.
+    ///   each decoded with one) — O(log *n* + *m*) for the *m* entries a
+    ///   predicate's leading comparisons bound (see `indexRange`) — plus
+    ///   O(*k* log *n*) records decoded to place *k* records saved since the
+    ///   snapshot or not yet saved.
     @usableFromInline
     func indexedFetch(_ compiled: _CompiledRequest<R>, access: _EntityAccess<R>) throws(FetchError) -> (ordered: _OrderedElements<R>, sections: [_SectionRun])? {
         _indexPositionsRead = nil
@@ -122,10 +124,6 @@ extension FetchedResultsController {
         }
     }
 
-    /// The identities of index `number`'s order, with the records saved
-    /// since the snapshot and the context's unsaved ones placed among them,
-    /// the predicate applied; and the details of the unsaved ones placed
-    /// (a lean order keeps them). Runs under the store's lock.
     /// The positions of index `number` that can hold matches, when the
     /// request's predicate begins with comparisons of the index's first key
     /// with constants (`==`, `<`, `<=`, `>`, `>=`, `BETWEEN`, no options),
@@ -184,6 +182,10 @@ extension FetchedResultsController {
         return (lower..<upper, alone && used == comparisons.count)
     }
 
+    /// The identities of index `number`'s order, with the records saved
+    /// since the snapshot and the context's unsaved ones placed among them,
+    /// the predicate applied; and the details of the unsaved ones placed
+    /// (a lean order keeps them). Runs under the store's lock.
     static func readIndex(
         _ number: Int, of table: _EntityTable<R>, base: _BaseEntity, pending: _PendingChanges<R>, compiled: _CompiledRequest<R>
     ) throws(FetchError) -> (ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64, positions: Range<Int>?) {
@@ -212,8 +214,8 @@ extension FetchedResultsController {
         extras.sort { compiled.compare($0.details.sortValues, $0.details.sequence, $1.details.sortValues, $1.details.sequence) < 0 }
 
         // The index's order, without the records shadowed, hidden or not
-        // matching: its entries the predicate's first comparison bounds
-        // (those alone, without testing each, when it is the predicate).
+        // matching: the entries the predicate's leading comparisons bound
+        // (those alone, without testing each, when they are the predicate).
         var positions: Range<Int>? = nil
         var test = matches
         do throws(StoreError) {
