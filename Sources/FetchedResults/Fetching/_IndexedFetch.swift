@@ -235,12 +235,13 @@ extension FetchedResultsController {
         let shadowed = table.shadowed, readKept = table.keptIdentityReader
         let hiding = !hidden.isEmpty, placing = !extras.isEmpty, shadowing = table.shadowedCount > 0
         var unreadable: StoreError?
-        // Where much of the index is read and each record tested, the
-        // records are tested first in the file's order, a chunk at a time
-        // (each record once, its chunk read in order), not each found in its
-        // chunk in the index's order (a walk of half a chunk a row).
+        // Where most of the index is read and each record tested, every
+        // record is tested first in the file's order, a chunk at a time
+        // (each record once, its chunk read in order: about 1.4 µs a record
+        // at 1M), not each found in its chunk in the index's order (a walk
+        // of half a chunk: about 2.3 µs).
         var matched: _Bits?
-        if let test, (positions?.count ?? base.count) >= base.count / 8 {
+        if let test, (positions?.count ?? base.count) >= base.count / 3 * 2 {
             var bits = _Bits(count: base.count)
             do throws(StoreError) {
                 for c in 0..<base.chunkOffsets.count where failure == nil {
