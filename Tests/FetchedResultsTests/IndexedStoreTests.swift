@@ -159,8 +159,9 @@ import TableTestSupport
     /// binary search; each tested only when the comparisons are not the
     /// whole predicate): against a fetch that tests every record, for random
     /// comparisons of numbers, strings and nil (either side, `BETWEEN`, two
-    /// of one key, options, `!=`, other keys first), with records saved
-    /// since the snapshot and unsaved ones among them.
+    /// of one key, the second key of an index within one value of the
+    /// first, options, `!=`, other keys first), with records saved since the
+    /// snapshot and unsaved ones among them.
     @Test func aPredicateOnAnIndexedKeyReadsItsRange() throws {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
@@ -214,13 +215,18 @@ import TableTestSupport
             }
             // Whether the predicate begins with a comparison a range can take.
             var rangeable = !["!=", "==[c]"].contains(op) && !withNil
-            switch g.int(0..<5) {
+            switch keys.count == 2 && g.chance(0.3) ? 3 : g.int(0..<6) {
             case 0: format += " AND title BEGINSWITH 't1'"
             case 1:
+                // A range of rank alone, or (sorted by group, rank) of both keys.
                 format = "rank > 10 AND " + format
-                rangeable = key == "rank"
+                rangeable = key == "rank" || (keys == ["group", "rank"] && rangeable)
             case 2:   // one range of both (often of one constant: `rank <= 5 AND rank < 5`)
                 format += " AND \(key) \(["<", "<=", ">", ">=", "=="][g.int(0..<5)]) \(g.chance(0.5) ? last : constant(key))"
+            case 3 where keys.count == 2:   // the second key's range within one value of the first
+                let second = ["<", "<=", ">", ">=", "=="][g.int(0..<5)]
+                format = "group == 'g\(g.int(0..<5))' AND rank \(second) \(constant("rank"))" + (g.chance(0.3) ? " AND rank != 7" : "")
+                rangeable = true
             default: break
             }
             let request = try request(keys, batch: g.int(1...30), predicate: format)

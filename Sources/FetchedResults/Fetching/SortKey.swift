@@ -179,9 +179,9 @@ enum _SortValue: Sendable {
     }
 }
 
-/// The kinds of the values an index's first key holds, kept in the store's
-/// file with the index: the sort ranks of its values other than nil, and
-/// whether one is a NaN (unordered: an index holding one is not a range).
+/// The kinds of the values an index's key holds, kept in the store's file
+/// with the index: the sort ranks of its values other than nil, and whether
+/// one is a NaN (unordered: an index holding one is not a range).
 struct _KeyKinds: OptionSet, Sendable {
     let rawValue: UInt64
 

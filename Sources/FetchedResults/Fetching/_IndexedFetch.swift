@@ -126,60 +126,76 @@ extension FetchedResultsController {
 
     /// The positions of index `number` that can hold matches, when the
     /// request's predicate begins with comparisons of the index's first key
-    /// with constants (`==`, `<`, `<=`, `>`, `>=`, `BETWEEN`, no options),
-    /// and the index's first key holds values of the constants' kind only
-    /// (numbers, dates or strings; no NaN) or nil. Outside them, one of
-    /// those comparisons is false for every record, without an error — as a
-    /// test of each record would find — and a false comparison ends the
-    /// predicate's test. `exact` when those comparisons are the whole
-    /// predicate: every record in the range matches. Nil otherwise: the
-    /// whole index is read and each record tested.
+    /// with constants (`==`, `<`, `<=`, `>`, `>=`, `BETWEEN`, no options) —
+    /// and of its second key, which narrow the range where the first is
+    /// equal to one value — each key holding values of its constants' kind
+    /// only (numbers, dates or strings; no NaN) or nil. Outside them, one
+    /// of those comparisons is false for every record, and none fails on
+    /// any record — as a test of each record would find — and a false
+    /// comparison ends the predicate's test. `exact` when those comparisons
+    /// are the whole predicate, each in the range: every record in it
+    /// matches. Nil otherwise: the whole index is read and each record
+    /// tested.
     ///
     /// - Complexity: O(log *n*) records decoded (a binary search of the
     ///   index for each bound).
     static func indexRange(
         _ number: Int, of table: _EntityTable<R>, base: _BaseEntity, compiled: _CompiledRequest<R>
     ) throws(StoreError) -> (positions: Range<Int>, exact: Bool)? {
-        guard let kinds = base.firstKeyKinds[number], !kinds.contains(.nan), let predicate = compiled.request.predicate,
-            let key = base.indexes[number].keys.first, let reader = compiled.sortReaders.first
-        else { return nil }
-        // The leading comparisons of the key with constants of its values'
-        // kind, as one range.
+        guard let kinds = base.keyKinds[number], let predicate = compiled.request.predicate else { return nil }
+        let keys = base.indexes[number].keys, readers = compiled.sortReaders
+        // The leading comparisons of the first key, and of the second, with
+        // constants of their values' kind: a range of each.
         let (comparisons, alone) = _leadingComparisons(predicate)
-        var found: _IndexBounds?
+        var found: [_IndexBounds?] = [nil, nil]
         var used = 0
-        for comparison in comparisons {
-            guard let next = _IndexBounds(comparison, key: key), kinds.isSubset(of: .rank(next.rank)) else { break }
-            found = found.map { $0.intersection(next) } ?? next
-            used += 1
+        search: for comparison in comparisons {
+            for k in 0..<Swift.min(2, keys.count, kinds.count, readers.count) {
+                guard let next = _IndexBounds(comparison, key: keys[k]), !kinds[k].contains(.nan), kinds[k].isSubset(of: .rank(next.rank)) else { continue }
+                found[k] = found[k].map { $0.intersection(next) } ?? next
+                used += 1
+                continue search
+            }
+            break
         }
-        guard let bounds = found else { return nil }
-        // The first key's value at a position of the index.
-        func value(at position: Int) throws(StoreError) -> _SortValue {
+        guard let first = found[0] else { return nil }
+        // The second key's range counts where the first is one value (its
+        // entries then in the second's order).
+        let second = first.isOneValue ? found[1] : nil
+        // The keys' values at a position of the index.
+        func values(at position: Int) throws(StoreError) -> (_SortValue, _SortValue) {
             let ordinal = try base.indexEntry(number, position).ordinal
             let record = try table.decode(try base.record(ordinal).bytes, ordinal: ordinal)
-            return _SortValue(reader(record), comparison: .plain)
+            return (_SortValue(readers[0](record), comparison: .plain), second == nil ? .null : _SortValue(readers[1](record), comparison: .plain))
         }
-        // The first position in `range` whose value is not before the bound.
-        func firstNotBefore(_ range: Range<Int>, _ before: (_SortValue) -> Bool) throws(StoreError) -> Int {
+        // The first position in `range` whose values are not before a bound.
+        func firstNotBefore(_ range: Range<Int>, _ before: ((_SortValue, _SortValue)) -> Bool) throws(StoreError) -> Int {
             var low = range.lowerBound, high = range.upperBound
             while low < high {
                 let mid = low + (high - low) / 2
-                if before(try value(at: mid)) { low = mid + 1 } else { high = mid }
+                if before(try values(at: mid)) { low = mid + 1 } else { high = mid }
             }
             return low
         }
-        let lower = try firstNotBefore(0..<base.count) { value in
-            guard let bound = bounds.lower else { return value.rank == 0 }   // nil first: never in a range
+        // Before the lower bound: nil first, never in a range.
+        func beforeLower(_ bounds: _IndexBounds?, _ value: _SortValue) -> Bool? {
+            guard let bound = bounds?.lower else { return value.rank == 0 ? true : nil }
             let c = _SortValue.compare(value, bound.value)
-            return bound.inclusive ? c < 0 : c <= 0
+            return c != 0 || !bound.inclusive ? c <= 0 : nil
         }
-        let upper = try firstNotBefore(lower..<base.count) { value in
-            guard let bound = bounds.upper else { return true }
+        func beforeUpper(_ bounds: _IndexBounds?, _ value: _SortValue) -> Bool? {
+            guard let bound = bounds?.upper else { return nil }
             let c = _SortValue.compare(value, bound.value)
-            return bound.inclusive ? c <= 0 : c < 0
+            return c != 0 || !bound.inclusive ? c < 0 : nil
         }
-        return (lower..<upper, alone && used == comparisons.count)
+        // Each answers for the first key, or (equal to its bound) for the second.
+        let lower = try firstNotBefore(0..<base.count) { values in
+            beforeLower(first, values.0) ?? (second.map { beforeLower($0, values.1) ?? false } ?? false)
+        }
+        let upper = try firstNotBefore(lower..<base.count) { values in
+            beforeUpper(first, values.0) ?? (second.map { beforeUpper($0, values.1) ?? true } ?? true)
+        }
+        return (lower..<upper, alone && used == comparisons.count && (found[1] == nil || second != nil))
     }
 
     /// The identities of index `number`'s order, with the records saved
@@ -417,6 +433,12 @@ struct _IndexBounds {
     var lower: (value: _SortValue, inclusive: Bool)?
     var upper: (value: _SortValue, inclusive: Bool)?
     var rank: Int
+
+    /// Whether the bounds hold one value alone (`==`, or `BETWEEN` one and itself).
+    var isOneValue: Bool {
+        guard let lower, let upper, lower.inclusive, upper.inclusive else { return false }
+        return _SortValue.compare(lower.value, upper.value) == 0
+    }
 
     /// The values both bound (of one rank).
     func intersection(_ other: _IndexBounds) -> _IndexBounds {

@@ -437,17 +437,23 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
             layout.write(stored.record.id, into: &identities)
             hashes.append(try layout.stableHash(stored.record.id))
         }
-        var orders: [(keys: [String], order: [Int32], firstKeyKinds: _KeyKinds)] = []
+        var orders: [(keys: [String], order: [Int32], kinds: [_KeyKinds])] = []
         for keys in indexes {
             var readers: [RecordReader<R>] = []
             for key in keys {
                 do throws(RecordKeyError) { readers.append(try R._reader(forKeyPath: key)) } catch { throw .unencodable("the index key \(key): \(error)") }
             }
-            var kinds = _KeyKinds()
-            if let first = readers.first {
-                for stored in all { kinds.add(_SortValue(first(stored.record), comparison: .plain)) }
+            // Each key's kinds, noted as the order reads each value once.
+            var kinds = [_KeyKinds](repeating: _KeyKinds(), count: readers.count)
+            let columns = readers.enumerated().map { key, reader in
+                { (k: Int) -> RecordValue in
+                    let value = reader(all[k].record)
+                    kinds[key].add(_SortValue(value, comparison: .plain))
+                    return value
+                }
             }
-            orders.append((keys, _indexOrder(all.count, keys: readers.map { reader in { k in reader(all[k].record) } }, sequences: all.map(\.sequence)), kinds))
+            let order = _indexOrder(all.count, keys: columns, sequences: all.map(\.sequence))
+            orders.append((keys, order, kinds))
         }
         try writer.addEntity(name: name, records: encoded, identityWidth: layout.width, identities: identities, hashes: hashes, indexes: orders)
     }

@@ -141,9 +141,9 @@ final class _BaseEntity: @unchecked Sendable {
     let identities: _ColumnLayout
     /// The declared indexes: keys, and (ordinal, identity) in order.
     let indexes: [(keys: [String], column: _ColumnLayout)]
-    /// The kinds of each index's first key (nil in a file written before
-    /// they were kept): what a range read needs to know.
-    let firstKeyKinds: [_KeyKinds?]
+    /// The kinds of each index's keys, key by key (nil in a file written
+    /// before they were kept): what a range read needs to know.
+    let keyKinds: [[_KeyKinds]?]
     private var checkedChunks: _Bits
     private var checkedBlocks: [Int: _Bits] = [:]
 
@@ -180,13 +180,17 @@ final class _BaseEntity: @unchecked Sendable {
             for _ in 0..<(try payload.count()) { keys.append(try payload.string()) }
             indexes.append((keys, _ColumnLayout(start: try payload.offset(below: end), count: self.count, width: 4 + identityWidth)))
         }
-        // The first keys' kinds, after the indexes (a file written before
-        // they were kept ends here).
-        var kinds = [_KeyKinds?](repeating: nil, count: indexes.count)
+        // The kinds of the indexes' keys, after the indexes (a file written
+        // before they were kept ends here).
+        var kinds = [[_KeyKinds]?](repeating: nil, count: indexes.count)
         if payload.p < payload.end {
-            for k in indexes.indices { kinds[k] = _KeyKinds(rawValue: try payload.varint()) }
+            for k in indexes.indices {
+                var ofKeys: [_KeyKinds] = []
+                for _ in indexes[k].keys { ofKeys.append(_KeyKinds(rawValue: try payload.varint())) }
+                kinds[k] = ofKeys
+            }
         }
-        firstKeyKinds = kinds
+        keyKinds = kinds
         try payload.finish()
         for column in [identities] + indexes.map(\.column) where column.end > end {
             throw reader.damaged(column.start, "a column runs past the snapshot's end")
@@ -378,7 +382,7 @@ struct _SnapshotWriter {
     /// records' order), and each index's order (ordinals).
     mutating func addEntity(
         name: String, records: [(sequence: Int64, version: Int64, bytes: [UInt8])], identityWidth: Int,
-        identities: [UInt8], hashes: [UInt64], indexes: [(keys: [String], order: [Int32], firstKeyKinds: _KeyKinds)]
+        identities: [UInt8], hashes: [UInt64], indexes: [(keys: [String], order: [Int32], kinds: [_KeyKinds])]
     ) throws(StoreError) {
         guard !records.isEmpty else { return }
         guard records.count <= Int(UInt32.max) else { throw .unencodable("an entity of \(records.count) records is more than a file holds (2³² − 1)") }
@@ -439,7 +443,9 @@ struct _SnapshotWriter {
             for key in index.keys { Self.write(key, to: &out) }
             _Varint.write(UInt64(column), to: &out)
         }
-        for index in indexes { _Varint.write(index.firstKeyKinds.rawValue, to: &out) }
+        for index in indexes {
+            for kinds in index.kinds { _Varint.write(kinds.rawValue, to: &out) }
+        }
         try _JournalFormat.endFrame(.directory, payloadStart: start, in: &out)
         catalog.append((name, directory))
     }
