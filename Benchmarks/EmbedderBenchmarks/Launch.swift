@@ -3,9 +3,9 @@ import HeadlessTable
 
 /// The launch of an app over a store of people, written as a new user
 /// writes it (public API only): a file store of people whose model indexes
-/// `name`, opened by a fresh
-/// process that fetches sorted by name with a batch size and a cache name,
-/// binds a 24-line table and draws the first frame.
+/// `name`, opened by a fresh process that fetches sorted by name with a
+/// batch size and a cache name, binds a 24-line table and draws the first
+/// frame.
 public enum Launch {
     /// The people's model: one entity, an index on name.
     public static let model: ObjectModel = {

@@ -379,7 +379,8 @@ struct _SnapshotWriter {
 
     /// One entity's records (in first-insertion order: sequence, version,
     /// untagged encoding), the identities' bytes and stable hashes (in the
-    /// records' order), and each index's order (ordinals).
+    /// records' order), and each index's order (ordinals) and the kinds of
+    /// each of its keys' values (after the indexes in the directory).
     mutating func addEntity(
         name: String, records: [(sequence: Int64, version: Int64, bytes: [UInt8])], identityWidth: Int,
         identities: [UInt8], hashes: [UInt64], indexes: [(keys: [String], order: [Int32], kinds: [_KeyKinds])]
