@@ -37,9 +37,9 @@ import Testing
             try context.save()
         }
         let reopened = try ObjectStore(for: Note.self, persistence: DirectoryPersistence(folder: url))
-        #expect(Dictionary(uniqueKeysWithValues: reopened.objects(Note.self).map { ($0.id, $0) }) == expected)
-        #expect(reopened.version == 60)
-        #expect(reopened.objects(Note.self).map(\.id) == store.objects(Note.self).map(\.id))   // first-insertion order kept
+        expectEqual(Dictionary(uniqueKeysWithValues: reopened.objects(Note.self).map { ($0.id, $0) }), expected)
+        expectEqual(reopened.version, 60)
+        expectEqual(reopened.objects(Note.self).map(\.id), store.objects(Note.self).map(\.id))   // first-insertion order kept
     }
 
     @Test func twoStoresOnOneFolderSeeEachOthersSavesAndConflicts() throws {
@@ -51,10 +51,10 @@ import Testing
         try ca.save()
         try cb.insert(Note(id: 2, group: nil, rank: 2))
         try cb.save()
-        #expect(b.objects(Note.self).map(\.id) == [1, 2])
+        expectEqual(b.objects(Note.self).map(\.id), [1, 2])
         // b's context never read record 1: updating it is a conflict, as on the journal file.
         try cb.update(Note(id: 1, group: nil, rank: 5))
-        #expect(throws: StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: nil, storeVersion: 1)])) { try cb.save() }
+        expectThrows(StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: nil, storeVersion: 1)])) { try cb.save() }
         cb.mergePolicy = .overwrite
         try cb.save()
         try a.mergeExternalChanges()

@@ -118,9 +118,9 @@ import Testing
                 guard let old = shown[id], let now = try view.object(Note.self, id: id) else { continue }
                 let changed = Self.differing(old, now)
                 if let keysReported = reported[id] {
-                    #expect(keysReported == changed, "\(context): object \(id) reported \(String(describing: keysReported)), changed \(changed.sorted())")
+                    expectEqual(keysReported, changed, "\(context): object \(id) reported \(String(describing: keysReported)), changed \(changed.sorted())")
                     if controller.deliversWholeChanges {
-                        #expect(keys.whole[id] == changed, "\(context): the whole change's keys of \(id)")
+                        expectEqual(keys.whole[id], changed, "\(context): the whole change's keys of \(id)")
                     }
                 } else {
                     #expect(changed.isEmpty, "\(context): object \(id) changed \(changed.sorted()), not reported")
@@ -139,11 +139,11 @@ import Testing
             var name: String
             var size: Double
         }
-        #expect(Plain._changedKeys(from: Plain(id: 1, name: "a", size: 1), to: Plain(id: 1, name: "b", size: 1)) == ["name"])
-        #expect(Plain._changedKeys(from: Plain(id: 1, name: "a", size: 1), to: Plain(id: 1, name: "a", size: 1)) == [])
+        expectEqual(Plain._changedKeys(from: Plain(id: 1, name: "a", size: 1), to: Plain(id: 1, name: "b", size: 1)), ["name"])
+        expectEqual(Plain._changedKeys(from: Plain(id: 1, name: "a", size: 1), to: Plain(id: 1, name: "a", size: 1)), [])
         let a = DynamicObject(fields: DynamicRecord(fields: [("id", .int(1)), ("x", .int(1)), ("y", .string("é"))]))
         let b = DynamicObject(fields: DynamicRecord(fields: [("id", .int(1)), ("x", .double(1)), ("z", .null)]))
-        #expect(DynamicObject._changedKeys(from: a, to: b) == ["x", "y", "z"])
+        expectEqual(DynamicObject._changedKeys(from: a, to: b), ["x", "y", "z"])
         // A declared table that does not name the property that changed: the encoded field.
         struct Partial: Record, Codable {
             var id: Int
@@ -151,7 +151,7 @@ import Testing
             var hidden: Int
             static let recordKeys: RecordKeys<Partial> = ["shown": RecordKey(\.shown)]
         }
-        #expect(Partial._changedKeys(from: Partial(id: 1, shown: "a", hidden: 1), to: Partial(id: 1, shown: "a", hidden: 2)) == ["hidden"])
-        #expect(Partial._changedKeys(from: Partial(id: 1, shown: "a", hidden: 1), to: Partial(id: 1, shown: "b", hidden: 2)) == ["shown"])
+        expectEqual(Partial._changedKeys(from: Partial(id: 1, shown: "a", hidden: 1), to: Partial(id: 1, shown: "a", hidden: 2)), ["hidden"])
+        expectEqual(Partial._changedKeys(from: Partial(id: 1, shown: "a", hidden: 1), to: Partial(id: 1, shown: "b", hidden: 2)), ["shown"])
     }
 }

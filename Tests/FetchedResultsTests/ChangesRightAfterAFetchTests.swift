@@ -50,9 +50,9 @@ import TableTestSupport
                 try context.save()
                 let where_ = "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round), step \(step)"
                 let expected = try context.fetch(request)
-                #expect(controller.fetchedObjects?.map(\.id) == expected.map(\.id), "\(where_)")
+                expectEqual(controller.fetchedObjects?.map(\.id), expected.map(\.id), "\(where_)")
                 let replayed = replayCoreData(recorder.take(), on: before)
-                #expect(replayed.flatMap(\.rows).map(\.id) == expected.map(\.id), "\(where_): the reported change replayed")
+                expectEqual(replayed.flatMap(\.rows).map(\.id), expected.map(\.id), "\(where_): the reported change replayed")
                 if let last = expected.last { #expect(controller.indexPath(for: last) != nil, "\(where_)") }
             }
         }

@@ -11,28 +11,28 @@ import Testing
     // MARK: The tables
 
     @Test func titlesOfEachTable() {
-        #expect(TableIndexCollation.english.sectionTitles == latin + ["#"])
-        #expect(TableIndexCollation(localeIdentifier: "de").sectionTitles == latin + ["#"])
-        #expect(TableIndexCollation(localeIdentifier: "sv_SE").sectionTitles == latin + ["Å", "Ä", "Ö", "#"])
-        #expect(TableIndexCollation(localeIdentifier: "fi").sectionTitles == latin + ["Å", "Ä", "Ö", "#"])
-        #expect(TableIndexCollation(localeIdentifier: "nb-NO").sectionTitles == latin + ["Æ", "Ø", "Å", "#"])
-        #expect(TableIndexCollation(localeIdentifier: "es").sectionTitles.prefix(16).suffix(3) == ["N", "Ñ", "O"])
+        expectEqual(TableIndexCollation.english.sectionTitles, latin + ["#"])
+        expectEqual(TableIndexCollation(localeIdentifier: "de").sectionTitles, latin + ["#"])
+        expectEqual(TableIndexCollation(localeIdentifier: "sv_SE").sectionTitles, latin + ["Å", "Ä", "Ö", "#"])
+        expectEqual(TableIndexCollation(localeIdentifier: "fi").sectionTitles, latin + ["Å", "Ä", "Ö", "#"])
+        expectEqual(TableIndexCollation(localeIdentifier: "nb-NO").sectionTitles, latin + ["Æ", "Ø", "Å", "#"])
+        expectEqual(TableIndexCollation(localeIdentifier: "es").sectionTitles.prefix(16).suffix(3), ["N", "Ñ", "O"])
         let russian = "А Б В Г Д Е Ж З И Й К Л М Н О П Р С Т У Ф Х Ц Ч Ш Щ Ы Э Ю Я".split(separator: " ").map(String.init)
-        #expect(TableIndexCollation(localeIdentifier: "ru_RU").sectionTitles == russian + latin + ["#"])
+        expectEqual(TableIndexCollation(localeIdentifier: "ru_RU").sectionTitles, russian + latin + ["#"])
         let greek = "Α Β Γ Δ Ε Ζ Η Θ Ι Κ Λ Μ Ν Ξ Ο Π Ρ Σ Τ Υ Φ Χ Ψ Ω".split(separator: " ").map(String.init)
-        #expect(TableIndexCollation(locale: Locale(identifier: "el_GR")).sectionTitles == greek + latin + ["#"])
+        expectEqual(TableIndexCollation(locale: Locale(identifier: "el_GR")).sectionTitles, greek + latin + ["#"])
         for collation in ["en", "de", "sv", "ru", "el", "ja", "zh_Hans_CN", ""].map(TableIndexCollation.init(localeIdentifier:)) {
-            #expect(collation.sectionIndexTitles == collation.sectionTitles)
-            #expect(Set(collation.sectionTitles).count == collation.sectionTitles.count)
+            expectEqual(collation.sectionIndexTitles, collation.sectionTitles)
+            expectEqual(Set(collation.sectionTitles).count, collation.sectionTitles.count)
         }
     }
 
     @Test func localesWithoutATableUseEnglish() {
         for identifier in ["fr_FR", "ja", "zh-Hans", "", "x", "ar"] {
-            #expect(TableIndexCollation(localeIdentifier: identifier) == .english, "\(identifier)")
+            expectEqual(TableIndexCollation(localeIdentifier: identifier), .english, "\(identifier)")
         }
-        #expect(TableIndexCollation(locale: Locale(identifier: "de_AT")).tableIdentifier == "de")
-        #expect(TableIndexCollation(localeIdentifier: "DE").tableIdentifier == "de")
+        expectEqual(TableIndexCollation(locale: Locale(identifier: "de_AT")).tableIdentifier, "de")
+        expectEqual(TableIndexCollation(localeIdentifier: "DE").tableIdentifier, "de")
         #expect(TableIndexCollation(localeIdentifier: "de") != .english)
     }
 
@@ -42,40 +42,38 @@ import Testing
     }
 
     @Test func sectionsOfNames() {
-        #expect(titles("de", ["Ärger", "Özil", "Über", "ßen", "abel", "Ångström", "Æsop", "Łukasz", "Øre", "Ñandú", "É\u{301}", "E\u{301}mile"])
-            == ["A", "O", "U", "S", "A", "A", "A", "L", "O", "N", "E", "E"])
-        #expect(titles("sv", ["Ärla", "A\u{308}rla", "Åsa", "Örjan", "Anna", "Ünal", "Æsa", "Øre", "Wiktor"]) == ["Ä", "Ä", "Å", "Ö", "A", "Y", "Ä", "Ö", "W"])
-        #expect(titles("da", ["Ærø", "Ødegaard", "Åse", "Ärla", "Östen"]) == ["Æ", "Ø", "Å", "Æ", "Ø"])
-        #expect(titles("es", ["Ñandú", "Núñez", "ñu"]) == ["Ñ", "N", "Ñ"])
-        #expect(titles("ru", ["Ёлкин", "Йода", "йогурт", "Иван", "Щука", "Ъ", "Ыр", "Ьх", "Anna", "Ärger", "王"]) == ["Е", "Й", "Й", "И", "Щ", "Щ", "Ы", "Ы", "A", "A", "#"])
-        #expect(titles("el", ["Άννα", "ωμέγα", "ςx", "Ϊ", "Zoe", "Жанна"]) == ["Α", "Ω", "Σ", "Ι", "Z", "#"])
-        #expect(titles("en", ["", "123", "😀 Smile", "王", "  'anna", "(Bob)", "---", "Жанна", "Ωmega", "\u{301}x"]) == ["#", "#", "#", "#", "A", "B", "#", "#", "#", "X"])
+        expectEqual(titles("de", ["Ärger", "Özil", "Über", "ßen", "abel", "Ångström", "Æsop", "Łukasz", "Øre", "Ñandú", "É\u{301}", "E\u{301}mile"]), ["A", "O", "U", "S", "A", "A", "A", "L", "O", "N", "E", "E"])
+        expectEqual(titles("sv", ["Ärla", "A\u{308}rla", "Åsa", "Örjan", "Anna", "Ünal", "Æsa", "Øre", "Wiktor"]), ["Ä", "Ä", "Å", "Ö", "A", "Y", "Ä", "Ö", "W"])
+        expectEqual(titles("da", ["Ærø", "Ødegaard", "Åse", "Ärla", "Östen"]), ["Æ", "Ø", "Å", "Æ", "Ø"])
+        expectEqual(titles("es", ["Ñandú", "Núñez", "ñu"]), ["Ñ", "N", "Ñ"])
+        expectEqual(titles("ru", ["Ёлкин", "Йода", "йогурт", "Иван", "Щука", "Ъ", "Ыр", "Ьх", "Anna", "Ärger", "王"]), ["Е", "Й", "Й", "И", "Щ", "Щ", "Ы", "Ы", "A", "A", "#"])
+        expectEqual(titles("el", ["Άννα", "ωμέγα", "ςx", "Ϊ", "Zoe", "Жанна"]), ["Α", "Ω", "Σ", "Ι", "Z", "#"])
+        expectEqual(titles("en", ["", "123", "😀 Smile", "王", "  'anna", "(Bob)", "---", "Жанна", "Ωmega", "\u{301}x"]), ["#", "#", "#", "#", "A", "B", "#", "#", "#", "X"])
     }
 
     @Test func sortingWithinAndAcrossSections() {
         let german = TableIndexCollation(localeIdentifier: "de")
-        #expect(german.sortedArray(from: ["Zoe", "Ärger", "Abel", "Adam", "Äbte", "adam"]) == ["Abel", "Äbte", "Adam", "adam", "Ärger", "Zoe"])
-        #expect(german.sortedArray(from: ["Müller", "Muller", "Mueller", "Mulle"]) == ["Mueller", "Mulle", "Muller", "Müller"])
-        #expect(german.sortedArray(from: ["Strauss", "Strauß", "Straus"]) == ["Straus", "Strauss", "Strauß"])
+        expectEqual(german.sortedArray(from: ["Zoe", "Ärger", "Abel", "Adam", "Äbte", "adam"]), ["Abel", "Äbte", "Adam", "adam", "Ärger", "Zoe"])
+        expectEqual(german.sortedArray(from: ["Müller", "Muller", "Mueller", "Mulle"]), ["Mueller", "Mulle", "Muller", "Müller"])
+        expectEqual(german.sortedArray(from: ["Strauss", "Strauß", "Straus"]), ["Straus", "Strauss", "Strauß"])
         let swedish = TableIndexCollation(localeIdentifier: "sv")
-        #expect(swedish.sortedArray(from: ["Örjan", "Åsa", "Anna", "Ärla", "Zara", "Håkan", "Hans", "Hörberg"])
-            == ["Anna", "Hans", "Håkan", "Hörberg", "Zara", "Åsa", "Ärla", "Örjan"])
+        expectEqual(swedish.sortedArray(from: ["Örjan", "Åsa", "Anna", "Ärla", "Zara", "Håkan", "Hans", "Hörberg"]), ["Anna", "Hans", "Håkan", "Hörberg", "Zara", "Åsa", "Ärla", "Örjan"])
         // Digits, symbols and the unknown go last, into #.
-        #expect(german.sortedArray(from: ["7 Zwerge", "Bob", "王", "😀", ""]) == ["Bob", "", "😀", "7 Zwerge", "王"])
-        #expect(german.compare("Anna", "anna") == .orderedAscending)
-        #expect(german.compare("é", "e\u{301}") == .orderedSame)
-        #expect(german.compare("b", "Ä") == .orderedDescending)
+        expectEqual(german.sortedArray(from: ["7 Zwerge", "Bob", "王", "😀", ""]), ["Bob", "", "😀", "7 Zwerge", "王"])
+        expectEqual(german.compare("Anna", "anna"), .orderedAscending)
+        expectEqual(german.compare("é", "e\u{301}"), .orderedSame)
+        expectEqual(german.compare("b", "Ä"), .orderedDescending)
         // Elements keep their order when their strings are the same.
         let pairs = [(1, "b"), (2, "a"), (3, "b"), (4, "a")]
-        #expect(german.sortedArray(from: pairs) { $0.1 }.map(\.0) == [2, 4, 1, 3])
+        expectEqual(german.sortedArray(from: pairs) { $0.1 }.map(\.0), [2, 4, 1, 3])
     }
 
     @Test func indexTitlesJump() {
         let swedish = TableIndexCollation(localeIdentifier: "sv")
-        #expect(swedish.section(forSectionIndexTitle: "Å") == 26)
-        #expect(swedish.section(forSectionIndexTitle: "#") == 29)
+        expectEqual(swedish.section(forSectionIndexTitle: "Å"), 26)
+        expectEqual(swedish.section(forSectionIndexTitle: "#"), 29)
         #expect(swedish.section(forSectionIndexTitle: "Ü") == nil)
-        #expect(swedish.section(forSectionIndexTitleAt: 3) == 3)
+        expectEqual(swedish.section(forSectionIndexTitleAt: 3), 3)
         #expect(swedish.section(forSectionIndexTitleAt: 30) == nil)
         #expect(swedish.section(forSectionIndexTitleAt: -1) == nil)
     }
@@ -97,18 +95,18 @@ import Testing
             fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("group", collation: german)]),
             context: context, sectionNameKeyPath: "group", sectionCollation: german)
         try controller.performFetch()
-        #expect(controller.sections?.map(\.name) == ["A", "O", "U", "Z", "#"])
-        #expect(controller.sections?.map { $0.objects.map { $0.group ?? "nil" } } == [["Abel", "Äbte", "Adam"], ["Otto", "Özil"], ["Über", "ulla"], ["zoe"], ["nil", "42"]])
-        #expect(controller.sections?.map(\.indexTitle) == ["A", "O", "U", "Z", "#"])
-        #expect(controller.sectionIndexTitles == ["A", "O", "U", "Z", "#"])
-        #expect(controller.section(forSectionIndexTitle: "U", at: 2) == 2)
+        expectEqual(controller.sections?.map(\.name), ["A", "O", "U", "Z", "#"])
+        expectEqual(controller.sections?.map { $0.objects.map { $0.group ?? "nil" } }, [["Abel", "Äbte", "Adam"], ["Otto", "Özil"], ["Über", "ulla"], ["zoe"], ["nil", "42"]])
+        expectEqual(controller.sections?.map(\.indexTitle), ["A", "O", "U", "Z", "#"])
+        expectEqual(controller.sectionIndexTitles, ["A", "O", "U", "Z", "#"])
+        expectEqual(controller.section(forSectionIndexTitle: "U", at: 2), 2)
         #expect(controller.section(forSectionIndexTitle: "B", at: 1) == nil)
         controller.showsEveryCollationIndexTitle = true
-        #expect(controller.sectionIndexTitles == german.sectionIndexTitles)
-        #expect(controller.section(forSectionIndexTitle: "B", at: 1) == 1)   // the next section: O
-        #expect(controller.section(forSectionIndexTitle: "A", at: 0) == 0)
+        expectEqual(controller.sectionIndexTitles, german.sectionIndexTitles)
+        expectEqual(controller.section(forSectionIndexTitle: "B", at: 1), 1)   // the next section: O
+        expectEqual(controller.section(forSectionIndexTitle: "A", at: 0), 0)
         #expect(controller.section(forSectionIndexTitle: "Ö", at: 0) == nil)
-        #expect("\(SortKey("group", ascending: false, collation: german))" == "-@de:group")
+        expectEqual("\(SortKey("group", ascending: false, collation: german))", "-@de:group")
     }
 
     @Test func descendingCollationSections() throws {
@@ -118,10 +116,10 @@ import Testing
             fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("group", ascending: false, collation: swedish)]),
             context: context, sectionNameKeyPath: "group", sectionCollation: swedish)
         try controller.performFetch()
-        #expect(controller.sections?.map(\.name) == ["#", "Ö", "Ä", "Å", "Z", "A"])
+        expectEqual(controller.sections?.map(\.name), ["#", "Ö", "Ä", "Å", "Z", "A"])
         controller.showsEveryCollationIndexTitle = true
-        #expect(controller.sectionIndexTitles.first == "#")
-        #expect(controller.section(forSectionIndexTitle: "B", at: 28) == 5)   // after B, in this order: A
+        expectEqual(controller.sectionIndexTitles.first, "#")
+        expectEqual(controller.section(forSectionIndexTitle: "B", at: 28), 5)   // after B, in this order: A
     }
 
     /// First letters, each with the section title every table files it under.
@@ -224,14 +222,14 @@ import Testing
             #expect(!places.contains(-1), "\(where_): \(sections.map(\.name))")
             #expect(zip(places, places.dropFirst()).allSatisfy { ascending ? $0 < $1 : $0 > $1 }, "\(where_): \(sections.map(\.name))")
             #expect(sections.allSatisfy { $0.numberOfObjects > 0 }, "\(where_)")
-            #expect(sections.reduce(0) { $0 + $1.numberOfObjects } == names.count, "\(where_)")
+            expectEqual(sections.reduce(0) { $0 + $1.numberOfObjects }, names.count, "\(where_)")
             // Every name in the section its first letter says (the independent oracle), and section(for:) agrees.
             let expected = Dictionary(names.map { ($0.0 ?? "", $0.1?.title(collation.tableIdentifier) ?? "#") }, uniquingKeysWith: { a, _ in a })
             for section in sections {
                 let objects = section.objects
                 for note in objects {
-                    #expect(section.name == expected[note.group ?? ""], "\(where_): \(String(reflecting: note.group)) in \(section.name)")
-                    #expect(section.name == collation.sectionTitle(for: note.group ?? ""), "\(where_)")
+                    expectEqual(section.name, expected[note.group ?? ""], "\(where_): \(String(reflecting: note.group)) in \(section.name)")
+                    expectEqual(section.name, collation.sectionTitle(for: note.group ?? ""), "\(where_)")
                 }
                 // Rows in the collation's order.
                 for (a, b) in zip(objects, objects.dropFirst()) {
@@ -267,7 +265,7 @@ import Testing
             following.delegate = recorder
             for (k, name) in names.enumerated() { try context.insert(Note(id: k, group: name, rank: k)) }
             try context.save()
-            #expect(whole.fetchedObjects?.map(\.id) == following.fetchedObjects?.map(\.id), "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round), \(sortKeys)")
+            expectEqual(whole.fetchedObjects?.map(\.id), following.fetchedObjects?.map(\.id), "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round), \(sortKeys)")
         }
     }
 }

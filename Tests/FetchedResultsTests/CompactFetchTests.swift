@@ -68,11 +68,11 @@ import Testing
             }
             index.slots._checkInvariants()
             guard step % 97 == 0 || step == steps - 1 else { continue }
-            #expect(index.count == oracle.count, "seed \(seed), step \(step)")
+            expectEqual(index.count, oracle.count, "seed \(seed), step \(step)")
             for value in 0..<next {
                 let id = Colliding.ID(value: value)
                 #expect(index.chunk(for: id) === oracle[id], "seed \(seed), step \(step): \(value)")
-                if let (chunk, offset) = index.locate(id) { #expect(chunk.ids[offset] == id) }
+                if let (chunk, offset) = index.locate(id) { expectEqual(chunk.ids[offset], id) }
             }
         }
     }
@@ -104,7 +104,7 @@ import Testing
                     oracle.removeLast()
                 }
             }
-            #expect(versions.count == oracle.count, "seed \(seed), round \(round)")
+            expectEqual(versions.count, oracle.count, "seed \(seed), round \(round)")
             #expect(oracle.indices.allSatisfy { versions[$0] == oracle[$0] }, "seed \(seed), round \(round)")
         }
     }
@@ -238,9 +238,9 @@ import Testing
                         values.append(_SortValue(value, comparison: comparison))
                     }
                     let columns = _SortColumns([made.column()])
-                    #expect(made.count == 0, "the column owns the values now")
+                    expectEqual(made.count, 0, "the column owns the values now")
                     for k in 0..<count {
-                        #expect(_SortValue.compare(columns.sortValues(at: k).first, values[k]) == 0, "seed \(seed), \(draw), \(comparison), value \(k)")
+                        expectEqual(_SortValue.compare(columns.sortValues(at: k).first, values[k]), 0, "seed \(seed), \(draw), \(comparison), value \(k)")
                     }
                 }
             }
@@ -259,10 +259,10 @@ import Testing
         try context.save()
         let sortKeys = [SortKey("name"), SortKey("age"), SortKey("name", comparison: .collation(TableIndexCollation(localeIdentifier: "de")))]
         let failing = FetchRequest<DynamicObject>(predicate: try RecordPredicate(format: "age >= 0"), sortKeys: sortKeys)
-        #expect(throws: FetchError.self) { try context.fetch(failing) }
+        expectThrows(FetchError.self) { try context.fetch(failing) }
         try context.delete(try #require(context.fetch(FetchRequest<DynamicObject>(predicate: try RecordPredicate(format: "id == 300"), sortKeys: [SortKey("id")])).first))
         try context.save()
-        #expect(try context.fetch(failing).count == 499)
+        try expectEqual(context.fetch(failing).count, 499)
     }
 
     /// Fetches of one to three sort keys over columns of every draw, with a
@@ -305,7 +305,7 @@ import Testing
             let context = ObjectContext(store: try ObjectStore(records: objects))
             let fetched = try context.fetch(request).map(\.id)
             let context2 = "seed \(seed), round \(round): \(draws), ascending \(ascending)"
-            #expect(fetched == narrowed.map { RecordValue.int($0) }, "\(context2)")
+            expectEqual(fetched, narrowed.map { RecordValue.int($0) }, "\(context2)")
             // A controller sectioned by the first key: the same order, and a
             // section per run of the first key's values (as names).
             let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: "k0")
@@ -315,13 +315,13 @@ import Testing
             guard Set(runs).count == runs.count else {
                 // Two values with one name (1 and 1.0, a missing key and ""),
                 // apart: the sections are out of order.
-                #expect(throws: FetchError.self, "\(context2)") { try controller.performFetch() }
+                expectThrows(FetchError.self, "\(context2)") { try controller.performFetch() }
                 continue
             }
             try controller.performFetch()
-            #expect(controller.fetchedObjects?.map(\.id) == narrowed.map { RecordValue.int($0) }, "\(context2)")
-            #expect(controller.sections?.map(\.name) == runs, "\(context2)")
-            #expect(controller.sections?.map(\.numberOfObjects).reduce(0, +) == narrowed.count)
+            expectEqual(controller.fetchedObjects?.map(\.id), narrowed.map { RecordValue.int($0) }, "\(context2)")
+            expectEqual(controller.sections?.map(\.name), runs, "\(context2)")
+            expectEqual(controller.sections?.map(\.numberOfObjects).reduce(0, +), narrowed.count)
         }
     }
 }

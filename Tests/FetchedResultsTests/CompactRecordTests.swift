@@ -84,26 +84,26 @@ import Testing
         for _ in 0..<200 {
             let (record, model) = Self.record(&g, depth: 0)
             #expect(Self.identical(record.fields, model), "seed \(seed)")
-            #expect(record.keys == model.map(\.key))
-            #expect(record.count == model.count)
-            for (key, value) in model { #expect(record[key].map { _identical($0, value) } == true, "seed \(seed): \(key)") }
+            expectEqual(record.keys, model.map(\.key))
+            expectEqual(record.count, model.count)
+            for (key, value) in model { expectEqual(record[key].map { _identical($0, value) }, true, "seed \(seed): \(key)") }
             #expect(record["absent key"] == nil)
             // Equality and hashing as the fields' (in any order). With NaN
             // inside, equality depends on whether the two share what holds
             // it (as it did when values were arrays): not asked.
             let rebuilt = DynamicRecord(fields: model.reversed())
             if !model.contains(where: { Self.holdsNaN($0.value) }) {
-                #expect(record == rebuilt, "seed \(seed)")
-                #expect(record.hashValue == rebuilt.hashValue)
+                expectEqual(record, rebuilt, "seed \(seed)")
+                expectEqual(record.hashValue, rebuilt.hashValue)
             }
             // JSON round trip, key order kept (NaN and infinities are written as null).
             let text = JSON.string(.record(record))
-            #expect(text == JSON.string(.record(DynamicRecord(fields: model))))
-            if let back = try? JSON.parse(text) { #expect(JSON.string(back) == text) }
+            expectEqual(text, JSON.string(.record(DynamicRecord(fields: model))))
+            if let back = try? JSON.parse(text) { expectEqual(JSON.string(back), text) }
             // Codable round trip (JSONEncoder refuses NaN and infinities; a
             // lone "$date" key reads as a date, as ever).
             if !text.contains("$date"), let encoded = try? JSONEncoder().encode(RecordValue.record(record)) {
-                #expect(try JSONDecoder().decode(RecordValue.self, from: encoded) == .record(record), "seed \(seed)")
+                try expectEqual(JSONDecoder().decode(RecordValue.self, from: encoded), .record(record), "seed \(seed)")
             }
         }
     }
@@ -151,9 +151,9 @@ import Testing
             } catch {
                 continue   // {"$date":"Anna"} is not a date
             }
-            #expect(read.count == given.count)
+            expectEqual(read.count, given.count)
             for (value, fields) in zip(read, given) {
-                #expect(JSON.string(value) == JSON.string(.record(DynamicRecord(fields: fields))), "seed \(seed)")
+                expectEqual(JSON.string(value), JSON.string(.record(DynamicRecord(fields: fields))), "seed \(seed)")
                 guard let record = value.asRecord else {
                     Issue.record("seed \(seed): not a record")
                     continue
@@ -161,8 +161,8 @@ import Testing
                 let rebuilt = DynamicRecord(fields: record.fields)
                 #expect(Self.identical(record.fields, rebuilt.fields))
                 if !record.fields.contains(where: { Self.holdsNaN($0.value) }) {   // NaN equals nothing
-                    #expect(record == rebuilt)
-                    #expect(record.hashValue == rebuilt.hashValue)
+                    expectEqual(record, rebuilt)
+                    expectEqual(record.hashValue, rebuilt.hashValue)
                 }
             }
         }
@@ -171,23 +171,23 @@ import Testing
     @Test func anObjectKeepsTheIdentityItWasMadeWith() throws {
         let record = DynamicRecord(fields: [("id", 7), ("name", "Anna")])
         var object = DynamicObject(fields: record)
-        #expect(object.id == 7)
+        expectEqual(object.id, 7)
         #expect(object._identity == nil)   // the id field: nothing kept beside it
         object.fields["id"] = 8
-        #expect(object.id == 7)
+        expectEqual(object.id, 7)
         object.fields["id"] = nil
-        #expect(object.id == 7)
-        #expect(object.fields.keys == ["name"])
+        expectEqual(object.id, 7)
+        expectEqual(object.fields.keys, ["name"])
         object.id = "x"
-        #expect(object.id == "x")
+        expectEqual(object.id, "x")
         var keyed = DynamicObject(fields: DynamicRecord(fields: [("key", "a"), ("id", 1)]), idKey: "key")
-        #expect(keyed.id == "a")
+        expectEqual(keyed.id, "a")
         keyed.fields["key"] = "b"
-        #expect(keyed.id == "a")
-        #expect(DynamicObject(fields: DynamicRecord(fields: [("n", 1)])).id == .null)
+        expectEqual(keyed.id, "a")
+        expectEqual(DynamicObject(fields: DynamicRecord(fields: [("n", 1)])).id, .null)
         // An id field of another kind or other bytes than the identity is not taken for it.
         let decomposed = DynamicObject(fields: DynamicRecord(fields: [("key", "e\u{301}"), ("id", "\u{E9}")]), idKey: "key")
-        #expect(decomposed.id.asString.map { Array($0.utf8) } == Array("e\u{301}".utf8))
+        expectEqual(decomposed.id.asString.map { Array($0.utf8) }, Array("e\u{301}".utf8))
         let double = DynamicObject(fields: DynamicRecord(fields: [("key", 1.0), ("id", 1)]), idKey: "key")
         #expect(_identical(double.id, .double(1)))
         // Codable as before: {"id": …, "fields": {…}} (JSON writes 1.0 as 1).
@@ -195,9 +195,9 @@ import Testing
             let data = try JSONEncoder().encode(original)
             let decoded = try JSONDecoder().decode(DynamicObject.self, from: data)
             if original.id.kindName != "double" { #expect(_identical(decoded.id, original.id)) }
-            #expect(decoded == original)
+            expectEqual(decoded, original)
             let plain = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            #expect(plain.map { Set($0.keys) } == ["id", "fields"])
+            expectEqual(plain.map { Set($0.keys) }, ["id", "fields"])
         }
     }
 
@@ -218,7 +218,7 @@ import Testing
                 switch g.int(0..<3) {
                 case 0:
                     let existing = index.insert(Key(value: key), at: records.count, in: records)
-                    #expect(existing == model[key], "seed \(seed)")
+                    expectEqual(existing, model[key], "seed \(seed)")
                     if existing == nil {
                         model[key] = records.count
                         records.append(Item(id: Key(value: key)))
@@ -228,7 +228,7 @@ import Testing
                         #expect(model[key] == nil, "seed \(seed)")
                         continue
                     }
-                    #expect(model.removeValue(forKey: key) == k, "seed \(seed)")
+                    expectEqual(model.removeValue(forKey: key), k, "seed \(seed)")
                     let last = records.count - 1
                     if k != last {
                         index.move(records[last].id, from: last, to: k, in: records)
@@ -237,12 +237,12 @@ import Testing
                     }
                     records.removeLast()
                 default:
-                    #expect(index.position(of: Key(value: key), in: records) == model[key], "seed \(seed)")
+                    expectEqual(index.position(of: Key(value: key), in: records), model[key], "seed \(seed)")
                 }
-                #expect(index.count == model.count)
+                expectEqual(index.count, model.count)
                 index.slots._checkInvariants()
             }
-            for (key, k) in model { #expect(index.position(of: Key(value: key), in: records) == k, "seed \(seed)") }
+            for (key, k) in model { expectEqual(index.position(of: Key(value: key), in: records), k, "seed \(seed)") }
         }
     }
 
@@ -268,11 +268,11 @@ import Testing
             try context.save()
         }
         let reopened = try ObjectStore(for: DynamicObject.self, fileURL: url)
-        #expect(reopened.count == objects.count - 1)
+        expectEqual(reopened.count, objects.count - 1)
         for object in objects where object.id != objects[5].id {
             let read = try #require(reopened.object(DynamicObject.self, id: object.id))
-            #expect(read == object, "seed \(seed)")
-            #expect(JSON.string(.record(read.fields)) == JSON.string(.record(object.fields)))
+            expectEqual(read, object, "seed \(seed)")
+            expectEqual(JSON.string(.record(read.fields)), JSON.string(.record(object.fields)))
         }
         #expect(reopened.object(DynamicObject.self, id: objects[5].id) == nil)
     }

@@ -56,8 +56,8 @@ import Testing
                     return [number * 10, number * 10 + 1]
                 }
                 let where_ = "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round), step \(step)"
-                #expect(records == [number * 10, number * 10 + 1], "\(where_)")
-                #expect(read == !oracle.contains(number), "\(where_)")
+                expectEqual(records, [number * 10, number * 10 + 1], "\(where_)")
+                expectEqual(read, !oracle.contains(number), "\(where_)")
                 if !oracle.contains(number) {
                     oracle.append(number)
                     if oracle.count > capacity { oracle.removeFirst() }
@@ -96,16 +96,16 @@ import Testing
             }
             let where_ = "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round): \(names)"
             #expect(runs.runs == expected && merged.runs == expected, "\(where_)")
-            #expect(runs.count == names.count, "\(where_)")
+            expectEqual(runs.count, names.count, "\(where_)")
             #expect(runs.firstRepeat == firstRepeat && merged.firstRepeat == nil, "\(where_)")
-            #expect(inOrder.firstIndex(of: false) == firstRepeat?.offset, "\(where_)")
+            expectEqual(inOrder.firstIndex(of: false), firstRepeat?.offset, "\(where_)")
         }
         // Runs of several objects at once, and an empty one.
         var runs = _SectionRuns(checkingOrder: true)
         runs.append("", count: 0)
-        #expect(runs.runs == [_SectionRun(name: "", count: 0)])
+        expectEqual(runs.runs, [_SectionRun(name: "", count: 0)])
         let inOrder = [runs.append("a", count: 3), runs.append("a", count: 2), runs.append("b", count: 1), runs.append("a", count: 4)]
-        #expect(inOrder == [true, true, true, false])
+        expectEqual(inOrder, [true, true, true, false])
         #expect(runs.runs.map(\.count) == [0, 5, 1, 4] && runs.count == 10 && runs.firstRepeat == _SectionRuns.Repeat(offset: 6, name: "a"))
     }
 
@@ -128,18 +128,18 @@ import Testing
         let recorder = Recorder()
         controller.delegate = recorder
         try controller.performFetch()
-        #expect(controller.sectionIndexTitles == ["A", "B", "C"])
-        #expect(controller.fetchedObjects?.map(\.id) == [1, 2, 3])   // every batch read
+        expectEqual(controller.sectionIndexTitles, ["A", "B", "C"])
+        expectEqual(controller.fetchedObjects?.map(\.id), [1, 2, 3])   // every batch read
         try context.update(Note(id: 3, group: "a", rank: 3))   // a, b, a: "a" twice
         try context.save()
-        #expect(controller.lastError == .sectionsOutOfOrder(index: 2, sectionName: "a"))
+        expectEqual(controller.lastError, .sectionsOutOfOrder(index: 2, sectionName: "a"))
         controller._checkInvariants()
         request.predicate = try RecordPredicate(format: "group != 'b'")
         controller.fetchRequest = request
         try controller.performFetch()
         #expect(controller.lastError == nil)
         #expect(controller.sections?.map(\.name) == ["a"] && controller.sectionIndexTitles == ["A"])
-        #expect(controller.fetchedObjects?.map(\.id) == [1, 3])
+        expectEqual(controller.fetchedObjects?.map(\.id), [1, 3])
         controller._checkInvariants()
     }
 
@@ -181,7 +181,7 @@ import Testing
                 let plain = FetchedResultsController(fetchRequest: request, context: context)
                 try plain.performFetch()
                 let objects = plain.fetchedObjects ?? []
-                #expect(controller.fetchedObjects?.map(\.id) == objects.map(\.id), "\(where_)")
+                expectEqual(controller.fetchedObjects?.map(\.id), objects.map(\.id), "\(where_)")
                 var runs: [(String, Int)] = []
                 for note in objects {
                     if let last = runs.last, last.0 == (note.group ?? "") { runs[runs.count - 1].1 += 1 } else { runs.append((note.group ?? "", 1)) }
@@ -236,7 +236,7 @@ import Testing
         controller.stopIndexing(["title"])
         #expect(controller.searchIndexBeingMade(["title"]) === second, "one user is left")
         #expect(controller.waitForSearchIndex(["title"], until: Date() + 60))
-        #expect(controller.searchIndex(["title"])?.count == Self.rows)
+        expectEqual(controller.searchIndex(["title"])?.count, Self.rows)
         controller.stopIndexing(["title"])
     }
 }

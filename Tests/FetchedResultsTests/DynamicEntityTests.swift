@@ -45,35 +45,35 @@ import Testing
         try context.insert(Self.object(["id": 2, "text": "Rain"]), entity: "Entry")
         try context.insert(Self.object(["id": 10, "type": "image", "entry": 1]), entity: "Medium")
         try context.insert(Self.object(["id": 11, "type": "image", "width": 3]), entity: "Photo")
-        #expect(try fields(context, "Entry", 1)?["media"] == .array([10]))
+        try expectEqual(fields(context, "Entry", 1)?["media"], .array([10]))
         // The other side: entry 2's media take the photo (a sub-entity of Medium).
         try context.update(Self.object(["id": 2, "text": "Rain", "media": [11]]), entity: "Entry")
-        #expect(try fields(context, "Photo", 11)?["entry"] == 2)
+        try expectEqual(fields(context, "Photo", 11)?["entry"], 2)
         // Read through its parent entity too: one record type.
-        #expect(try fields(context, "Medium", 11)?["width"] == 3)
+        try expectEqual(fields(context, "Medium", 11)?["width"], 3)
         // Moved: medium 10 goes to entry 2, entry 1 loses it.
         try context.update(Self.object(["id": 10, "type": "image", "entry": 2]), entity: "Medium")
-        #expect(try fields(context, "Entry", 1)?["media"] == .array([]))
-        #expect(try fields(context, "Entry", 2)?["media"] == .array([11, 10]))
+        try expectEqual(fields(context, "Entry", 1)?["media"], .array([]))
+        try expectEqual(fields(context, "Entry", 2)?["media"], .array([11, 10]))
         let rain = try #require(try context.object(DynamicObject.self, id: 2, entity: "Entry"))
-        #expect(try context.destinations(of: rain, relationship: "media", as: DynamicObject.self, entity: "Entry").map(\.id) == [11, 10])
+        try expectEqual(context.destinations(of: rain, relationship: "media", as: DynamicObject.self, entity: "Entry").map(\.id), [11, 10])
         let saved = try context.save()
-        #expect(Set(saved.insertedObjects.map(\.description)) == ["Entry 1", "Entry 2", "Medium 10", "Photo 11"])
-        #expect(try ids(context, "Entry", "ANY media.type == 'image' AND media.@count == 2") == [2])
+        expectEqual(Set(saved.insertedObjects.map(\.description)), ["Entry 1", "Entry 2", "Medium 10", "Photo 11"])
+        try expectEqual(ids(context, "Entry", "ANY media.type == 'image' AND media.@count == 2"), [2])
         // A request of Medium returns the photo too (its records are of Medium's type).
-        #expect(try ids(context, "Medium", "entry.text == 'Rain'", sortKeys: [SortKey("id", ascending: false)]) == [11, 10])
-        #expect(try ids(context, "Medium", "entry.text == 'Rain'", includesSubentities: false) == [10])
-        #expect(try ids(context, "Photo", "entry.text == 'Rain'") == [11])
-        #expect(try context.store.objects(ofEntity: "Medium").map(\.entityName) == ["Medium", "Photo"])
+        try expectEqual(ids(context, "Medium", "entry.text == 'Rain'", sortKeys: [SortKey("id", ascending: false)]), [11, 10])
+        try expectEqual(ids(context, "Medium", "entry.text == 'Rain'", includesSubentities: false), [10])
+        try expectEqual(ids(context, "Photo", "entry.text == 'Rain'"), [11])
+        try expectEqual(context.store.objects(ofEntity: "Medium").map(\.entityName), ["Medium", "Photo"])
         // A reference to a missing object is refused, nothing changed.
-        #expect(throws: ContextError.danglingReference(
+        expectThrows(ContextError.danglingReference(
             object: ObjectID(rootEntityName: "Medium", key: 12), relationship: "entry", destination: ObjectID(rootEntityName: "Entry", key: 9))
         ) {
             try context.insert(Self.object(["id": 12, "entry": 9]), entity: "Medium")
         }
         #expect(try fields(context, "Medium", 12) == nil)
         // An entity the model does not declare.
-        #expect(throws: ContextError.unknownEntity("Thing")) { try context.insert(Self.object(["id": 13]), entity: "Thing") }
+        expectThrows(ContextError.unknownEntity("Thing")) { try context.insert(Self.object(["id": 13]), entity: "Thing") }
         // Without an entity name, the record type is every entity's: refused, naming them.
         let unnamed = try #require(throws: ContextError.self) { try context.insert(Self.object(["id": 13])) }
         guard case .unknownEntity(let reason) = unnamed else {
@@ -84,9 +84,9 @@ import Testing
         // Cascade: entry 2 takes its media with it (the photo included).
         try context.delete(DynamicObject.self, id: 2, entity: "Entry")
         let deleted = try context.save()
-        #expect(Set(deleted.deletedObjects.map(\.description)) == ["Entry 2", "Medium 10", "Photo 11"])
+        expectEqual(Set(deleted.deletedObjects.map(\.description)), ["Entry 2", "Medium 10", "Photo 11"])
         #expect(try ids(context, "Medium").isEmpty)
-        #expect(try ids(context, "Entry") == [1])
+        try expectEqual(ids(context, "Entry"), [1])
     }
 
     /// A controller of the parent entity follows the sub-entity's objects
@@ -105,27 +105,27 @@ import Testing
         func shown() -> String {
             (controller.sections ?? []).map { "\($0.name): " + $0.objects.map { "\($0.id)" }.joined(separator: " ") }.joined(separator: " | ")
         }
-        #expect(shown() == "Fog: 10")
+        expectEqual(shown(), "Fog: 10")
         try context.insert(Self.object(["id": 11, "type": "image", "width": 3, "entry": 1]), entity: "Photo")
         context.processPendingChanges()
-        #expect(shown() == "Fog: 10 11")
-        #expect(recorder.events == ["insert 11 - → {0, 1}"])
+        expectEqual(shown(), "Fog: 10 11")
+        expectEqual(recorder.events, ["insert 11 - → {0, 1}"])
         // The entry's text is the section key of both: a new section, both move.
         try context.update(Self.object(["id": 1, "text": "Mist", "media": [10, 11]]), entity: "Entry")
         context.processPendingChanges()
-        #expect(shown() == "Mist: 10 11")
-        #expect(recorder.events.dropFirst() == ["delete section 0 Fog", "insert section 0 Mist", "move 10 {0, 0} → {0, 0}", "move 11 {0, 1} → {0, 1}"])
+        expectEqual(shown(), "Mist: 10 11")
+        expectEqual(recorder.events.dropFirst(), ["delete section 0 Fog", "insert section 0 Mist", "move 10 {0, 0} → {0, 0}", "move 11 {0, 1} → {0, 1}"])
         #expect(controller.lastError == nil && recorder.failures.isEmpty)
     }
 
     @Test func namesThatAreNoEntityAreErrors() {
-        #expect(throws: ObjectModelError.unknownEntityName(entity: "Entry", name: "Medum")) {
+        expectThrows(ObjectModelError.unknownEntityName(entity: "Entry", name: "Medum")) {
             try ObjectModel(.entity(named: "Entry", relationships: [.toMany("media", to: "Medum")]))
         }
-        #expect(throws: ObjectModelError.unknownEntityName(entity: "Photo", name: "Thing")) {
+        expectThrows(ObjectModelError.unknownEntityName(entity: "Photo", name: "Thing")) {
             try ObjectModel(.entity(named: "Photo", parent: "Thing"))
         }
-        #expect(throws: ObjectModelError.badInverse(entity: "Entry", relationship: "media", reason: "Medium has no relationship entry")) {
+        expectThrows(ObjectModelError.badInverse(entity: "Entry", relationship: "media", reason: "Medium has no relationship entry")) {
             try ObjectModel(.entity(named: "Entry", relationships: [.toMany("media", to: "Medium", inverse: "entry")]), .entity(named: "Medium"))
         }
     }
@@ -143,8 +143,8 @@ import Testing
             try context.save()
         }
         let reopened = try ObjectStore(model: try Self.model(), fileURL: url)
-        #expect(try reopened.objects(ofEntity: "Medium").map(\.description) == ["Medium 10", "Photo 11"])
-        #expect(reopened.object(DynamicObject.self, id: 1, entity: "Entry")?.fields["media"] == .array([10, 11]))
-        #expect(reopened.objects(DynamicObject.self, entity: "Photo").map(\.id) == [11])
+        try expectEqual(reopened.objects(ofEntity: "Medium").map(\.description), ["Medium 10", "Photo 11"])
+        expectEqual(reopened.object(DynamicObject.self, id: 1, entity: "Entry")?.fields["media"], .array([10, 11]))
+        expectEqual(reopened.objects(DynamicObject.self, entity: "Photo").map(\.id), [11])
     }
 }

@@ -59,14 +59,14 @@ import Testing
     @Test func jsonKeepsEverySixtyFourBitInteger() throws {
         for value in Self.integers(count: 2_000, seed: 1) {
             let text = JSON.string(value)
-            #expect(text == Self.exact(value).integer)
+            expectEqual(text, Self.exact(value).integer)
             let read = try JSON.parse(text)
             #expect(read == value && "\(read)" == "\(value)", "\(text) read back as \(read)")
         }
         // Unsigned ids that one double would merge stay apart.
         let ids = try JSON.parse("[18446744073709551614, 18446744073709551615, 9223372036854775808]")
-        #expect(ids == [.uint(18_446_744_073_709_551_614), .uint(.max), .uint(9_223_372_036_854_775_808)])
-        #expect(Set(ids.asArray ?? []).count == 3)
+        expectEqual(ids, [.uint(18_446_744_073_709_551_614), .uint(.max), .uint(9_223_372_036_854_775_808)])
+        expectEqual(Set(ids.asArray ?? []).count, 3)
     }
 
     @Test func integersBeyondSixtyFourBitsAreErrors() throws {
@@ -84,8 +84,8 @@ import Testing
             }
         }
         // Written as doubles, they are doubles.
-        #expect(try JSON.parse("1.2345678901234567e29") == .double(1.2345678901234567e29))
-        #expect(try JSON.parse("18446744073709551616.0") == .double(18_446_744_073_709_551_616))
+        try expectEqual(JSON.parse("1.2345678901234567e29"), .double(1.2345678901234567e29))
+        try expectEqual(JSON.parse("18446744073709551616.0"), .double(18_446_744_073_709_551_616))
     }
 
     /// `==` and hashing agree with the exact reading, across int, uint and double.
@@ -96,8 +96,8 @@ import Testing
         for a in values {
             for b in values {
                 let same = Self.compareExact(a, b) == 0
-                #expect((a == b) == same, "\(a) == \(b)")
-                if same { #expect(a.hashValue == b.hashValue, "\(a) and \(b) hash apart") }
+                expectEqual((a == b), same, "\(a) == \(b)")
+                if same { expectEqual(a.hashValue, b.hashValue, "\(a) and \(b) hash apart") }
             }
         }
         #expect(RecordValue.uint(5) == .int(5) && RecordValue.uint(5).hashValue == RecordValue.int(5).hashValue)
@@ -124,7 +124,7 @@ import Testing
                 let order = Self.compareExact(a, b)
                 #expect(ascending ? order <= 0 : order >= 0, "\(a) before \(b)")
             }
-            #expect(fetched.count == values.count)
+            expectEqual(fetched.count, values.count)
         }
     }
 
@@ -148,7 +148,7 @@ import Testing
             for (k, value) in values.enumerated() {
                 let object = reopened.object(DynamicObject.self, id: value)
                 #expect(object?.fields["k"] == .int(k) && object?.fields["list"] == .array([value]))
-                #expect(object.map { "\($0.id)" } == "\(value)", "the id \(value) came back as another kind")
+                expectEqual(object.map { "\($0.id)" }, "\(value)", "the id \(value) came back as another kind")
             }
         }
         do {
@@ -158,10 +158,10 @@ import Testing
             for account in accounts { try context.insert(account) }
             try context.save()
             let reopened = try ObjectStore(for: Account.self, fileURL: url)
-            #expect(Set(reopened.objects(Account.self)) == Set(accounts))
+            expectEqual(Set(reopened.objects(Account.self)), Set(accounts))
             // A predicate over the typed record sees the exact values.
             let request = FetchRequest<Account>(predicate: try RecordPredicate(format: "id > 9223372036854775808 AND balance < 0"))
-            #expect(try ObjectContext(store: reopened).fetch(request).map(\.id) == [.max])
+            try expectEqual(ObjectContext(store: reopened).fetch(request).map(\.id), [.max])
         }
     }
 }

@@ -2,6 +2,7 @@ import FetchedResults
 import Foundation
 import PredicateFormat
 import Records
+import TableTestSupport
 import Testing
 
 /// Fetch requests with format predicates: the order and the errors a fetch gives.
@@ -14,12 +15,12 @@ import Testing
         }
         try context.save()
         let request = FetchRequest<DynamicObject>(predicate: try RecordPredicate(format: "name CONTAINS[cd] %@ OR age > %d", "e", 35), sortKeys: [SortKey("name")])
-        #expect(try context.fetch(request).map { $0.fields["name"] ?? nil } == ["Zoë", "Ånge", "Émile"])
+        try expectEqual(context.fetch(request).map { $0.fields["name"] ?? nil }, ["Zoë", "Ånge", "Émile"])
         let failing = FetchRequest<DynamicObject>(predicate: try RecordPredicate(format: "name > 5"), sortKeys: [SortKey("name")])
-        #expect(throws: FetchError.predicateFailed(.typeMismatch(operation: ">", kinds: ["string", "int"]))) { try context.fetch(failing) }
-        #expect("\(FetchError.predicateFailed(.typeMismatch(operation: ">", kinds: ["string", "int"])))" == "the predicate failed: > cannot take a string and an int")
+        expectThrows(FetchError.predicateFailed(.typeMismatch(operation: ">", kinds: ["string", "int"]))) { try context.fetch(failing) }
+        expectEqual("\(FetchError.predicateFailed(.typeMismatch(operation: ">", kinds: ["string", "int"])))", "the predicate failed: > cannot take a string and an int")
         let controller = FetchedResultsController(fetchRequest: request, context: context)
         try controller.performFetch()
-        #expect(controller.fetchedObjects?.count == 3)
+        expectEqual(controller.fetchedObjects?.count, 3)
     }
 }

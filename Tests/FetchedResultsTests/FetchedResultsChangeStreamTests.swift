@@ -131,19 +131,19 @@ import Testing
             let plain = await early[0].value
             let withSnapshots = await early[1].value
             let fromHalfWay = await late!.value
-            #expect(plain.flatMap(Self.calls) == told, "seed \(seed)")
-            #expect(withSnapshots.flatMap(Self.calls) == told, "seed \(seed)")
-            #expect(fromHalfWay.flatMap(Self.calls) == Array(told[lateFrom...]), "seed \(seed)")
+            expectEqual(plain.flatMap(Self.calls), told, "seed \(seed)")
+            expectEqual(withSnapshots.flatMap(Self.calls), told, "seed \(seed)")
+            expectEqual(fromHalfWay.flatMap(Self.calls), Array(told[lateFrom...]), "seed \(seed)")
             #expect(plain.count == snapshots.count && !plain.isEmpty, "seed \(seed): one event per report")
             for (k, event) in withSnapshots.enumerated() where k < snapshots.count {
                 #expect(plain[k].changes?.snapshot == nil)
                 guard case .changed(let changes) = event else { continue }
-                #expect(changes.snapshot?.sectionIdentifiers == snapshots[k]?.sectionIdentifiers, "seed \(seed)")
-                #expect(changes.snapshot?.itemIdentifiers == snapshots[k]?.itemIdentifiers, "seed \(seed)")
+                expectEqual(changes.snapshot?.sectionIdentifiers, snapshots[k]?.sectionIdentifiers, "seed \(seed)")
+                expectEqual(changes.snapshot?.itemIdentifiers, snapshots[k]?.itemIdentifiers, "seed \(seed)")
                 // Updated and moved objects are marked as the controller marks them (reconfigured).
                 let changed = Set(changes.objects.filter { $0.type == .update || $0.type == .move }.map(\.object.id))
-                #expect(Set(changes.snapshot?.reconfiguredItemIdentifiers ?? []) == changed, "seed \(seed)")
-                #expect((changes.wholeChange?.sectionsAfter.map(\.rows)) == (setup.wholeChanges ? wholes[k].map(\.rows) : nil), "seed \(seed)")
+                expectEqual(Set(changes.snapshot?.reconfiguredItemIdentifiers ?? []), changed, "seed \(seed)")
+                expectEqual((changes.wholeChange?.sectionsAfter.map(\.rows)), (setup.wholeChanges ? wholes[k].map(\.rows) : nil), "seed \(seed)")
             }
         }
         // Failures were among the reports (rank 0: the last step's, at least), or none could be.
@@ -161,10 +161,10 @@ import Testing
         var first: Task<Int?, Never>? = Self.firstObjectCount(controller.changes())
         let waiting = Self.consume(controller.changes(), onMainActor: true)
         let stays = Self.consume(controller.changes(), onMainActor: false)
-        #expect(controller._changeConsumerCount == 3)
+        expectEqual(controller._changeConsumerCount, 3)
         try context.insert(Note(id: 1, group: nil, rank: 1))
         try context.save()                                 // no delegate: the sequences alone are told
-        #expect(await first?.value == 1)
+        await expectEqual(first?.value, 1)
         first = nil                                        // the loop left: the sequence is released with its task
         waiting.cancel()
         #expect(await waiting.value.count <= 1)
@@ -174,13 +174,13 @@ import Testing
             try await Task.sleep(nanoseconds: 5_000_000)
             polls += 1
         }
-        #expect(controller._changeConsumerCount == 1)
+        expectEqual(controller._changeConsumerCount, 1)
         try context.insert(Note(id: 2, group: nil, rank: 2))
         try context.save()
-        #expect(controller.fetchedObjects?.map(\.id) == [1, 2])
+        expectEqual(controller.fetchedObjects?.map(\.id), [1, 2])
         controller = nil
         let events = await stays.value
-        #expect(events.map { $0.changes?.objects.map(\.newIndexPath) } == [[TablePath(row: 0, section: 0)], [TablePath(row: 1, section: 0)]])
+        expectEqual(events.map { $0.changes?.objects.map(\.newIndexPath) }, [[TablePath(row: 0, section: 0)], [TablePath(row: 1, section: 0)]])
     }
 
     /// Values cross threads: a record change made on the controller's thread
@@ -198,7 +198,7 @@ import Testing
         }
         controller = nil
         let events = await task.value
-        #expect(events.map { $0.changes?.objects.first?.newIndexPath?.row } == [0, 0, 1, 0])
-        #expect(events.map { $0.changes?.objects.first?.object.id } == [5, 3, 4, 1])
+        expectEqual(events.map { $0.changes?.objects.first?.newIndexPath?.row }, [0, 0, 1, 0])
+        expectEqual(events.map { $0.changes?.objects.first?.object.id }, [5, 3, 4, 1])
     }
 }

@@ -91,12 +91,12 @@ import Testing
                 let message = "seed \(seed) (TABLE_TEST_SEED=\(seed)), \(setup.name)\nbefore: \(describe(before))\nafter:  \(describe(after))\n\(events.map(\.description).joined(separator: "\n"))"
 
                 // 1. The callbacks replayed on the results before give the results after.
-                #expect(describe(replayCoreData(events, on: before)) == describe(after), "\(message)")
+                expectEqual(describe(replayCoreData(events, on: before)), describe(after), "\(message)")
                 // 2. The results after are a fresh fetch's.
                 let fresh = FetchedResultsController(fetchRequest: request, context: view, sectionNameKeyPath: sectionKey)
                 try fresh.performFetch()
                 fresh._checkInvariants()
-                #expect(describe(fresh.tableSections) == describe(after), "\(message)")
+                expectEqual(describe(fresh.tableSections), describe(after), "\(message)")
                 // 3. The whole change replays under UIKit's rules.
                 if !events.isEmpty {
                     let whole = try #require(recorder.wholeChanges.last)
@@ -112,7 +112,7 @@ import Testing
                 checks += 1
             }
         }
-        #expect(checks == 12 * 25)
+        expectEqual(checks, 12 * 25)
     }
 
     /// Sections that the first sort key stops ordering (sorted by rank,
@@ -152,7 +152,7 @@ import Testing
                 }
                 controller._checkInvariants()
                 _ = recorder.take()
-                #expect(controller.numberOfObjectsInSections == (0..<controller.numberOfSections).map(controller.numberOfObjects(inSection:)), "seed \(seed)")
+                expectEqual(controller.numberOfObjectsInSections, (0..<controller.numberOfSections).map(controller.numberOfObjects(inSection:)), "seed \(seed)")
             }
             if controller.lastError != nil { outOfOrder += 1 }
         }

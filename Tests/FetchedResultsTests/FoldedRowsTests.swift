@@ -39,7 +39,7 @@ import Testing
         for name in names { rows.append([name.map(RecordValue.string)]) }
 
         func check(_ step: Int) {
-            #expect(rows.count == names.count, "seed \(seed), step \(step)")
+            expectEqual(rows.count, names.count, "seed \(seed), step \(step)")
             for (text, search) in searches {
                 let byHand = names.indices.filter { names[$0]?.lowercased().contains(text) == true }.map { Int32($0) }
                 let found = rows.candidates(search, among: nil)

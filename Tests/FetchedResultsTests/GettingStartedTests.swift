@@ -53,21 +53,21 @@ import Testing
         controller.delegate = screen
         controller.deliversWholeChanges = true
         try controller.performFetch()
-        #expect(controller.sections?.isEmpty == true)
+        expectEqual(controller.sections?.isEmpty, true)
 
         try editor.insert(Entry(id: UUID(), text: "Fog over the bridge", created: Date(), month: "November 2026"))
         let saved = try editor.save()
         view.mergeChanges(fromContextDidSave: saved)
 
-        #expect(controller.sections?.map(\.name) == ["November 2026"])
+        expectEqual(controller.sections?.map(\.name), ["November 2026"])
         let first = try controller.object(at: TablePath(row: 0, section: 0))
-        #expect(first.text == "Fog over the bridge")
-        #expect(controller.indexPath(for: first) == TablePath(row: 0, section: 0))
-        #expect(throws: FetchError.self) { try controller.object(at: TablePath(row: 1, section: 0)) }
-        #expect(screen.changes == ["insert Fog over the bridge - {0, 0}"])
-        #expect(screen.stages == 1)
+        expectEqual(first.text, "Fog over the bridge")
+        expectEqual(controller.indexPath(for: first), TablePath(row: 0, section: 0))
+        expectThrows(FetchError.self) { try controller.object(at: TablePath(row: 1, section: 0)) }
+        expectEqual(screen.changes, ["insert Fog over the bridge - {0, 0}"])
+        expectEqual(screen.stages, 1)
         // The save is in the file.
-        #expect(try ObjectStore(for: Entry.self, fileURL: folder.appendingPathComponent("diary.json")).objects(Entry.self) == [first])
+        try expectEqual(ObjectStore(for: Entry.self, fileURL: folder.appendingPathComponent("diary.json")).objects(Entry.self), [first])
     }
 
     /// The code above that the article shows, line for line (the test's own
@@ -102,6 +102,6 @@ import Testing
         """#
 
     @Test func theArticleShowsThisCode() throws {
-        #expect(try DocumentedCode.linesMissing(from: Self.article, Self.shownCode) == [])
+        try expectEqual(DocumentedCode.linesMissing(from: Self.article, Self.shownCode), [])
     }
 }

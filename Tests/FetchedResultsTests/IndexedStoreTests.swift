@@ -32,11 +32,11 @@ import TableTestSupport
     }
 
     @Test func aModelDeclaresIndexesOnKeysItReads() throws {
-        #expect(Self.model.entities[0].indexes == [["rank"], ["group", "rank"], ["title"]])
-        #expect(throws: ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["nope"]])) }
-        #expect(throws: ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [[]])) }
-        #expect(throws: ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["rank", "rank"]])) }
-        #expect(throws: ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["rank"], ["rank"]])) }
+        expectEqual(Self.model.entities[0].indexes, [["rank"], ["group", "rank"], ["title"]])
+        expectThrows(ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["nope"]])) }
+        expectThrows(ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [[]])) }
+        expectThrows(ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["rank", "rank"]])) }
+        expectThrows(ObjectModelError.self) { try ObjectModel(.entity(Note.self, indexes: [["rank"], ["rank"]])) }
     }
 
     /// A reopened store answers as the store that wrote it: every record,
@@ -46,19 +46,19 @@ import TableTestSupport
         let folder = TemporaryFolder()
         let notes = Self.notes(TestScale.cases(1_500, full: 12_000), seed: 3)
         let store = try Self.compactedStore(notes, at: folder.url("notes.htstore"))
-        #expect(store.count == notes.count)
-        for note in notes.prefix(200) { #expect(store.object(Note.self, id: note.id) == note) }
+        expectEqual(store.count, notes.count)
+        for note in notes.prefix(200) { expectEqual(store.object(Note.self, id: note.id), note) }
         #expect(store.object(Note.self, id: -1) == nil)
-        #expect(store.objects(Note.self) == notes)
+        expectEqual(store.objects(Note.self), notes)
         let context = ObjectContext(store: store)
         for keys in [["rank"], ["group", "rank"], ["title"], ["title", "rank"]] {
             let controller = FetchedResultsController(fetchRequest: try request(keys), context: context)
             try controller.performFetch()
-            #expect(controller._readFromIndex == (keys != ["title", "rank"]), "\(keys)")
+            expectEqual(controller._readFromIndex, (keys != ["title", "rank"]), "\(keys)")
             let expected = try context.fetch(FetchRequest<Note>(sortKeys: keys.map { SortKey($0) }))
-            #expect(try controller.snapshot().itemIdentifiers == expected.map(\.id), "\(keys)")
-            #expect(try controller.object(at: TablePath(row: 17, section: 0)) == expected[17])
-            #expect(controller.indexPath(forObjectWithID: expected[1234].id) == TablePath(row: 1234, section: 0))
+            try expectEqual(controller.snapshot().itemIdentifiers, expected.map(\.id), "\(keys)")
+            try expectEqual(controller.object(at: TablePath(row: 17, section: 0)), expected[17])
+            expectEqual(controller.indexPath(forObjectWithID: expected[1234].id), TablePath(row: 1234, section: 0))
             controller._checkInvariants()
         }
         // A predicate, an offset, a limit, sections.
@@ -68,11 +68,11 @@ import TableTestSupport
         let controller = FetchedResultsController(fetchRequest: filtered, context: context)
         try controller.performFetch()
         #expect(controller._readFromIndex)
-        #expect(try controller.snapshot().itemIdentifiers == context.fetch(filtered).map(\.id))
+        try expectEqual(controller.snapshot().itemIdentifiers, context.fetch(filtered).map(\.id))
         let sectioned = FetchedResultsController(fetchRequest: try request(["group", "rank"]), context: context, sectionNameKeyPath: "group")
         try sectioned.performFetch()
         #expect(sectioned._readFromIndex)
-        #expect(sectioned.sections?.map(\.name) == ["", "g0", "g1", "g2", "g3", "g4"])
+        expectEqual(sectioned.sections?.map(\.name), ["", "g0", "g1", "g2", "g3", "g4"])
         sectioned._checkInvariants()
     }
 
@@ -134,9 +134,9 @@ import TableTestSupport
                 }
                 let events = recorder.take()
                 let expected = try view.fetch(controller.fetchRequest)
-                #expect(try controller.snapshot().itemIdentifiers == expected.map(\.id), "seed \(seed), round \(round), step \(step)")
+                try expectEqual(controller.snapshot().itemIdentifiers, expected.map(\.id), "seed \(seed), round \(round), step \(step)")
                 if !events.isEmpty {
-                    #expect(replayCoreData(events, on: before) == controller.tableSections, "seed \(seed), round \(round), step \(step)")
+                    expectEqual(replayCoreData(events, on: before), controller.tableSections, "seed \(seed), round \(round), step \(step)")
                 }
                 controller._checkInvariants()
             }
@@ -149,7 +149,7 @@ import TableTestSupport
             if g.chance(0.5) { try store.compact() }
             let written = store.objects(Note.self)
             store = try ObjectStore(model: Self.model, fileURL: url)
-            #expect(store.objects(Note.self) == written, "seed \(seed), round \(round): reopened")
+            expectEqual(store.objects(Note.self), written, "seed \(seed), round \(round): reopened")
             store._checkInvariants()
         }
     }
@@ -236,13 +236,13 @@ import TableTestSupport
                 try controller.performFetch()
             } catch {
                 // A fetch that tests every record fails alike.
-                #expect(throws: FetchError.self, "\(note): \(error)") { try context.fetch(request) }
+                expectThrows(FetchError.self, "\(note): \(error)") { try context.fetch(request) }
                 continue
             }
             #expect(controller._readFromIndex, "\(note)")
             let expected = try context.fetch(request).map(\.id)
-            #expect(try controller.snapshot().itemIdentifiers == expected, "\(note)")
-            #expect((controller._indexPositionsRead != nil) == rangeable, "\(note): \(String(describing: controller._indexPositionsRead))")
+            try expectEqual(controller.snapshot().itemIdentifiers, expected, "\(note)")
+            expectEqual((controller._indexPositionsRead != nil), rangeable, "\(note): \(String(describing: controller._indexPositionsRead))")
             if let positions = controller._indexPositionsRead {
                 ranged += 1
                 if positions.count < notes.count / 2 { narrow += 1 }
@@ -286,16 +286,16 @@ import TableTestSupport
             let fetched = Result { () throws(FetchError) in try context.fetch(request).map(\.id) }
             do {
                 try controller.performFetch()
-                #expect(try controller.snapshot().itemIdentifiers == fetched.get(), "\(name)")
+                try expectEqual(controller.snapshot().itemIdentifiers, fetched.get(), "\(name)")
             } catch {
                 // The same error as a fetch that tests every record.
                 guard case .failure(let expected) = fetched else {
                     Issue.record("\(name): the controller failed (\(error)) where a fetch did not")
                     continue
                 }
-                #expect("\(error)" == "\(expected)", "\(name)")
+                expectEqual("\(error)", "\(expected)", "\(name)")
             }
-            #expect((controller._indexPositionsRead != nil) == ranged, "\(name)")
+            expectEqual((controller._indexPositionsRead != nil), ranged, "\(name)")
         }
     }
 
@@ -306,22 +306,22 @@ import TableTestSupport
         let url = folder.url("old.htstore")
         let notes = Self.notes(500, seed: 9)
         try ObjectStore._writeFormat1(Self.model, notes, to: url)
-        #expect(try JournalFilePersistence._formatVersion(of: url) == 1)
+        try expectEqual(JournalFilePersistence._formatVersion(of: url), 1)
         let store = try ObjectStore(model: Self.model, fileURL: url)
-        #expect(store.objects(Note.self) == notes)
-        #expect(try JournalFilePersistence._formatVersion(of: url) == 1, "opening rewrote the file")
+        expectEqual(store.objects(Note.self), notes)
+        try expectEqual(JournalFilePersistence._formatVersion(of: url), 1, "opening rewrote the file")
         let context = ObjectContext(store: store)
         try context.update(Note(id: 3, group: nil, rank: -5, title: "x"))
         try context.save()
         try store.compact()
-        #expect(try JournalFilePersistence._formatVersion(of: url) == 2)
+        try expectEqual(JournalFilePersistence._formatVersion(of: url), 2)
         let reopened = try ObjectStore(model: Self.model, fileURL: url)
-        #expect(reopened.objects(Note.self) == store.objects(Note.self))
+        expectEqual(reopened.objects(Note.self), store.objects(Note.self))
         let controller = FetchedResultsController(fetchRequest: try request(["rank"]), context: ObjectContext(store: reopened))
         try controller.performFetch()
         #expect(controller._readFromIndex)
         let first = try controller.object(at: TablePath(row: 0, section: 0))
-        #expect(first.id == 3)
+        expectEqual(first.id, 3)
     }
 
     /// A bit flipped in a record or an index of the snapshot: the store
@@ -349,7 +349,7 @@ import TableTestSupport
                 do {
                     try controller.performFetch()
                     let read = try (0..<controller.numberOfObjects(inSection: 0)).map { try controller.object(at: TablePath(row: $0, section: 0)) }
-                    #expect(read.sorted { $0.id < $1.id } == notes, "bit \(bit): read other data")
+                    expectEqual(read.sorted { $0.id < $1.id }, notes, "bit \(bit): read other data")
                     #expect(store.objects(Note.self) == notes || store.damage != nil, "bit \(bit)")
                 } catch let error as FetchError {
                     found += 1
@@ -363,11 +363,11 @@ import TableTestSupport
                 found += 1
                 switch error {
                 case .damaged(let path, let offset, _): #expect(path == copy.path && offset <= bit / 8, "bit \(bit): \(error)")
-                case .corrupt(let path, _): #expect(path == copy.path)
+                case .corrupt(let path, _): expectEqual(path, copy.path)
                 default: Issue.record("bit \(bit): \(error)")
                 }
             }
-            #expect(try Data(contentsOf: copy) == damaged, "bit \(bit): the damaged file was changed")
+            try expectEqual(Data(contentsOf: copy), damaged, "bit \(bit): the damaged file was changed")
         }
         #expect(found > 0)
     }

@@ -15,7 +15,7 @@ import TableTestSupport
         #expect(save.acquire(.objectStore) == nil)
         #expect(save.acquire(.journalState) == nil)
         #expect(save.acquire(.journalFile) == nil)
-        #expect(save.held == [.objectStore, .journalState, .journalFile])
+        expectEqual(save.held, [.objectStore, .journalState, .journalFile])
         save.release(.journalFile)
         save.release(.journalState)
         #expect(save.acquire(.compactionQueued) == nil)   // after the file is released, still under the store's lock
@@ -28,8 +28,8 @@ import TableTestSupport
         var wrong = _LockOrderTracker()
         #expect(wrong.acquire(.journalState) == nil)
         let violation = wrong.acquire(.objectStore)
-        #expect(violation == _LockOrderViolation(acquiring: .objectStore, holding: .journalState, held: [.journalState]))
-        #expect(violation?.description == "lock order violated: taking ObjectStore.state (level 10) while holding JournalFilePersistence.state (level 30) (held: JournalFilePersistence.state (level 30)); a thread takes a lock only above every lock it holds")
+        expectEqual(violation, _LockOrderViolation(acquiring: .objectStore, holding: .journalState, held: [.journalState]))
+        expectEqual(violation?.description, "lock order violated: taking ObjectStore.state (level 10) while holding JournalFilePersistence.state (level 30) (held: JournalFilePersistence.state (level 30)); a thread takes a lock only above every lock it holds")
         wrong.release(.objectStore)
         wrong.release(.journalState)
         #expect(wrong.held.isEmpty)
@@ -38,13 +38,13 @@ import TableTestSupport
         // taken later though an earlier one was released first.
         var twice = _LockOrderTracker()
         #expect(twice.acquire(.journalFile) == nil)
-        #expect(twice.acquire(.journalFile)?.holding == .journalFile)
+        expectEqual(twice.acquire(.journalFile)?.holding, .journalFile)
         var unordered = _LockOrderTracker()
         _ = unordered.acquire(.objectStore)
         _ = unordered.acquire(.journalFile)
         unordered.release(.objectStore)   // released out of order: the file's lock is still held
-        #expect(unordered.held == [.journalFile])
-        #expect(unordered.acquire(.journalState)?.holding == .journalFile)
+        expectEqual(unordered.held, [.journalFile])
+        expectEqual(unordered.acquire(.journalState)?.holding, .journalFile)
     }
 
     /// Saves, reads of other stores' saves and compactions of a journal file,
@@ -74,7 +74,7 @@ import TableTestSupport
         try context.insert(Note(id: 1, group: nil, rank: 1))
         try context.save()
         #if DEBUG
-        #expect(probe.heldInCommit.withLock { $0 } == [[.objectStore], [.objectStore]])   // around `prepare`, and in it
+        expectEqual(probe.heldInCommit.withLock { $0 }, [[.objectStore], [.objectStore]])   // around `prepare`, and in it
         #endif
         #expect(_LockOrder.held.isEmpty)
     }

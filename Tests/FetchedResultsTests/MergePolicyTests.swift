@@ -33,7 +33,7 @@ import Testing
     @Test func theDefaultRefusesAConflictListingEachRecord() throws {
         let (store, b, result) = try conflict(.error) { try $0.update(Note(id: 1, group: "base", rank: 5, title: "base")) }
         guard case .failure(.mergeConflicts(let conflicts)) = result else { Issue.record("\(result)"); return }
-        #expect(conflicts == [MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 2)])
+        expectEqual(conflicts, [MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 2)])
         #expect(store.object(Note.self, id: 1)?.title == "from a" && store.object(Note.self, id: 1)?.rank == 0)
         #expect(b.hasChanges)
         // Reading the record again and saving again: the context now knows
@@ -43,14 +43,14 @@ import Testing
         _ = try b.object(Note.self, id: 1)   // reads version 2
         try b.update(Note(id: 1, group: "base", rank: 5, title: "from a"))
         try b.save()
-        #expect(store.object(Note.self, id: 1)?.rank == 5)
+        expectEqual(store.object(Note.self, id: 1)?.rank, 5)
     }
 
     @Test func aDeleteOfAChangedRecordConflictsToo() throws {
         let (store, _, result) = try conflict(.error) { try $0.delete(Note.self, id: 1) }
         guard case .failure(.mergeConflicts(let conflicts)) = result else { Issue.record("\(result)"); return }
-        #expect(conflicts == [MergeConflict(objectID: "1", change: .delete, contextVersion: 1, storeVersion: 2)])
-        #expect(store.count == 1)
+        expectEqual(conflicts, [MergeConflict(objectID: "1", change: .delete, contextVersion: 1, storeVersion: 2)])
+        expectEqual(store.count, 1)
     }
 
     @Test func byPropertyStoreTrumpKeepsBothSidesAndTheStoreWinsATie() throws {
@@ -109,9 +109,9 @@ import Testing
         let saved = try a.save()
         let contextWins = policy == .mergeByPropertyObjectTrump
         let fallback = PropertyMergeFallback(objectID: "1", reason: .mergedPropertiesDoNotDecode, keptContextRecord: contextWins)
-        #expect(saved.propertyMergeFallbacks == [fallback])
-        #expect(store.object(Bounds.self, id: 1) == (contextWins ? Bounds(id: 1, low: 8, high: 10) : Bounds(id: 1, low: 0, high: 5)))
-        #expect(store.object(Bounds.self, id: 2) == Bounds(id: 2, low: 8, high: 20))
+        expectEqual(saved.propertyMergeFallbacks, [fallback])
+        expectEqual(store.object(Bounds.self, id: 1), (contextWins ? Bounds(id: 1, low: 8, high: 10) : Bounds(id: 1, low: 0, high: 5)))
+        expectEqual(store.object(Bounds.self, id: 2), Bounds(id: 2, low: 8, high: 20))
         #expect("\(fallback)".hasPrefix("identity 1 could not be merged property by property (its merged properties do not decode as a record)"))
     }
 
@@ -129,7 +129,7 @@ import Testing
         try b.update(Bounds(id: 1, low: 0, high: 5))
         try b.update(Bounds(id: 2, low: 0, high: 20))
         let fallbacks = a.mergeChanges(fromContextDidSave: try b.save())
-        #expect(fallbacks == [PropertyMergeFallback(objectID: "1", reason: .mergedPropertiesDoNotDecode, keptContextRecord: true)])
+        expectEqual(fallbacks, [PropertyMergeFallback(objectID: "1", reason: .mergedPropertiesDoNotDecode, keptContextRecord: true)])
         #expect(try a.object(Bounds.self, id: 1) == Bounds(id: 1, low: 8, high: 10) && a.object(Bounds.self, id: 2) == Bounds(id: 2, low: 8, high: 20))
         #expect(b.mergeChanges(fromContextDidSave: try a.save()).isEmpty)
     }
@@ -167,7 +167,7 @@ import Testing
                 #expect(stored.rank == 1 && stored.title == "t")
             case (.error, _):
                 guard case .failure(.mergeConflicts(let conflicts)) = result else { Issue.record("\(result)"); continue }
-                #expect(conflicts.map(\.contextVersion) == [1])
+                expectEqual(conflicts.map(\.contextVersion), [1])
                 #expect(stored.rank == 0 && stored.title == "b\(foreignSaves - 1)")
             case (.mergeByPropertyObjectTrump, _), (.mergeByPropertyStoreTrump, _):
                 let saved = try result.get()
@@ -200,8 +200,8 @@ import Testing
         read.rank = 7
         try a.update(read)
         let saved = try a.save()
-        #expect(saved.propertyMergeFallbacks == [PropertyMergeFallback(objectID: "0", reason: .readVersionUnknown, keptContextRecord: true)])
-        #expect(saved.propertyMergeFallbacks.first?.description.contains("read the record again") == true)
+        expectEqual(saved.propertyMergeFallbacks, [PropertyMergeFallback(objectID: "0", reason: .readVersionUnknown, keptContextRecord: true)])
+        expectEqual(saved.propertyMergeFallbacks.first?.description.contains("read the record again"), true)
         #expect(store.object(Note.self, id: 0)?.rank == 7 && store.object(Note.self, id: 0)?.title == "t")
     }
 
@@ -243,15 +243,15 @@ import Testing
         let outcomes = collected.withLock { $0 }
         let saved = outcomes.map { $0.saved }.reduce(0, +)
         if policy == .error {
-            #expect(saved + outcomes.map { $0.refused }.reduce(0, +) == 400)
+            expectEqual(saved + outcomes.map { $0.refused }.reduce(0, +), 400)
         } else {
-            #expect(saved == 400)
+            expectEqual(saved, 400)
             // By property: worker 0's ranks and worker 1's titles both survive
             // (each update is based on the version its worker read, also when
             // the other worker saved between the read and the update).
-            #expect(store.objects(Note.self).map(\.rank).reduce(0, +) == 200)
+            expectEqual(store.objects(Note.self).map(\.rank).reduce(0, +), 200)
         }
-        #expect(store.version == 1 + Int64(saved))
+        expectEqual(store.version, 1 + Int64(saved))
     }
 
     /// Two stores on one file (two apps, an app and its extension): neither
@@ -265,24 +265,24 @@ import Testing
         try ca.save()
         try cb.insert(Note(id: 2, group: nil, rank: 0, title: "from B"))
         try cb.save()
-        #expect(b.objects(Note.self).map(\.title) == ["from A", "from B"])
+        expectEqual(b.objects(Note.self).map(\.title), ["from A", "from B"])
         var iterator = heard.makeAsyncIterator()
         let first = await iterator.next()
         #expect(first?.insertedObjects(Note.self).map(\.id) == [1] && first?.isExternal == true)
-        #expect(try ObjectStore(for: Note.self, fileURL: url).objects(Note.self).map(\.title) == ["from A", "from B"])
+        try expectEqual(ObjectStore(for: Note.self, fileURL: url).objects(Note.self).map(\.title), ["from A", "from B"])
         // An update in A of a record B changed meanwhile is a conflict, as in one store.
         let stale = ObjectContext(store: a)
         try stale.update(Note(id: 1, group: nil, rank: 1, title: "A again"))
         _ = try cb.object(Note.self, id: 1)   // cb reads the version A saved
         try cb.update(Note(id: 1, group: nil, rank: 9, title: "from A"))
         try cb.save()
-        #expect(throws: StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 3)])) {
+        expectThrows(StoreError.mergeConflicts([MergeConflict(objectID: "1", change: .update, contextVersion: 1, storeVersion: 3)])) {
             try stale.save()
         }
-        #expect(a.object(Note.self, id: 1)?.rank == 9)   // picked up before the refused save
+        expectEqual(a.object(Note.self, id: 1)?.rank, 9)   // picked up before the refused save
         stale.mergePolicy = .overwrite
         try stale.save()
-        #expect(try ObjectStore(for: Note.self, fileURL: url).object(Note.self, id: 1)?.title == "A again")
+        try expectEqual(ObjectStore(for: Note.self, fileURL: url).object(Note.self, id: 1)?.title, "A again")
     }
 
     @Test func contextsPostObjectsDidChangeAndWillSave() async throws {
@@ -309,11 +309,11 @@ import Testing
         // Will-save comes first (its observers may still change things: Core
         // Data posts it without user info), then the pending changes are
         // processed, then the save.
-        #expect(posted.items == ["ObjectContextObjectsDidChange 2", "ObjectContextWillSave -1", "ObjectContextObjectsDidChange 1", "ObjectContextDidSave 2"])
+        expectEqual(posted.items, ["ObjectContextObjectsDidChange 2", "ObjectContextWillSave -1", "ObjectContextObjectsDidChange 1", "ObjectContextDidSave 2"])
         var changesIterator = changes.makeAsyncIterator()
-        #expect(await changesIterator.next()?.insertedObjects(Note.self).map(\.id) == [1, 2])
+        await expectEqual(changesIterator.next()?.insertedObjects(Note.self).map(\.id), [1, 2])
         let second = await changesIterator.next()
-        #expect(second?.insertedObjects(Note.self).map(\.id) == [1])   // still a pending insert
+        expectEqual(second?.insertedObjects(Note.self).map(\.id), [1])   // still a pending insert
         var willSaveIterator = willSave.makeAsyncIterator()
         let will = await willSaveIterator.next()
         #expect(will?.insertedObjects(Note.self).map(\.id) == [1, 2] && will?.contextName == "main")
@@ -330,17 +330,17 @@ import Testing
         controller.delegate = recorder   // a delegate starts change tracking
         try controller.performFetch()
         try context.insert(Note(id: 1, group: nil, rank: 2))
-        #expect(controller.fetchedObjects?.map(\.id) == [1])
+        expectEqual(controller.fetchedObjects?.map(\.id), [1])
         let reports = Posted()
         let observer = NotificationCenter.default.addObserver(forName: .objectContextObjectsDidChange, object: context, queue: nil) { _ in reports.items.append("") }
         defer { NotificationCenter.default.removeObserver(observer) }
         try context.performChanges {
             try context.insert(Note(id: 2, group: nil, rank: 1))
             try context.insert(Note(id: 3, group: nil, rank: 3))
-            #expect(controller.fetchedObjects?.map(\.id) == [1])
+            expectEqual(controller.fetchedObjects?.map(\.id), [1])
         }
-        #expect(controller.fetchedObjects?.map(\.id) == [2, 1, 3])
-        #expect(reports.items.count == 1)
+        expectEqual(controller.fetchedObjects?.map(\.id), [2, 1, 3])
+        expectEqual(reports.items.count, 1)
     }
 }
 

@@ -36,17 +36,17 @@ import TableTestSupport
             for note in notes { try inserting.insert(note) }
             _ = try inserting.save()
             #expect(bulk.count == saved.count && bulk.version == saved.version, "seed \(seed)")
-            #expect(bulk.objects(Note.self) == saved.objects(Note.self), "seed \(seed)")
+            expectEqual(bulk.objects(Note.self), saved.objects(Note.self), "seed \(seed)")
             let request = FetchRequest<Note>(sortKeys: [SortKey("group"), SortKey("rank", ascending: false)])
             let (a, b) = (ObjectContext(store: bulk), ObjectContext(store: saved))
-            #expect(try a.fetch(request) == b.fetch(request), "seed \(seed)")
+            try expectEqual(a.fetch(request), b.fetch(request), "seed \(seed)")
             try a.insert(Note(id: 100, group: "a", rank: 0))
             try b.insert(Note(id: 100, group: "a", rank: 0))
             _ = try a.save()
             _ = try b.save()
-            #expect(try a.fetch(request) == b.fetch(request), "seed \(seed)")
+            try expectEqual(a.fetch(request), b.fetch(request), "seed \(seed)")
         }
-        #expect(throws: StoreError.duplicateIdentity("1")) {
+        expectThrows(StoreError.duplicateIdentity("1")) {
             try ObjectStore(records: [Note(id: 1, group: "a", rank: 1), Note(id: 1, group: "b", rank: 2)])
         }
     }
@@ -57,8 +57,8 @@ import TableTestSupport
         try context.insert(Note(id: 1, group: "a", rank: 1))
         try context.insert(Note(id: 2, group: "a", rank: 2))
         #expect(context.hasChanges)
-        #expect(store.count == 0)
-        #expect(try context.object(Note.self, id: 1)?.rank == 1)
+        expectEqual(store.count, 0)
+        try expectEqual(context.object(Note.self, id: 1)?.rank, 1)
         try context.save()
         #expect(!context.hasChanges && store.count == 2)
 
@@ -70,9 +70,9 @@ import TableTestSupport
         #expect(!context.hasChanges)
         #expect(try context.object(Note.self, id: 1)?.rank == 1 && context.object(Note.self, id: 2) != nil)
 
-        #expect(throws: ContextError.alreadyExists(ObjectID(rootEntityName: "Note", key: 1))) { try context.insert(Note(id: 1, group: nil, rank: 0)) }
-        #expect(throws: ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: 9))) { try context.update(Note(id: 9, group: nil, rank: 0)) }
-        #expect(throws: ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: 9))) { try context.delete(Note.self, id: 9) }
+        expectThrows(ContextError.alreadyExists(ObjectID(rootEntityName: "Note", key: 1))) { try context.insert(Note(id: 1, group: nil, rank: 0)) }
+        expectThrows(ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: 9))) { try context.update(Note(id: 9, group: nil, rank: 0)) }
+        expectThrows(ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: 9))) { try context.delete(Note.self, id: 9) }
         // Deleting a pending insert leaves nothing to save.
         try context.insert(Note(id: 3, group: nil, rank: 0))
         try context.delete(Note.self, id: 3)
@@ -99,8 +99,8 @@ import TableTestSupport
                 a._checkInvariants()
                 store._checkInvariants()
                 let seen = Dictionary(uniqueKeysWithValues: try a.fetch(all).map { ($0.id, $0) })
-                #expect(seen == view, "seed \(seed), after \(step)")
-                if !a.hasChanges { #expect(view == saved, "seed \(seed), after \(step): nothing pending, yet not the store") }
+                expectEqual(seen, view, "seed \(seed), after \(step)")
+                if !a.hasChanges { expectEqual(view, saved, "seed \(seed), after \(step): nothing pending, yet not the store") }
             }
             for _ in 0..<60 {
                 let id = g.int(0..<12)
@@ -111,7 +111,7 @@ import TableTestSupport
                         try a.insert(note)
                         view[id] = note
                     } else {
-                        #expect(throws: ContextError.alreadyExists(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.insert(note) }
+                        expectThrows(ContextError.alreadyExists(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.insert(note) }
                     }
                     try check("insert \(id)")
                 case 2, 3:
@@ -121,7 +121,7 @@ import TableTestSupport
                         try a.update(note)
                         view[id] = note
                     } else {
-                        #expect(throws: ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.update(note) }
+                        expectThrows(ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.update(note) }
                     }
                     try check("update \(id)")
                 case 4:
@@ -129,7 +129,7 @@ import TableTestSupport
                         try a.delete(Note.self, id: id)
                         view[id] = nil
                     } else {
-                        #expect(throws: ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.delete(Note.self, id: id) }
+                        expectThrows(ContextError.noSuchObject(ObjectID(rootEntityName: "Note", key: .int(id)))) { try a.delete(Note.self, id: id) }
                     }
                     try check("delete \(id)")
                 case 5:
@@ -143,7 +143,7 @@ import TableTestSupport
                     } catch {
                         #expect(a.hasChanges, "seed \(seed): a refused save keeps the changes")
                     }
-                    #expect(Dictionary(uniqueKeysWithValues: store.objects(Note.self).map { ($0.id, $0) }) == saved, "seed \(seed), after a save")
+                    expectEqual(Dictionary(uniqueKeysWithValues: store.objects(Note.self).map { ($0.id, $0) }), saved, "seed \(seed), after a save")
                     try check("save")
                 case 7:
                     a.rollback()
@@ -182,7 +182,7 @@ import TableTestSupport
         try a.insert(Note(id: 1, group: nil, rank: 1))
         try b.insert(Note(id: 1, group: nil, rank: 2))
         try a.save()
-        #expect(throws: StoreError.duplicateIdentity("1")) { try b.save() }
+        expectThrows(StoreError.duplicateIdentity("1")) { try b.save() }
         #expect(b.hasChanges && store.object(Note.self, id: 1)?.rank == 1)
 
         let c = ObjectContext(store: store)
@@ -193,9 +193,9 @@ import TableTestSupport
             try c.save()
             Issue.record("saved an update of a deleted object")
         } catch {
-            #expect(error.description == "the save conflicts with changes in the store since this context read its records (1 conflict): identity 1 was updated from version 1, but the store deleted it")
+            expectEqual(error.description, "the save conflicts with changes in the store since this context read its records (1 conflict): identity 1 was updated from version 1, but the store deleted it")
         }
-        #expect(store.count == 0)
+        expectEqual(store.count, 0)
     }
 
     @Test func savesArePostedAndStreamed() async throws {
@@ -222,12 +222,12 @@ import TableTestSupport
         try context.save()
 
         let notes = received.withLock { $0 }
-        #expect(notes == [[[1, 2], [], []], [[], [1], [2]]])
+        expectEqual(notes, [[[1, 2], [], []], [[], [1], [2]]])
         var iterator = stream.makeAsyncIterator()
         let first = await iterator.next(), second = await iterator.next()
         #expect(first?.insertedObjects(Note.self).map(\.id) == [1, 2] && first?.contextName == "writer")
         #expect(second?.updatedObjects(Note.self).map(\.id) == [1] && second?.deletedObjects(Note.self).map(\.id) == [2])
-        #expect(second.map { $0.storeVersion > first!.storeVersion } == true)
+        expectEqual(second.map { $0.storeVersion > first!.storeVersion }, true)
     }
 
     @Test func aFileRoundTripsExactly() throws {
@@ -247,15 +247,15 @@ import TableTestSupport
         }
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
         let notes = reopened.objects(Note.self)
-        #expect(notes.map(\.id) == [0, 2, 7])
+        expectEqual(notes.map(\.id), [0, 2, 7])
         #expect(notes[0].created == dates[0] && notes[1].created == dates[2])
         #expect(notes[0].group == nil && notes[1].group == strange && notes[1].tags == [strange, ""])
         // First-insertion order survives reopening (and ties sort by it).
         let context = ObjectContext(store: reopened)
-        #expect(try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("version")])).map(\.id) == [0, 2, 7])
+        try expectEqual(context.fetch(FetchRequest<Note>(sortKeys: [SortKey("version")])).map(\.id), [0, 2, 7])
         // No temporary files are left next to the store.
         let files = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
-        #expect(files == ["store.json"])
+        expectEqual(files, ["store.json"])
     }
 
     @Test func aDamagedFileIsAnErrorAndStaysUntouched() throws {
@@ -277,18 +277,18 @@ import TableTestSupport
                 Issue.record("opened a damaged store: \(text)")
             } catch {
                 guard case .corrupt(let path, let detail) = error else { Issue.record("\(error)"); continue }
-                #expect(path == url.path)
+                expectEqual(path, url.path)
                 #expect(detail.contains(reason), "\(detail)")
                 #expect(error.description.hasSuffix("; it was left untouched"))
             }
-            #expect(try Data(contentsOf: url) == Data(text.utf8))
+            try expectEqual(Data(contentsOf: url), Data(text.utf8))
         }
     }
 
     @Test func anUnreadableOrUnwritableStoreIsAnError() throws {
         let folder = temporaryURL("folder")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        #expect(throws: StoreError.unreadable(path: folder.path, reason: "it is a folder")) { try ObjectStore(for: Note.self, fileURL: folder) }
+        expectThrows(StoreError.unreadable(path: folder.path, reason: "it is a folder")) { try ObjectStore(for: Note.self, fileURL: folder) }
         // A store whose folder disappears cannot save; memory stays as it was.
         let url = temporaryURL()
         let store = try ObjectStore(for: Note.self, fileURL: url)
@@ -297,7 +297,7 @@ import TableTestSupport
         try context.save()
         try FileManager.default.removeItem(at: url.deletingLastPathComponent())
         try context.insert(Note(id: 2, group: nil, rank: 0))
-        #expect(throws: StoreError.self) { try context.save() }
+        expectThrows(StoreError.self) { try context.save() }
         #expect(store.count == 1 && context.hasChanges)
     }
 
@@ -321,8 +321,8 @@ import TableTestSupport
             }
         }
         // Each worker: 50 inserts, minus the deletes of rounds 7, 14, … 49.
-        #expect(store.count == 4 * (50 - 7))
+        expectEqual(store.count, 4 * (50 - 7))
         let context = ObjectContext(store: store)
-        #expect(try context.fetch(FetchRequest<Note>()).count == 4 * 43)
+        try expectEqual(context.fetch(FetchRequest<Note>()).count, 4 * 43)
     }
 }

@@ -24,25 +24,25 @@ import Testing
 
     @Test func recordsInOrderStayInOrderAndTiesAreBrokenByTheNextKey() throws {
         let rising: [RecordValue] = (0..<50).map { .int($0 * 3 - 40) }
-        #expect(try fetch(rising, sortKeys: [SortKey("v")]) == Array(0..<50))
-        #expect(try fetch(rising, sortKeys: [SortKey("v", ascending: false)]) == Array((0..<50).reversed()))
+        try expectEqual(fetch(rising, sortKeys: [SortKey("v")]), Array(0..<50))
+        try expectEqual(fetch(rising, sortKeys: [SortKey("v", ascending: false)]), Array((0..<50).reversed()))
         let falling = Array(rising.reversed())
-        #expect(try fetch(falling, sortKeys: [SortKey("v", ascending: false)]) == Array(0..<50))
+        try expectEqual(fetch(falling, sortKeys: [SortKey("v", ascending: false)]), Array(0..<50))
         // A tie: not strictly rising, so the second key orders it.
         let tied: [RecordValue] = [1, 2, 2, 3]
-        #expect(try fetch(tied, second: [0, 1, 2, 3], sortKeys: [SortKey("v"), SortKey("w", ascending: false)]) == [0, 2, 1, 3])
-        #expect(try fetch(tied, sortKeys: [SortKey("v")]) == [0, 1, 2, 3], "ties in insertion order")
+        try expectEqual(fetch(tied, second: [0, 1, 2, 3], sortKeys: [SortKey("v"), SortKey("w", ascending: false)]), [0, 2, 1, 3])
+        try expectEqual(fetch(tied, sortKeys: [SortKey("v")]), [0, 1, 2, 3], "ties in insertion order")
         // Short strings are exact keys; long ones with a shared prefix are not.
-        #expect(try fetch(["a", "b", "c", "d"], sortKeys: [SortKey("v")]) == [0, 1, 2, 3])
+        try expectEqual(fetch(["a", "b", "c", "d"], sortKeys: [SortKey("v")]), [0, 1, 2, 3])
         let long: [RecordValue] = ["prefix-long-b", "prefix-long-a", "prefix-long-c"]
-        #expect(try fetch(long, sortKeys: [SortKey("v")]) == [1, 0, 2])
+        try expectEqual(fetch(long, sortKeys: [SortKey("v")]), [1, 0, 2])
         // Mixed numbers compare by value.
         let mixed: [RecordValue] = [.int(1), .double(1.5), .uint(UInt64.max), .int(-3), .double(-0.0), .int(0)]
-        #expect(try fetch(mixed, sortKeys: [SortKey("v")]) == [3, 4, 5, 0, 1, 2])
+        try expectEqual(fetch(mixed, sortKeys: [SortKey("v")]), [3, 4, 5, 0, 1, 2])
         let risingMixed: [RecordValue] = [.int(-3), .double(-0.5), .int(0), .double(0.5), .uint(UInt64.max)]
-        #expect(try fetch(risingMixed, sortKeys: [SortKey("v")]) == [0, 1, 2, 3, 4])
+        try expectEqual(fetch(risingMixed, sortKeys: [SortKey("v")]), [0, 1, 2, 3, 4])
         let doubles: [RecordValue] = [.double(-1), .double(-0.0), .double(0), .double(2)]
-        #expect(try fetch(doubles, sortKeys: [SortKey("v")]) == [0, 1, 2, 3], "-0 and 0 are equal: insertion order")
+        try expectEqual(fetch(doubles, sortKeys: [SortKey("v")]), [0, 1, 2, 3], "-0 and 0 are equal: insertion order")
     }
 
     /// Random columns, sorted (or nearly) about half the time, against a
@@ -62,7 +62,7 @@ import Testing
             let expected = ints.indices.sorted { a, b in
                 ints[a] != ints[b] ? (ascending ? ints[a] < ints[b] : ints[a] > ints[b]) : a < b
             }
-            #expect(try fetch(values, sortKeys: [SortKey("v", ascending: ascending)]) == expected,
+            try expectEqual(fetch(values, sortKeys: [SortKey("v", ascending: ascending)]), expected,
                     "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round)")
         }
     }
@@ -96,7 +96,7 @@ import Testing
                 return a < b
             }
             let sortKeys = [SortKey("v", ascending: ascending)] + (withSecond ? [SortKey("w", ascending: secondAscending)] : [])
-            #expect(try fetch(strings.map { .string($0) }, second: second.map { .int($0) }, sortKeys: sortKeys) == expected,
+            try expectEqual(fetch(strings.map { .string($0) }, second: second.map { .int($0) }, sortKeys: sortKeys), expected,
                     "seed \(seed) (TABLE_TEST_SEED=\(seed)), round \(round)")
         }
     }

@@ -22,26 +22,26 @@ struct Author: Record, Codable {
 
     @Test func declaredKeysAreTheFastPath() throws {
         let note = Note(id: 3, group: nil, rank: 7, title: "Fog", tags: ["x", "y"])
-        #expect(try Note.recordKeys.reader(forKeyPath: "rank")(note) == .int(7))
-        #expect(try Note.recordKeys.reader(forKeyPath: "group")(note) == .null)
-        #expect(try Note.recordKeys.reader(forKeyPath: "tags")(note) == .array(["x", "y"]))
-        #expect(Note.recordKeys.declaredKeys == ["created", "group", "rank", "tags", "title", "version"])
-        #expect(throws: RecordKeyError.self) { try Note.recordKeys.reader(forKeyPath: "colour") }
+        try expectEqual(Note.recordKeys.reader(forKeyPath: "rank")(note), .int(7))
+        try expectEqual(Note.recordKeys.reader(forKeyPath: "group")(note), .null)
+        try expectEqual(Note.recordKeys.reader(forKeyPath: "tags")(note), .array(["x", "y"]))
+        expectEqual(Note.recordKeys.declaredKeys, ["created", "group", "rank", "tags", "title", "version"])
+        expectThrows(RecordKeyError.self) { try Note.recordKeys.reader(forKeyPath: "colour") }
         do {
             _ = try Note.recordKeys.reader(forKeyPath: "colour.name")
         } catch {
-            #expect(error.description == "Note has no key 'colour' (its keys: created, group, rank, tags, title, version)")
+            expectEqual(error.description, "Note has no key 'colour' (its keys: created, group, rank, tags, title, version)")
         }
     }
 
     @Test func codableRecordsReadTheirValuesByEncoding() throws {
         let keys = Author.recordKeys
-        #expect(try keys.reader(forKeyPath: "name")(Self.author) == .string("Anna"))
-        #expect(try keys.reader(forKeyPath: "address.city")(Self.author) == .string("Köln"))
-        #expect(try keys.reader(forKeyPath: "address.zip")(Self.author) == .null)
+        try expectEqual(keys.reader(forKeyPath: "name")(Self.author), .string("Anna"))
+        try expectEqual(keys.reader(forKeyPath: "address.city")(Self.author), .string("Köln"))
+        try expectEqual(keys.reader(forKeyPath: "address.zip")(Self.author), .null)
         // A path through an array maps over it (a to-many key path).
-        #expect(try keys.reader(forKeyPath: "books.year")(Self.author) == .array([.int(1990), .int(2001)]))
-        #expect(try keys.reader(forKeyPath: "nothing.here")(Self.author) == .null)
+        try expectEqual(keys.reader(forKeyPath: "books.year")(Self.author), .array([.int(1990), .int(2001)]))
+        try expectEqual(keys.reader(forKeyPath: "nothing.here")(Self.author), .null)
     }
 
     @Test func encodedValues() throws {
@@ -54,26 +54,26 @@ struct Author: Record, Codable {
             var flags = [true, false]
         }
         let value = try RecordValueEncoder().encode(Sample())
-        #expect(value.asRecord?["date"] == .date(Date(timeIntervalSince1970: 12.5)))
-        #expect(value.asRecord?["uuid"] == .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
-        #expect(value.asRecord?["url"] == .string("https://example.com/a"))
+        expectEqual(value.asRecord?["date"], .date(Date(timeIntervalSince1970: 12.5)))
+        expectEqual(value.asRecord?["uuid"], .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+        expectEqual(value.asRecord?["url"], .string("https://example.com/a"))
         #expect(value.asRecord?["optional"] == nil || value.asRecord?["optional"] == .null)
-        #expect(value.asRecord?["nested"] == ["a": 1, "b": 2])
-        #expect(value.asRecord?["flags"] == [true, false])
+        expectEqual(value.asRecord?["nested"], ["a": 1, "b": 2])
+        expectEqual(value.asRecord?["flags"], [true, false])
     }
 
     @Test func recordValuesCodeThroughJSONEncoderExactly() throws {
         let value: RecordValue = ["when": .date(Date(timeIntervalSinceReferenceDate: 0.1 + 0.2)), "list": [1, 2.5, "x", nil], "deep": ["a": ["b": true]]]
         let encoder = JSONEncoder()
         let decoded = try JSONDecoder().decode(RecordValue.self, from: encoder.encode(value))
-        #expect(decoded == value)
+        expectEqual(decoded, value)
     }
 
     @Test func dynamicObjectsAreIdentifiedByAKey() throws {
         let object = DynamicObject(fields: DynamicRecord(fields: [("key", "a"), ("n", 1)]), idKey: "key")
-        #expect(object.id == "a")
-        #expect(try DynamicObject.recordKeys.reader(forKeyPath: "n")(object) == .int(1))
-        #expect(DynamicObject(fields: DynamicRecord(fields: [("n", 1)])).id == .null)
+        expectEqual(object.id, "a")
+        try expectEqual(DynamicObject.recordKeys.reader(forKeyPath: "n")(object), .int(1))
+        expectEqual(DynamicObject(fields: DynamicRecord(fields: [("n", 1)])).id, .null)
     }
 }
 
@@ -87,15 +87,15 @@ struct Author: Record, Codable {
     }
 
     @Test func plainStringsCompareLikeCompare() throws {
-        #expect(try sorted(["b", "B", "a", "A", "file10", "file2"], .plain) == ["A", "B", "a", "b", "file10", "file2"])
+        try expectEqual(sorted(["b", "B", "a", "A", "file10", "file2"], .plain), ["A", "B", "a", "b", "file10", "file2"])
     }
 
     @Test func localizedStandardIsHowPeopleSortLists() throws {
         // Case and diacritics are ignored first ("apfel" < "apple"), then break ties plainly.
         let result = try sorted(["file10", "file2", "File1", "zebra", "apple", "Apple", "Äpfel", "élan", "elan"], .localizedStandard)
-        #expect(result == ["Äpfel", "Apple", "apple", "elan", "élan", "File1", "file2", "file10", "zebra"])
-        #expect(try sorted(["a 100", "a 20", "a 3", "a 003"], .localizedStandard) == ["a 003", "a 3", "a 20", "a 100"])
-        #expect(try sorted(["b", "a", "c"], .localizedStandard, ascending: false) == ["c", "b", "a"])
+        expectEqual(result, ["Äpfel", "Apple", "apple", "elan", "élan", "File1", "file2", "file10", "zebra"])
+        try expectEqual(sorted(["a 100", "a 20", "a 3", "a 003"], .localizedStandard), ["a 003", "a 3", "a 20", "a 100"])
+        try expectEqual(sorted(["b", "a", "c"], .localizedStandard, ascending: false), ["c", "b", "a"])
     }
 
     @Test func nilSortsFirstAndNumbersByValue() throws {
@@ -106,9 +106,9 @@ struct Author: Record, Codable {
             try context.insert(DynamicObject(fields: DynamicRecord(fields: [("id", .int(k)), ("v", v)])))
         }
         let ordered = try context.fetch(FetchRequest<DynamicObject>(sortKeys: [SortKey("v")])).map { $0.fields["v"] ?? .null }
-        #expect(ordered == [nil, true, -2, 1.5, 2, 3, .date(Date(timeIntervalSince1970: 0)), "x"])
+        expectEqual(ordered, [nil, true, -2, 1.5, 2, 3, .date(Date(timeIntervalSince1970: 0)), "x"])
         let descending = try context.fetch(FetchRequest<DynamicObject>(sortKeys: [SortKey("v", ascending: false)])).map { $0.fields["v"] ?? .null }
-        #expect(descending == ordered.reversed())
+        expectEqual(descending, ordered.reversed())
     }
 
     /// Plain sorting decides most comparisons by a key of each string's first
@@ -138,16 +138,16 @@ struct Author: Record, Codable {
             let descending = titles.enumerated().sorted { a, b in
                 nfcPrecedes(b.element, a.element) || (!nfcPrecedes(a.element, b.element) && a.offset < b.offset)
             }
-            #expect(try sorted(titles, .plain).map(\._nfcCodeUnits) == ascending.map(\.element._nfcCodeUnits), "seed \(seed)")
-            #expect(try sorted(titles, .plain) == ascending.map(\.element), "seed \(seed)")
-            #expect(try sorted(titles, .plain, ascending: false) == descending.map(\.element), "seed \(seed)")
+            try expectEqual(sorted(titles, .plain).map(\._nfcCodeUnits), ascending.map(\.element._nfcCodeUnits), "seed \(seed)")
+            try expectEqual(sorted(titles, .plain), ascending.map(\.element), "seed \(seed)")
+            try expectEqual(sorted(titles, .plain, ascending: false), descending.map(\.element), "seed \(seed)")
         }
-        #expect(try sorted(["Ω", "Ω\u{301}", "Ώ", "Ω"], .plain) == ["Ω\u{301}", "Ώ", "Ω", "Ω"])
+        try expectEqual(sorted(["Ω", "Ω\u{301}", "Ώ", "Ω"], .plain), ["Ω\u{301}", "Ώ", "Ω", "Ω"])
         let ranks = [Int.max, 0, Int.min, -1, 1, Int.max - 1, Int.min + 1]
         let store = ObjectStore(for: Note.self)
         let context = ObjectContext(store: store)
         for (k, rank) in ranks.enumerated() { try context.insert(Note(id: k, group: nil, rank: rank)) }
-        #expect(try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("rank")])).map(\.rank) == ranks.sorted())
+        try expectEqual(context.fetch(FetchRequest<Note>(sortKeys: [SortKey("rank")])).map(\.rank), ranks.sorted())
     }
 
     /// Random records sorted by one to three random keys (strings short and
@@ -190,7 +190,7 @@ struct Author: Record, Codable {
             for note in notes { try context.insert(note) }
             try context.save()
             let expected = notes.sorted { order($0, $1) < 0 }.map(\.id)
-            #expect(try context.fetch(FetchRequest<Note>(sortKeys: keys)).map(\.id) == expected, "seed \(seed), keys \(keys)")
+            try expectEqual(context.fetch(FetchRequest<Note>(sortKeys: keys)).map(\.id), expected, "seed \(seed), keys \(keys)")
         }
     }
 
@@ -199,6 +199,6 @@ struct Author: Record, Codable {
         let context = ObjectContext(store: store)
         for id in [5, 3, 9, 1] { try context.insert(Note(id: id, group: nil, rank: 0)) }
         try context.save()
-        #expect(try context.fetch(FetchRequest<Note>(sortKeys: [SortKey("rank")])).map(\.id) == [5, 3, 9, 1])
+        try expectEqual(context.fetch(FetchRequest<Note>(sortKeys: [SortKey("rank")])).map(\.id), [5, 3, 9, 1])
     }
 }

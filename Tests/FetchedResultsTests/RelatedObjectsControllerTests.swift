@@ -98,23 +98,23 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
             try RelationshipTests.fetchIDs(context, GEntry.self, format)
         }
         // $m.entry.text: a to-one step after the variable, back to the entry.
-        #expect(try entries("SUBQUERY(media, $m, $m.entry.text == 'Fog').@count > 0") == [1])
-        #expect(try entries("SUBQUERY(media, $m, $m.entry.month == 2 AND $m.type == 'image').@count == 1") == [2])
+        try expectEqual(entries("SUBQUERY(media, $m, $m.entry.text == 'Fog').@count > 0"), [1])
+        try expectEqual(entries("SUBQUERY(media, $m, $m.entry.month == 2 AND $m.type == 'image').@count == 1"), [2])
         // Two steps, through a to-many relationship: the media of the entry of each medium.
-        #expect(try entries("SUBQUERY(media, $m, $m.entry.media.@count == 2).@count > 0") == [1])
-        #expect(try entries("SUBQUERY(media, $m, ANY $m.entry.media.type == 'audio').@count == 2") == [1])
+        try expectEqual(entries("SUBQUERY(media, $m, $m.entry.media.@count == 2).@count > 0"), [1])
+        try expectEqual(entries("SUBQUERY(media, $m, ANY $m.entry.media.type == 'audio').@count == 2"), [1])
         // Nested: a SUBQUERY over the entry's media of each medium.
-        #expect(try entries("SUBQUERY(media, $m, SUBQUERY($m.entry.media, $n, $n.kb > 40).@count > 0).@count > 0") == [1])
+        try expectEqual(entries("SUBQUERY(media, $m, SUBQUERY($m.entry.media, $n, $n.kb > 40).@count > 0).@count > 0"), [1])
         // From a medium, a SUBQUERY over a to-many relationship of its entry:
         // the photo, fetched by a request of its entity; no plain medium.
         let fromEntry = "SUBQUERY(entry.media, $n, $n.entry.text == 'Rain').@count > 0"
-        #expect(try RelationshipTests.fetchIDs(context, GPhoto.self, fromEntry) == [12])
-        #expect(try RelationshipTests.fetchIDs(context, GMedium.self, fromEntry) == [])
+        try expectEqual(RelationshipTests.fetchIDs(context, GPhoto.self, fromEntry), [12])
+        try expectEqual(RelationshipTests.fetchIDs(context, GMedium.self, fromEntry), [])
         // Without a relationship after the variable, as before.
-        #expect(try entries("SUBQUERY(media, $m, $m.kb > 40).@count > 0") == [1])
+        try expectEqual(entries("SUBQUERY(media, $m, $m.kb > 40).@count > 0"), [1])
         // Changing the related object is seen.
         try context.update(GEntry(id: 1, text: "Snow", month: 1, media: [10, 11]))
-        #expect(try entries("SUBQUERY(media, $m, $m.entry.text == 'Fog').@count > 0") == [])
+        try expectEqual(entries("SUBQUERY(media, $m, $m.entry.text == 'Fog').@count > 0"), [])
     }
 
     @Test func collectionOperatorsAsSortKeys() throws {
@@ -123,25 +123,25 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
         func entries(_ keys: [SortKey]) throws -> [Int] {
             integerIDs(try context.fetch(FetchRequest<GEntry>(sortKeys: keys)))
         }
-        #expect(try entries([SortKey("media.@count", ascending: false), SortKey("id")]) == [1, 2, 3])
-        #expect(try entries([SortKey("media.@count"), SortKey("id", ascending: false)]) == [3, 2, 1])
-        #expect(try entries([SortKey("media.@sum.kb", ascending: false)]) == [1, 2, 3])
-        #expect(try entries([SortKey("media.@max.kb")]) == [3, 2, 1])   // nil first, then 7 (the photo's), then 50
-        #expect(try entries([SortKey("media.@min.kb", ascending: false)]) == [2, 1, 3])
+        try expectEqual(entries([SortKey("media.@count", ascending: false), SortKey("id")]), [1, 2, 3])
+        try expectEqual(entries([SortKey("media.@count"), SortKey("id", ascending: false)]), [3, 2, 1])
+        try expectEqual(entries([SortKey("media.@sum.kb", ascending: false)]), [1, 2, 3])
+        try expectEqual(entries([SortKey("media.@max.kb")]), [3, 2, 1])   // nil first, then 7 (the photo's), then 50
+        try expectEqual(entries([SortKey("media.@min.kb", ascending: false)]), [2, 1, 3])
         let controller = FetchedResultsController(
             fetchRequest: FetchRequest<GEntry>(sortKeys: [SortKey("media.@count", ascending: false), SortKey("id")]), context: context)
         let recorder = RelatedRecorder<GEntry>()
         controller.delegate = recorder
         try controller.performFetch()
-        #expect(integerIDs(controller.fetchedObjects ?? []) == [1, 2, 3])
+        expectEqual(integerIDs(controller.fetchedObjects ?? []), [1, 2, 3])
         // Relinking a medium changes two entries' counts: 2 has two media now, 1 one.
         try context.update(GMedium(id: 11, type: "audio", kb: 50, entry: 2))
-        #expect(integerIDs(controller.fetchedObjects ?? []) == [2, 1, 3])
+        expectEqual(integerIDs(controller.fetchedObjects ?? []), [2, 1, 3])
         try context.insert(GMedium(id: 14, type: "image", kb: 1, entry: 3))
         try context.insert(GMedium(id: 15, type: "image", kb: 1, entry: 3))
         try context.insert(GMedium(id: 16, type: "image", kb: 1, entry: 3))
-        #expect(integerIDs(controller.fetchedObjects ?? []) == [3, 2, 1])
-        #expect(recorder.batches.count == 4)
+        expectEqual(integerIDs(controller.fetchedObjects ?? []), [3, 2, 1])
+        expectEqual(recorder.batches.count, 4)
     }
 
     @Test func anEntrysMonthEditedMovesItsMediaToAnotherSection() throws {
@@ -152,18 +152,18 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
         let recorder = RelatedRecorder<GMedium>()
         controller.delegate = recorder
         try controller.performFetch()
-        #expect(describe(relatedTable(controller)) == "1: 10 11 | 2: 12")
-        #expect(controller.sections?.map(\.indexTitle) == ["1", "2"])
+        expectEqual(describe(relatedTable(controller)), "1: 10 11 | 2: 12")
+        expectEqual(controller.sections?.map(\.indexTitle), ["1", "2"])
 
         var old = relatedTable(controller)
         func check(_ expected: String, batches: Int = 1, _ location: SourceLocation = #_sourceLocation) throws {
             let new = relatedTable(controller)
-            #expect(describe(new) == expected, sourceLocation: location)
-            #expect(recorder.batches.count == batches, sourceLocation: location)
+            expectEqual(describe(new), expected, sourceLocation: location)
+            expectEqual(recorder.batches.count, batches, sourceLocation: location)
             for update in recorder.batches {
                 switch UIKitOracle.replay(update, displayed: old, data: new) {
                 case .failure(let refusal): Issue.record("UIKit refuses \(update): \(refusal)", sourceLocation: location)
-                case .success(let result): #expect(result == new, sourceLocation: location)
+                case .success(let result): expectEqual(result, new, sourceLocation: location)
                 }
             }
             recorder.batches.removeAll()
@@ -172,7 +172,7 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
         // The entry's month: its two media leave section 1 (deleted) for a new section 3.
         try context.update(GEntry(id: 1, text: "Fog", month: 3, media: [10, 11]))
         try check("2: 12 | 3: 10 11")
-        #expect(recorder.events == ["delete section 0 1", "insert section 1 3", "move 10 {0, 0} → {1, 0}", "move 11 {0, 1} → {1, 1}"])
+        expectEqual(recorder.events, ["delete section 0 1", "insert section 1 3", "move 10 {0, 0} → {1, 0}", "move 11 {0, 1} → {1, 1}"])
         // A medium relinked to the other entry moves.
         try context.update(GMedium(id: 11, type: "audio", kb: 50, entry: 2))
         try check("2: 12 11 | 3: 10")
@@ -189,7 +189,7 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
         try check("(no sections)")
         try context.save()
         #expect(controller.lastError == nil && recorder.failures.isEmpty)
-        #expect(try controller.snapshot().numberOfItems == 0)
+        try expectEqual(controller.snapshot().numberOfItems, 0)
     }
 
     /// A sub-entity of another record type is followed by a controller of
@@ -210,37 +210,37 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
         media.delegate = mediumRecorder
         try photos.performFetch()
         try media.performFetch()
-        #expect(describe(relatedTable(photos)) == "2: 12")
-        #expect(describe(relatedTable(media)) == "1: 10 11")
+        expectEqual(describe(relatedTable(photos)), "2: 12")
+        expectEqual(describe(relatedTable(media)), "1: 10 11")
         let photo = try photos.object(at: TablePath(row: 0, section: 0))
-        #expect(photo.width == 640)
-        #expect(photos.indexPath(forObjectWithID: 12) == TablePath(row: 0, section: 0))
+        expectEqual(photo.width, 640)
+        expectEqual(photos.indexPath(forObjectWithID: 12), TablePath(row: 0, section: 0))
         #expect(media.indexPath(forObjectWithID: 12) == nil)
 
         // The photo's entry changes month: the photo moves to a new section; the media do not change.
         try context.update(GEntry(id: 2, text: "Rain", month: 4, media: [12]))
-        #expect(describe(relatedTable(photos)) == "4: 12")
-        #expect(photoRecorder.events == ["delete section 0 2", "insert section 0 4", "move 12 {0, 0} → {0, 0}"])
+        expectEqual(describe(relatedTable(photos)), "4: 12")
+        expectEqual(photoRecorder.events, ["delete section 0 2", "insert section 0 4", "move 12 {0, 0} → {0, 0}"])
         #expect(mediumRecorder.events.isEmpty)
         photoRecorder.events.removeAll()
         // A plain medium joins entry 2 (the photo's section), from the entry's side.
         try context.update(GEntry(id: 2, text: "Rain", month: 4, media: [12, 13]))
-        #expect(describe(relatedTable(media)) == "1: 10 11 | 4: 13")
-        #expect(mediumRecorder.events == ["insert section 1 4", "insert 13 - → {1, 0}"])
+        expectEqual(describe(relatedTable(media)), "1: 10 11 | 4: 13")
+        expectEqual(mediumRecorder.events, ["insert section 1 4", "insert 13 - → {1, 0}"])
         #expect(photoRecorder.events.isEmpty, "the photo's entry changed, not what the photo's key paths read")
         mediumRecorder.events.removeAll()
         // The photo moves to entry 1: its section follows; entry 1's media count is no key path of these.
         try context.update(GPhoto(id: 12, type: "image", kb: 7, width: 640, entry: 1))
-        #expect(describe(relatedTable(photos)) == "1: 12")
-        #expect(photoRecorder.events == ["delete section 0 4", "insert section 0 1", "move 12 {0, 0} → {0, 0}"])
+        expectEqual(describe(relatedTable(photos)), "1: 12")
+        expectEqual(photoRecorder.events, ["delete section 0 4", "insert section 0 1", "move 12 {0, 0} → {0, 0}"])
         #expect(mediumRecorder.events.isEmpty)
         photoRecorder.events.removeAll()
         // Deleting entry 1 cascades to the photo and the media 10 and 11.
         try context.delete(GEntry.self, id: 1)
-        #expect(describe(relatedTable(photos)) == "(no sections)")
-        #expect(describe(relatedTable(media)) == "4: 13")
-        #expect(photoRecorder.events == ["delete section 0 1", "delete 12 {0, 0} → -"])
-        #expect(mediumRecorder.events == ["delete section 0 1", "delete 10 {0, 0} → -", "delete 11 {0, 1} → -"])
+        expectEqual(describe(relatedTable(photos)), "(no sections)")
+        expectEqual(describe(relatedTable(media)), "4: 13")
+        expectEqual(photoRecorder.events, ["delete section 0 1", "delete 12 {0, 0} → -"])
+        expectEqual(mediumRecorder.events, ["delete section 0 1", "delete 10 {0, 0} → -", "delete 11 {0, 1} → -"])
         try context.save()
         #expect(photos.lastError == nil && media.lastError == nil && photoRecorder.failures.isEmpty && mediumRecorder.failures.isEmpty)
     }
@@ -248,16 +248,16 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
     @Test func errorsAreTyped() throws {
         let context = try Self.diary(twelveIsAPhoto: false)
         let unfetched = FetchedResultsController(fetchRequest: FetchRequest<GMedium>(sortKeys: [SortKey("id")]), context: context)
-        #expect(throws: FetchError.notFetched) { _ = try unfetched.object(at: TablePath(row: 0, section: 0)) }
+        expectThrows(FetchError.notFetched) { _ = try unfetched.object(at: TablePath(row: 0, section: 0)) }
         #expect(unfetched.fetchedObjects == nil && unfetched.numberOfSections == 0)
-        #expect(throws: FetchError.noSortKeys) {
+        expectThrows(FetchError.noSortKeys) {
             try FetchedResultsController(fetchRequest: FetchRequest<GMedium>(), context: context).performFetch()
         }
-        #expect(throws: FetchError.unknownEntity("Nope")) {
+        expectThrows(FetchError.unknownEntity("Nope")) {
             try FetchedResultsController(fetchRequest: FetchRequest<GMedium>(entityName: "Nope", sortKeys: [SortKey("id")]), context: context).performFetch()
         }
         // A request of a record type no entity has.
-        #expect(throws: FetchError.unknownEntity("Note")) {
+        expectThrows(FetchError.unknownEntity("Note")) {
             try FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("id")]), context: context).performFetch()
         }
         let unknownKey = try #require(throws: FetchError.self) {
@@ -268,23 +268,23 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
             return
         }
         #expect(key.typeName == "Entry" && key.keyPath == "nope", "\(key)")
-        #expect(throws: FetchError.negativeSetting("fetchLimit", -1)) {
+        expectThrows(FetchError.negativeSetting("fetchLimit", -1)) {
             try FetchedResultsController(fetchRequest: FetchRequest<GMedium>(sortKeys: [SortKey("id")], fetchLimit: -1), context: context).performFetch()
         }
         // Sections not ordered by the first sort key: Core Data's error.
-        #expect(throws: FetchError.sectionsOutOfOrder(index: 2, sectionName: "1")) {
+        expectThrows(FetchError.sectionsOutOfOrder(index: 2, sectionName: "1")) {
             try FetchedResultsController(
                 fetchRequest: FetchRequest<GMedium>(predicate: try RecordPredicate(format: "entry != nil"), sortKeys: [SortKey("kb")]),
                 context: context, sectionNameKeyPath: "entry.month").performFetch()
         }
         let controller = FetchedResultsController(fetchRequest: FetchRequest<GMedium>(sortKeys: [SortKey("id")]), context: context)
         try controller.performFetch()
-        #expect(throws: FetchError.noObject(at: TablePath(row: 9, section: 0), sectionCount: 1, rowCount: 4)) {
+        expectThrows(FetchError.noObject(at: TablePath(row: 9, section: 0), sectionCount: 1, rowCount: 4)) {
             _ = try controller.object(at: TablePath(row: 9, section: 0))
         }
         #expect(controller.objectID(at: TablePath(row: 9, section: 0)) == nil)
-        #expect(controller.indexPath(forObjectWithID: 12) == TablePath(row: 2, section: 0))
-        #expect(try controller.object(at: TablePath(row: 2, section: 0)).id == 12)
+        expectEqual(controller.indexPath(forObjectWithID: 12), TablePath(row: 2, section: 0))
+        try expectEqual(controller.object(at: TablePath(row: 2, section: 0)).id, 12)
     }
 
     @Test func aLimitedRequestFollowsItsWindowAsAFetchDoes() throws {
@@ -294,12 +294,12 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
         let recorder = RelatedRecorder<GMedium>()
         controller.delegate = recorder
         try controller.performFetch()
-        #expect(integerIDs(controller.fetchedObjects ?? []) == integerIDs(try context.fetch(request)))
-        #expect(integerIDs(controller.fetchedObjects ?? []) == [12, 10])
+        expectEqual(integerIDs(controller.fetchedObjects ?? []), integerIDs(try context.fetch(request)))
+        expectEqual(integerIDs(controller.fetchedObjects ?? []), [12, 10])
         try context.update(GEntry(id: 1, text: "Fog", month: 5, media: [10, 11]))
-        #expect(integerIDs(controller.fetchedObjects ?? []) == [10, 11])
-        #expect(integerIDs(controller.fetchedObjects ?? []) == integerIDs(try context.fetch(request)))
-        #expect(recorder.batches.count == 1)
+        expectEqual(integerIDs(controller.fetchedObjects ?? []), [10, 11])
+        expectEqual(integerIDs(controller.fetchedObjects ?? []), integerIDs(try context.fetch(request)))
+        expectEqual(recorder.batches.count, 1)
     }
 
     @Test func aReferenceToADeletedObjectIsReportedAsAFailure() throws {
@@ -316,16 +316,16 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
         recorder.batches.removeAll()
         try context.delete(GEntry.self, id: 1)   // cascades to 10; 11 still says it is entry 1's cover
         let dangling = FetchError.danglingReference(object: .medium(11), relationship: "coverOf", destination: .entry(1))
-        #expect(recorder.failures == [dangling])
-        #expect(controller.lastError == dangling)
+        expectEqual(recorder.failures, [dangling])
+        expectEqual(controller.lastError, dangling)
         #expect(recorder.batches.isEmpty && integerIDs(controller.fetchedObjects ?? []) == before)
         // A fetch says the same.
-        #expect(throws: dangling) { _ = try context.fetch(controller.fetchRequest) }
+        expectThrows(dangling) { _ = try context.fetch(controller.fetchRequest) }
         // Repaired, and fetched again: up to date.
         try context.update(GMedium(id: 11, type: "audio", kb: 50, entry: nil, coverOf: nil))
         try controller.performFetch()
         #expect(controller.lastError == nil)
-        #expect(integerIDs(controller.fetchedObjects ?? []) == integerIDs(try context.fetch(controller.fetchRequest)))
+        expectEqual(integerIDs(controller.fetchedObjects ?? []), integerIDs(try context.fetch(controller.fetchRequest)))
     }
 
     // MARK: Seeded random edits
@@ -463,7 +463,7 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
         for query in Query.allCases {
             let follower = try query.follower(on: main)
             try Self.read(main, into: &graph)
-            #expect(follower.table == query.expected(graph), "seed \(seed): \(query) fetched")
+            expectEqual(follower.table, query.expected(graph), "seed \(seed): \(query) fetched")
             followers.append((query, follower, follower.table))
         }
         var reported = 0
@@ -545,7 +545,7 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
                 let (query, follower, old) = followers[k]
                 let where_ = "seed \(seed), step \(step) (\(what)), \(query)"
                 let new = follower.table
-                #expect(new == query.expected(graph), "\(where_): \(describe(new)) ≠ \(describe(query.expected(graph)))")
+                expectEqual(new, query.expected(graph), "\(where_): \(describe(new)) ≠ \(describe(query.expected(graph)))")
                 // Each report replayed by UIKit's rules, from the table before it to the one after the last.
                 var shown = old
                 let batches = follower.batches
@@ -559,12 +559,12 @@ func relatedTable<R: Record & Codable>(_ controller: FetchedResultsController<R>
                     switch UIKitOracle.replay(update, displayed: shown, data: new) {
                     case .failure(let refusal): Issue.record("\(where_): UIKit refuses \(update): \(refusal)")
                     case .success(let result):
-                        #expect(result == new, "\(where_)")
+                        expectEqual(result, new, "\(where_)")
                         shown = result
                     }
                     reported += 1
                 }
-                if batches.isEmpty { #expect(old == new, "\(where_): changed without a report") }
+                if batches.isEmpty { expectEqual(old, new, "\(where_): changed without a report") }
                 #expect(follower.failures.isEmpty, "\(where_): \(follower.failures)")
                 follower.clearBatches()
                 followers[k].2 = new

@@ -54,30 +54,30 @@ struct RGLabelV2: Record, Codable {
         let context = ObjectContext(store: ObjectStore(model: model))
         try context.insert(FragileRecord(id: FragileID(-1), name: "a"))
         try context.insert(FragileRecord(id: FragileID(-2), name: "b"))
-        #expect(Set(context.insertedObjects(FragileRecord.self).map(\.name)) == ["a", "b"], "two objects, not one")
+        expectEqual(Set(context.insertedObjects(FragileRecord.self).map(\.name)), ["a", "b"], "two objects, not one")
         try context.update(FragileRecord(id: FragileID(-2), name: "b2"))
-        #expect(try context.object(FragileRecord.self, id: FragileID(-1))?.name == "a", "the update of #-2 leaves #-1")
-        #expect(try context.object(FragileRecord.self, id: FragileID(-2))?.name == "b2")
-        #expect(throws: ContextError.noSuchObject(person(-3))) { try context.update(FragileRecord(id: FragileID(-3), name: "c")) }
-        #expect(throws: ContextError.alreadyExists(person(-1))) { try context.insert(FragileRecord(id: FragileID(-1), name: "again")) }
-        #expect(context.insertedObjects.map(\.id).sorted { "\($0)" < "\($1)" } == [person(-1), person(-2)])
+        try expectEqual(context.object(FragileRecord.self, id: FragileID(-1))?.name, "a", "the update of #-2 leaves #-1")
+        try expectEqual(context.object(FragileRecord.self, id: FragileID(-2))?.name, "b2")
+        expectThrows(ContextError.noSuchObject(person(-3))) { try context.update(FragileRecord(id: FragileID(-3), name: "c")) }
+        expectThrows(ContextError.alreadyExists(person(-1))) { try context.insert(FragileRecord(id: FragileID(-1), name: "again")) }
+        expectEqual(context.insertedObjects.map(\.id).sorted { "\($0)" < "\($1)" }, [person(-1), person(-2)])
         // As a destination: one that does not exist is refused, the object unchanged.
         try context.insert(FragileRecord(id: FragileID(1), name: "one"))
         try context.insert(FragileRecord(id: FragileID(2), name: "two", friends: [FragileID(1)]))
-        #expect(throws: ContextError.danglingReference(object: person(2), relationship: "friends", destination: person(-5))) {
+        expectThrows(ContextError.danglingReference(object: person(2), relationship: "friends", destination: person(-5))) {
             try context.update(FragileRecord(id: FragileID(2), name: "two", friends: [FragileID(1), FragileID(-5)]))
         }
-        #expect(try context.object(FragileRecord.self, id: FragileID(2))?.friends == [FragileID(1)])
+        try expectEqual(context.object(FragileRecord.self, id: FragileID(2))?.friends, [FragileID(1)])
         // One that exists is held, and read back.
         try context.update(FragileRecord(id: FragileID(2), name: "two", friends: [FragileID(1), FragileID(-1)]))
         let two = try #require(try context.object(FragileRecord.self, id: FragileID(2)))
-        #expect(try context.destinations(of: two, relationship: "friends", as: FragileRecord.self).map(\.name) == ["one", "a"])
+        try expectEqual(context.destinations(of: two, relationship: "friends", as: FragileRecord.self).map(\.name), ["one", "a"])
         try context.save()
-        #expect(context.store.count == 4)
-        #expect(context.store.object(FragileRecord.self, id: FragileID(-1))?.name == "a")
+        expectEqual(context.store.count, 4)
+        expectEqual(context.store.object(FragileRecord.self, id: FragileID(-1))?.name, "a")
         // A delete of a destination held without an inverse: the save refuses the reference left.
         try context.delete(FragileRecord.self, id: FragileID(-1))
-        #expect(throws: StoreError.danglingReference(object: person(2), relationship: "friends", destination: person(-1))) { try context.save() }
+        expectThrows(StoreError.danglingReference(object: person(2), relationship: "friends", destination: person(-1))) { try context.save() }
         context.rollback()
 
         // In a file: the record cannot be written, the save is refused, nothing is written.
@@ -93,10 +93,10 @@ struct RGLabelV2: Record, Codable {
         }
         #expect(reason.contains("negative"), "\(reason)")
         #expect(inFile.hasChanges && inFile.store.count == 0)
-        #expect(try ObjectStore(model: model, fileURL: url).count == 0)
+        try expectEqual(ObjectStore(model: model, fileURL: url).count, 0)
         try inFile.delete(FragileRecord.self, id: FragileID(-4))
         try inFile.save()
-        #expect(try ObjectStore(model: model, fileURL: url).objects(FragileRecord.self).map(\.name) == ["three"])
+        try expectEqual(ObjectStore(model: model, fileURL: url).objects(FragileRecord.self).map(\.name), ["three"])
     }
 
     /// An object that exists but cannot be read as its entity's type (saved
@@ -121,7 +121,7 @@ struct RGLabelV2: Record, Codable {
             Issue.record("expected the label's decoding error, got \(error)")
             return
         }
-        #expect(path == url.path)
+        expectEqual(path, url.path)
         #expect(reason.contains("cannot be decoded"), "\(reason)")
         // Nothing of the save reached the store: no note without its label.
         #expect(store.count == 0 && store.object(RGNote.self, id: 51) == nil)
@@ -129,8 +129,8 @@ struct RGLabelV2: Record, Codable {
         #expect(try context.fetch(FetchRequest<RGNote>(predicate: try RecordPredicate(format: "label.name == 'x'"))).isEmpty)
         // The file does not open with this model either, and is left as it is.
         let bytes = try Data(contentsOf: url)
-        #expect(throws: StoreError.self) { _ = try ObjectStore(model: randomGraphModel, fileURL: url) }
-        #expect(try Data(contentsOf: url) == bytes)
+        expectThrows(StoreError.self) { _ = try ObjectStore(model: randomGraphModel, fileURL: url) }
+        try expectEqual(Data(contentsOf: url), bytes)
         // The message names the entity whose record cannot be decoded.
         #expect(reason.contains("Label"), "\(reason)")
     }
@@ -156,7 +156,7 @@ struct RGLabelV2: Record, Codable {
         try store.mergeExternalChanges()
         let context = ObjectContext(store: store)
         try context.delete(RGNote.self, id: 10)   // folder 2 loses it; folder 1 still pins it
-        #expect(throws: StoreError.danglingReference(object: RGGraph.folderID(1), relationship: "pinned", destination: RGGraph.noteID(10))) {
+        expectThrows(StoreError.danglingReference(object: RGGraph.folderID(1), relationship: "pinned", destination: RGGraph.noteID(10))) {
             try context.save()
         }
         #expect(store.object(RGNote.self, id: 10) != nil)
@@ -171,7 +171,7 @@ struct RGLabelV2: Record, Codable {
         try tasks.save()
         let deleting = ObjectContext(store: store)
         try deleting.delete(RGTask.self, id: 11)
-        #expect(throws: StoreError.danglingReference(object: RGGraph.folderID(2), relationship: "pinned", destination: RGGraph.noteID(11))) {
+        expectThrows(StoreError.danglingReference(object: RGGraph.folderID(2), relationship: "pinned", destination: RGGraph.noteID(11))) {
             try deleting.save()
         }
     }

@@ -31,16 +31,16 @@ import Testing
         try controller.performFetch()
         controller.fetchRequest.sortKeys = [SortKey("rank", ascending: false)]
         // Nothing changes until the fetch.
-        #expect(controller.fetchedObjects?.map(\.id) == Array(0..<10))
+        expectEqual(controller.fetchedObjects?.map(\.id), Array(0..<10))
         try controller.performFetch()
-        #expect(controller.fetchedObjects?.map(\.id) == Array((0..<10).reversed()))
+        expectEqual(controller.fetchedObjects?.map(\.id), Array((0..<10).reversed()))
         controller.fetchRequest.predicate = try RecordPredicate(format: "group == 'odd'")
         controller.fetchRequest.fetchLimit = 3
         try controller.performFetch()
-        #expect(controller.fetchedObjects?.map(\.id) == [9, 7, 5])
+        expectEqual(controller.fetchedObjects?.map(\.id), [9, 7, 5])
         controller.fetchRequest.fetchLimit = -1
-        #expect(throws: FetchError.negativeSetting("fetchLimit", -1)) { try controller.performFetch() }
-        #expect(controller.fetchedObjects?.map(\.id) == [9, 7, 5])
+        expectThrows(FetchError.negativeSetting("fetchLimit", -1)) { try controller.performFetch() }
+        expectEqual(controller.fetchedObjects?.map(\.id), [9, 7, 5])
     }
 
     @Test func aCachedControllerMustDeleteItsCacheBeforeChangingTheRequest() throws {
@@ -48,25 +48,25 @@ import Testing
         let controller = FetchedResultsController(fetchRequest: FetchRequest<Note>(sortKeys: [SortKey("rank")]), context: context, cacheName: "notes")
         try controller.performFetch()
         controller.fetchRequest.sortKeys = [SortKey("rank", ascending: false)]
-        #expect(throws: FetchError.cacheMismatch(cacheName: "notes")) { try controller.performFetch() }
+        expectThrows(FetchError.cacheMismatch(cacheName: "notes")) { try controller.performFetch() }
         // State unchanged: the old results, still in their order.
-        #expect(controller.fetchedObjects?.map(\.id) == Array(0..<6))
+        expectEqual(controller.fetchedObjects?.map(\.id), Array(0..<6))
         let message = "\(FetchError.cacheMismatch(cacheName: "notes"))"
         #expect(message.contains("You have illegally mutated the NSFetchedResultsController's fetch request"))
         #expect(message.contains("deleteCache(withName: \"notes\""))
         FetchedResultsController<Note>.deleteCache(withName: "notes", in: context.store)
         try controller.performFetch()
-        #expect(controller.fetchedObjects?.map(\.id) == Array((0..<6).reversed()))
+        expectEqual(controller.fetchedObjects?.map(\.id), Array((0..<6).reversed()))
         // Setting the same request again is no change of configuration.
         let same = controller.fetchRequest
         controller.fetchRequest = same
         try controller.performFetch()
         // A closure predicate cannot be identified: it never matches a cache.
         controller.fetchRequest.predicate = RecordPredicate { $0.rank > 2 }
-        #expect(throws: FetchError.cacheMismatch(cacheName: "notes")) { try controller.performFetch() }
+        expectThrows(FetchError.cacheMismatch(cacheName: "notes")) { try controller.performFetch() }
         FetchedResultsController<Note>.deleteCache(withName: nil, in: context.store)
         try controller.performFetch()
-        #expect(controller.fetchedObjects?.map(\.id) == [5, 4, 3])
+        expectEqual(controller.fetchedObjects?.map(\.id), [5, 4, 3])
     }
 
     @Test func filteringASequenceMatchesEvaluatingEachRecord() throws {
@@ -78,13 +78,13 @@ import Testing
             let options = ["", "[c]", "[d]", "[cd]"][g.int(0..<4)]
             let predicate = try FormatPredicate("title \(op)\(options) %@ OR rank > %d", Self.words[g.int(0..<Self.words.count)], g.int(0...25))
             let expected = try notes.filter { note throws in try predicate.evaluate(with: note) }
-            #expect(try notes.filter(predicate) == expected, "seed \(seed), round \(round): \(predicate)")
-            #expect(try notes.lazy.map { $0 }.filter(predicate).map(\.id) == expected.map(\.id))
+            try expectEqual(notes.filter(predicate), expected, "seed \(seed), round \(round): \(predicate)")
+            try expectEqual(notes.lazy.map { $0 }.filter(predicate).map(\.id), expected.map(\.id))
         }
-        #expect(throws: PredicateEvaluationError.self) { try [Note(id: 1, group: nil, rank: 1)].filter(try FormatPredicate("nothing == 1")) }
-        #expect(throws: PredicateEvaluationError.self) { try [Note(id: 1, group: nil, rank: 1)].filter(try FormatPredicate("rank == $R")) }
-        #expect(try [Note(id: 1, group: nil, rank: 1)].filter(try FormatPredicate("rank == $R"), variables: ["R": .int(1)]).count == 1)
-        #expect(try [RecordValue.int(1), .int(5), .double(0.5)].filter(try FormatPredicate("SELF > 2")) == [.int(5)])
+        expectThrows(PredicateEvaluationError.self) { try [Note(id: 1, group: nil, rank: 1)].filter(try FormatPredicate("nothing == 1")) }
+        expectThrows(PredicateEvaluationError.self) { try [Note(id: 1, group: nil, rank: 1)].filter(try FormatPredicate("rank == $R")) }
+        try expectEqual([Note(id: 1, group: nil, rank: 1)].filter(try FormatPredicate("rank == $R"), variables: ["R": .int(1)]).count, 1)
+        try expectEqual([RecordValue.int(1), .int(5), .double(0.5)].filter(try FormatPredicate("SELF > 2")), [.int(5)])
     }
 
     @Test func theNarrowingRule() throws {
@@ -131,7 +131,7 @@ import Testing
             guard narrow.provablyNarrows(wide, for: Note.self) else { continue }
             proven += 1
             let filtered = try notes.filter(wide).filter(narrow)
-            #expect(filtered == (try notes.filter(narrow)), "seed \(seed), round \(round): \(wide) -> \(narrow)")
+            expectEqual(filtered, (try notes.filter(narrow)), "seed \(seed), round \(round): \(wide) -> \(narrow)")
         }
         #expect(proven > 30)
     }
@@ -206,11 +206,11 @@ import Testing
                 let fresh = try makeController()
                 try fresh.performFetch()
                 fresh._checkInvariants()
-                #expect(controller.sectionIndexTitles == fresh.sectionIndexTitles)
+                expectEqual(controller.sectionIndexTitles, fresh.sectionIndexTitles)
                 let context = "seed \(seed), round \(round), step \(step): \(format) \"\(text)\""
-                #expect(controller.fetchedObjects?.map(\.id) == fresh.fetchedObjects?.map(\.id), "\(context)")
-                #expect(controller.sections?.map(\.name) == fresh.sections?.map(\.name), "\(context)")
-                #expect(controller.sections?.map(\.numberOfObjects) == fresh.sections?.map(\.numberOfObjects), "\(context)")
+                expectEqual(controller.fetchedObjects?.map(\.id), fresh.fetchedObjects?.map(\.id), "\(context)")
+                expectEqual(controller.sections?.map(\.name), fresh.sections?.map(\.name), "\(context)")
+                expectEqual(controller.sections?.map(\.numberOfObjects), fresh.sections?.map(\.numberOfObjects), "\(context)")
                 #expect(controller.fetchRequest.predicate != nil)
             }
         }

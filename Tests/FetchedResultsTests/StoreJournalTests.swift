@@ -41,7 +41,7 @@ import TableTestSupport
         try context.delete(Note.self, id: 3)
         try context.save()
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
-        #expect(reopened.count == 9_999)
+        expectEqual(reopened.count, 9_999)
         #expect(reopened.object(Note.self, id: 5_000)?.title == "changed" && reopened.object(Note.self, id: 3) == nil)
         #expect(reopened.version == store.version && reopened.recoveries.isEmpty)
     }
@@ -64,10 +64,10 @@ import TableTestSupport
         }
         try store.compact()
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
-        #expect(Dictionary(uniqueKeysWithValues: reopened.objects(Note.self).map { ($0.id, $0) }) == expected)
-        #expect(reopened.version == store.version)
+        expectEqual(Dictionary(uniqueKeysWithValues: reopened.objects(Note.self).map { ($0.id, $0) }), expected)
+        expectEqual(reopened.version, store.version)
         let files = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
-        #expect(files == ["store.htstore"])
+        expectEqual(files, ["store.htstore"])
     }
 
     /// Settings at their extremes are no trap: a ratio of infinity never
@@ -82,7 +82,7 @@ import TableTestSupport
             try context.save()
         }
         try store.compact()   // asked for: it runs
-        #expect(try ObjectStore(for: Note.self, fileURL: url).count == 50)
+        try expectEqual(ObjectStore(for: Note.self, fileURL: url).count, 50)
     }
 
     /// Two stores on one file save from two threads while both compact it in
@@ -116,8 +116,8 @@ import TableTestSupport
         }
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
         reopened._checkInvariants()
-        #expect(reopened.count == 600)
-        #expect(reopened.objects(Note.self).filter { $0.group == "updated" }.count == 60)
+        expectEqual(reopened.count, 600)
+        expectEqual(reopened.objects(Note.self).filter { $0.group == "updated" }.count, 60)
         #expect(stores.allSatisfy { $0.count == 600 && $0.version == reopened.version })
         #expect(firstFile != nil && inode() != firstFile, "the file was never compacted (replaced)")
     }
@@ -134,15 +134,15 @@ import TableTestSupport
         """
         try Data(json.utf8).write(to: url)
         let store = try ObjectStore(for: Note.self, fileURL: url)
-        #expect(store.objects(Note.self).map(\.id) == [1, 2])
-        #expect(store.object(Note.self, id: 1) == Note(id: 1, group: nil, rank: -3, title: "Eins", created: Date(timeIntervalSinceReferenceDate: 1.5), tags: ["x"]))
+        expectEqual(store.objects(Note.self).map(\.id), [1, 2])
+        expectEqual(store.object(Note.self, id: 1), Note(id: 1, group: nil, rank: -3, title: "Eins", created: Date(timeIntervalSinceReferenceDate: 1.5), tags: ["x"]))
         let context = ObjectContext(store: store)
         try context.insert(Note(id: 3, group: nil, rank: 0))
         try context.save()
         let head = try Data(contentsOf: url).prefix(8)
-        #expect(head == Data("HTSTORE\n".utf8))
+        expectEqual(head, Data("HTSTORE\n".utf8))
         let reopened = try ObjectStore(for: Note.self, fileURL: url)
-        #expect(reopened.objects(Note.self).map(\.id) == [1, 2, 3])
+        expectEqual(reopened.objects(Note.self).map(\.id), [1, 2, 3])
     }
 
     /// Every single-bit flip anywhere in the file opens as a typed error
@@ -171,7 +171,7 @@ import TableTestSupport
             try damaged.write(to: copy)
             do {
                 let store = try ObjectStore(for: Note.self, fileURL: copy)
-                #expect(store.objects(Note.self) == committed, "bit \(bit): opened with other data")
+                expectEqual(store.objects(Note.self), committed, "bit \(bit): opened with other data")
                 #expect(store.recoveries.isEmpty, "bit \(bit): dropped a committed save as torn: \(store.recoveries)")
             } catch {
                 errors += 1
@@ -179,11 +179,11 @@ import TableTestSupport
                 case .damaged(let path, let offset, _):
                     #expect(path == copy.path && offset >= 0 && offset <= bit / 8, "bit \(bit): \(error)")
                 case .corrupt(let path, _):
-                    #expect(path == copy.path)
+                    expectEqual(path, copy.path)
                 default:
                     Issue.record("bit \(bit): \(error)")
                 }
-                #expect(try Data(contentsOf: copy) == damaged, "bit \(bit): the damaged file was changed")
+                try expectEqual(Data(contentsOf: copy), damaged, "bit \(bit): the damaged file was changed")
             }
         }
         #expect(errors > 350)
@@ -222,17 +222,17 @@ import TableTestSupport
                 Issue.record("\(name): opened with \(store.count) records, recoveries \(store.recoveries)")
             } catch {
                 switch error {
-                case .damaged(let path, _, _), .corrupt(let path, _): #expect(path == copy.path, "\(name)")
+                case .damaged(let path, _, _), .corrupt(let path, _): expectEqual(path, copy.path, "\(name)")
                 default: Issue.record("\(name): \(error)")
                 }
-                #expect(try Data(contentsOf: copy) == bytes, "\(name): the file was changed")
+                try expectEqual(Data(contentsOf: copy), bytes, "\(name): the file was changed")
             }
         }
         // An empty file is not a store either (the store creates its file
         // whole, never empty).
         let empty = temporaryURL()
         try Data().write(to: empty)
-        #expect(throws: StoreError.corrupt(path: empty.path, reason: "the file is empty")) { try ObjectStore(for: Note.self, fileURL: empty) }
+        expectThrows(StoreError.corrupt(path: empty.path, reason: "the file is empty")) { try ObjectStore(for: Note.self, fileURL: empty) }
     }
 
     /// A save cut short (its frame only partly written) is dropped on opening
@@ -255,13 +255,13 @@ import TableTestSupport
             let copy = temporaryURL()
             try whole.prefix(cut).write(to: copy)
             let store = try ObjectStore(for: Note.self, fileURL: copy)
-            #expect(store.objects(Note.self).map(\.id) == [1], "cut at \(cut)")
+            expectEqual(store.objects(Note.self).map(\.id), [1], "cut at \(cut)")
             #expect(store.recoveries.count == 1 && store.recoveries.first?.offset == sizes.0 && store.recoveries.first?.path == copy.path, "cut at \(cut): \(store.recoveries)")
             // The next save goes where the torn one was.
             let context = ObjectContext(store: store)
             try context.insert(Note(id: 3, group: nil, rank: 3))
             try context.save()
-            #expect(try ObjectStore(for: Note.self, fileURL: copy).objects(Note.self).map(\.id) == [1, 3])
+            try expectEqual(ObjectStore(for: Note.self, fileURL: copy).objects(Note.self).map(\.id), [1, 3])
         }
     }
 
@@ -287,7 +287,7 @@ import TableTestSupport
             for record in records { try context.insert(record) }
             try context.save()
         }
-        #expect(try ObjectStore(for: Wide.self, fileURL: url).objects(Wide.self) == records)
+        try expectEqual(ObjectStore(for: Wide.self, fileURL: url).objects(Wide.self), records)
     }
 
     /// A file of other records (the app changed its record type) is a typed
@@ -310,6 +310,6 @@ import TableTestSupport
     @Test func aDanglingSymbolicLinkIsAnError() throws {
         let url = temporaryURL()
         try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: url.path + ".missing")
-        #expect(throws: StoreError.self) { try ObjectStore(for: Note.self, fileURL: url) }
+        expectThrows(StoreError.self) { try ObjectStore(for: Note.self, fileURL: url) }
     }
 }

@@ -20,7 +20,7 @@ import ToolArguments
         #expect(help.status == 0 && help.err == "")
         assertTextSnapshot(of: help.out, named: "tool")
         for form in [["-h"], ["help"]] {
-            #expect(runCLI(form) == help, "\(form)")
+            expectEqual(runCLI(form), help, "\(form)")
         }
         // Without a command: the same usage, on standard error, status 2.
         let none = runCLI([])
@@ -34,14 +34,14 @@ import ToolArguments
         #expect(help.out.hasPrefix("usage: headless-table \(command)"))
         assertTextSnapshot(of: help.out, named: command)
         for form in [[command, "-h"], ["help", command], [command, "DATA", "--where", "x", "-h"], [command, "--nonsense", "--help"]] {
-            #expect(runCLI(form) == help, "\(form)")
+            expectEqual(runCLI(form), help, "\(form)")
         }
         // After --, -h is an argument, not a request for help.
         #expect(runCLI([command, "--", "-h"]).out != help.out)
     }
 
     @Test func versionIsOnStandardOutputWithStatus0() {
-        #expect(runCLI(["--version"]) == CLIResult(status: 0, out: "headless-table \(PackageVersion.current)\n", err: ""))
+        expectEqual(runCLI(["--version"]), CLIResult(status: 0, out: "headless-table \(PackageVersion.current)\n", err: ""))
     }
 
     /// Generated usage cannot drift: every declared option of every command
@@ -98,9 +98,9 @@ import ToolArguments
     ] as [([String], String, String?)])
     func misuseIsOneMessageAndOneHint(arguments: [String], message: String, command: String?) {
         let result = runCLI(arguments)
-        #expect(result.status == 2)
-        #expect(result.out == "")
-        #expect(result.err == "headless-table: \(message)\nrun 'headless-table\(command.map { " " + $0 } ?? "") --help' for usage\n")
+        expectEqual(result.status, 2)
+        expectEqual(result.out, "")
+        expectEqual(result.err, "headless-table: \(message)\nrun 'headless-table\(command.map { " " + $0 } ?? "") --help' for usage\n")
     }
 
     // MARK: Values, -- and -
@@ -110,10 +110,10 @@ import ToolArguments
         let path = folder.file("people.json", Self.people)
         let spaced = runCLI(["render", path, "--width", "24", "--height", "3", "--text", "city"])
         #expect(spaced.status == 0 && spaced.out.contains("Berlin"))
-        #expect(runCLI(["render", path, "--width=24", "--height=3", "--text=city"]) == spaced)
+        expectEqual(runCLI(["render", path, "--width=24", "--height=3", "--text=city"]), spaced)
         // A value may start with - or contain =.
         let query = runCLI(["query", path, "--where=age > %@ OR name == %@", "--arg=-1", "--arg", "\"a=b\"", "--format=json"])
-        #expect(query == CLIResult(status: 0, out: #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n", err: ""))
+        expectEqual(query, CLIResult(status: 0, out: #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n", err: ""))
     }
 
     @Test func doubleDashEndsTheOptions() {
@@ -130,11 +130,11 @@ import ToolArguments
         let folder = TemporaryFolder()
         let path = folder.file("people.json", Self.people)
         let expected = runCLI(["query", path, "--sort", "name", "--format", "json"])
-        #expect(expected.status == 0)
+        expectEqual(expected.status, 0)
         let dash = try Self.runTool(["query", "-", "--sort", "name", "--format", "json"], input: Data(Self.people.utf8))
-        #expect(dash == expected)
+        expectEqual(dash, expected)
         let devStdin = try Self.runTool(["query", "/dev/stdin", "--sort", "name", "--format", "json"], input: Data(Self.people.utf8))
-        #expect(devStdin == expected)
+        expectEqual(devStdin, expected)
         // diff reads one side from standard input.
         let old = folder.file("old.json", #"[{"id":1},{"id":2}]"#)
         let diff = try Self.runTool(["diff", old, "-", "--format", "json"], input: Data(#"[{"id":2},{"id":3}]"#.utf8))
@@ -142,7 +142,7 @@ import ToolArguments
         // Process substitution: a /dev/fd pipe.
         let tool = try BuiltExecutable.url("headless-table").path
         let substituted = try Self.run("/bin/bash", ["-c", "'\(tool)' query <(cat '\(path)') --sort name --format json"], input: nil)
-        #expect(substituted == expected)
+        expectEqual(substituted, expected)
         // Malformed standard input is named as such.
         let bad = try Self.runTool(["query", "-"], input: Data("[1,".utf8))
         #expect(bad.status == 1 && bad.out == "" && bad.err.hasPrefix("headless-table: standard input: malformed JSON at "))
@@ -162,7 +162,7 @@ import ToolArguments
         }
         writer.start()
         let result = runCLI(["query", fifo, "--format", "json"])
-        #expect(result == CLIResult(status: 0, out: #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n", err: ""))
+        expectEqual(result, CLIResult(status: 0, out: #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n", err: ""))
     }
 
     // MARK: Input rules, the same in every command
@@ -180,7 +180,7 @@ import ToolArguments
             let result = runCLI([command, path] + (command == "diff" ? [other] : []))
             #expect(result.status == 1 && result.out == "", "\(command): \(result)")
             #expect(result.err.hasPrefix("headless-table: \(path): \(message)"), "\(command): \(result.err)")
-            #expect(result.err.components(separatedBy: "\n").count == 2, "one line: \(result.err)")
+            expectEqual(result.err.components(separatedBy: "\n").count, 2, "one line: \(result.err)")
         }
     }
 
@@ -200,25 +200,22 @@ import ToolArguments
         let folder = TemporaryFolder()
         let path = folder.file("people.json", Self.people)
         let hint = "run 'headless-table query --help' for usage\n"
-        #expect(runCLI(["query", path, "--where", "age > %@", "--arg", "30", "--arg", "40"])
-            == CLIResult(status: 2, out: "", err: "headless-table: --arg 2 (40) is not used: the predicate takes 1 argument\n" + hint))
-        #expect(runCLI(["query", path, "--where", "age > 1", "--arg", "30", "--arg", "\"x\""])
-            == CLIResult(status: 2, out: "", err: "headless-table: --arg 1…2 (30) are not used: the predicate takes 0 arguments\n" + hint))
-        #expect(runCLI(["query", path, "--where", "age > $MIN", "--var", "MIN=1", "--var", "MAX=2"])
-            == CLIResult(status: 2, out: "", err: "headless-table: --var MAX is not used: the predicate has no $MAX\n" + hint))
-        #expect(runCLI(["query", path, "--where", "age > %@ AND name != %@", "--arg", "30", "--arg", "\"x\"", "--format", "json"]).status == 0)
+        expectEqual(runCLI(["query", path, "--where", "age > %@", "--arg", "30", "--arg", "40"]), CLIResult(status: 2, out: "", err: "headless-table: --arg 2 (40) is not used: the predicate takes 1 argument\n" + hint))
+        expectEqual(runCLI(["query", path, "--where", "age > 1", "--arg", "30", "--arg", "\"x\""]), CLIResult(status: 2, out: "", err: "headless-table: --arg 1…2 (30) are not used: the predicate takes 0 arguments\n" + hint))
+        expectEqual(runCLI(["query", path, "--where", "age > $MIN", "--var", "MIN=1", "--var", "MAX=2"]), CLIResult(status: 2, out: "", err: "headless-table: --var MAX is not used: the predicate has no $MAX\n" + hint))
+        expectEqual(runCLI(["query", path, "--where", "age > %@ AND name != %@", "--arg", "30", "--arg", "\"x\"", "--format", "json"]).status, 0)
     }
 
     @Test func flatChainsParseAndDeepInputIsEchoedShort() {
         let folder = TemporaryFolder()
         let path = folder.file("people.json", Self.people)
         let flat = runCLI(["query", path, "--where", "age > " + Array(repeating: "1", count: 150).joined(separator: "+"), "--format", "json"])
-        #expect(flat == CLIResult(status: 0, out: #"{"sections":[{"name":"","indexTitle":null,"ids":[]}]}"# + "\n", err: ""))
+        expectEqual(flat, CLIResult(status: 0, out: #"{"sections":[{"name":"","indexTitle":null,"ids":[]}]}"# + "\n", err: ""))
         let deep = String(repeating: "(", count: 60_000) + "age > 1" + String(repeating: ")", count: 60_000)
         let result = runCLI(["query", path, "--where", deep])
         #expect(result.status == 1 && result.out == "")
         #expect(result.err.utf8.count < 400, "\(result.err.utf8.count) bytes")
-        #expect(result.err == """
+        expectEqual(result.err, """
             headless-table: --where: at offset 101 of the format (120007 characters): expected at most 100 levels of nesting, found more
             …((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((…
                                            ^
@@ -232,14 +229,14 @@ import ToolArguments
         let path = folder.file("people.json", Self.people)
         let max = String(Int.max)
         for sort in [[], ["--sort", "name"], ["--sort", "city", "--section-key", "city"]] {
-            #expect(runCLI(["query", path, "--limit", max, "--offset", max, "--format", "json"] + sort).status == 0, "\(sort)")
+            expectEqual(runCLI(["query", path, "--limit", max, "--offset", max, "--format", "json"] + sort).status, 0, "\(sort)")
             let some = runCLI(["query", path, "--limit", max, "--offset", "1", "--format", "json"] + sort)
             #expect(some.status == 0 && some.out.contains(#""ids":[2]}]}"#), "\(sort): \(some)")
         }
         // The largest height and the largest width, each with a small other
         // side (both at once print a gigabyte of spaces).
-        #expect(runCLI(["render", path, "--offset", max, "--height", "100000", "--width", "8"]).status == 0)
-        #expect(runCLI(["render", path, "--offset", max, "--height", "8", "--width", "10000"]).status == 0)
+        expectEqual(runCLI(["render", path, "--offset", max, "--height", "100000", "--width", "8"]).status, 0)
+        expectEqual(runCLI(["render", path, "--offset", max, "--height", "8", "--width", "10000"]).status, 0)
     }
 
     @Test func sectionKeysAndTextKeysAreCheckedInTheCommandLinesWords() {
@@ -247,11 +244,9 @@ import ToolArguments
         let path = folder.file("people.json", Self.people)
         #expect(runCLI(["query", path, "--section-key", "city"]).err.hasPrefix(
             "headless-table: --section-key city needs --sort city,…: the first sort key orders the sections\n"))
-        #expect(runCLI(["render", path, "--text", "nosuch"])
-            == CLIResult(status: 1, out: "", err: "headless-table: --text nosuch: no object has the key \"nosuch\"\n"))
+        expectEqual(runCLI(["render", path, "--text", "nosuch"]), CLIResult(status: 1, out: "", err: "headless-table: --text nosuch: no object has the key \"nosuch\"\n"))
         let old = folder.file("old.json", Self.people)
-        #expect(runCLI(["diff", old, old, "--render", "--detail", "cty"])
-            == CLIResult(status: 1, out: "", err: "headless-table: --detail cty: no object has the key \"cty\" (did you mean city?)\n"))
+        expectEqual(runCLI(["diff", old, old, "--render", "--detail", "cty"]), CLIResult(status: 1, out: "", err: "headless-table: --detail cty: no object has the key \"cty\" (did you mean city?)\n"))
     }
 
     // MARK: Helpers

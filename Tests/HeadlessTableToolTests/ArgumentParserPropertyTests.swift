@@ -31,7 +31,7 @@ import ToolArguments
             let b = String((0..<g.int(0...8)).map { _ in letters[g.int(0..<letters.count)] })
             let limit = g.int(0...4)
             let expected = min(limit + 1, Self.oracle(Array(a), Array(b)))
-            #expect(EditDistance.distance(a, b, limit: limit) == expected, "seed \(seed): \(a) \(b) limit \(limit)")
+            expectEqual(EditDistance.distance(a, b, limit: limit), expected, "seed \(seed): \(a) \(b) limit \(limit)")
         }
     }
 
@@ -58,7 +58,7 @@ import ToolArguments
             }
             words.shuffle(using: &g)
             let parsed = try ArgumentParser.parse(words.flatMap { $0 }, command: command)
-            #expect(parsed.positional("DATA") == "DATA.json")
+            expectEqual(parsed.positional("DATA"), "DATA.json")
             for option in command.options where !option.repeatable && !option.valueIsOptional {
                 #expect(parsed.string(option.name) == expected[option.name] ?? option.defaultValue, "seed \(seed): \(words)")
             }

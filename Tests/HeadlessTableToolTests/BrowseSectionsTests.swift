@@ -125,7 +125,7 @@ import Testing
             let c = try Self.randomCase(&random)
             let expected = try Self.controlled(objects, c)
             let got = Self.browsed(objects, c.arguments)
-            #expect(got == expected, "seed \(seed), round \(round), \(c.arguments)\n browse:     \(got)\n controller: \(expected)")
+            expectEqual(got, expected, "seed \(seed), round \(round), \(c.arguments)\n browse:     \(got)\n controller: \(expected)")
             if expected.error != nil { errors += 1 } else if expected.names.count > 1 { sectioned += 1 }
         }
         // The rounds cover both: errors (out-of-order sections, a failing
@@ -152,10 +152,10 @@ import Testing
             ] {
                 let expected = try Self.controlled(objects, c)
                 let got = Self.browsed(objects, c.arguments)
-                #expect(got == expected, "\(objects.map { $0.fields["city"].map { JSON.string($0) } ?? "missing" }) \(c.arguments)\n browse:     \(got)\n controller: \(expected)")
+                expectEqual(got, expected, "\(objects.map { $0.fields["city"].map { JSON.string($0) } ?? "missing" }) \(c.arguments)\n browse:     \(got)\n controller: \(expected)")
                 compared += 1
             }
         } } }
-        #expect(compared == 9 * 9 * 9 * 3)
+        expectEqual(compared, 9 * 9 * 9 * 3)
     }
 }

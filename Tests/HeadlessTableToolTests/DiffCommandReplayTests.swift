@@ -40,7 +40,7 @@ import Testing
                 }
             }
         }
-        #expect(failures == 0, "seed \(seed) (TABLE_TEST_SEED=\(seed) to replay)")
+        expectEqual(failures, 0, "seed \(seed) (TABLE_TEST_SEED=\(seed) to replay)")
     }
 }
 

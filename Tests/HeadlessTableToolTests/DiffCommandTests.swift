@@ -13,9 +13,9 @@ import Testing
         let old = folder.file("old.json", #"{"sections":[{"name":"A","objects":[{"id":1,"t":"a"},{"id":2,"t":"b"}]},{"name":"B","objects":[{"id":3}]}]}"#)
         let new = folder.file("new.json", #"{"sections":[{"name":"A","objects":[{"id":2,"t":"b!"},{"id":4}]},{"name":"B","objects":[{"id":3},{"id":1,"t":"a"}]}]}"#)
         let result = runCLI(["diff", old, new, "--format", "json"])
-        #expect(result.status == 0)
-        #expect(result.err == "")
-        #expect(result.out == """
+        expectEqual(result.status, 0)
+        expectEqual(result.err, "")
+        expectEqual(result.out, """
             {"stages":[{"deletedSections":[],"insertedSections":[],"movedSections":[],"reloadedSections":[],\
             "deletedRows":[],"insertedRows":[[0,1]],"movedRows":[[[0,0],[1,1]]],"reloadedRows":[[0,1]],\
             "rowCounts":[2,2]}],"duplicates":[]}
@@ -28,8 +28,8 @@ import Testing
         let old = folder.file("old.json", #"[{"key":"a","n":1},{"key":"b","n":2},{"key":"d","n":3}]"#)
         let new = folder.file("new.json", #"[{"key":"b","n":2},{"key":"c","n":1}]"#)
         let result = runCLI(["diff", "--id", "key", old, new, "--format", "json"])
-        #expect(result.status == 0)
-        #expect(result.out == """
+        expectEqual(result.status, 0)
+        expectEqual(result.out, """
             {"stages":[{"deletedSections":[],"insertedSections":[],"movedSections":[],"reloadedSections":[],\
             "deletedRows":[[0,0],[0,2]],"insertedRows":[[0,1]],"movedRows":[],"reloadedRows":[],\
             "rowCounts":[2]}],"duplicates":[]}
@@ -39,7 +39,7 @@ import Testing
         let twice = folder.file("twice.json", #"[{"key":"a","n":1},{"key":"b","n":2},{"key":"a","n":3}]"#)
         let duplicates = runCLI(["diff", "--id=key", twice, new])
         #expect(duplicates.status == 1 && duplicates.out == "")
-        #expect(duplicates.err == "headless-table: \(twice): duplicate id \"a\" (object 0 and object 2); ids must be unique\n")
+        expectEqual(duplicates.err, "headless-table: \(twice): duplicate id \"a\" (object 0 and object 2); ids must be unique\n")
     }
 
     @Test func textForPeople() {
@@ -54,8 +54,8 @@ import Testing
     @Test func unchangedTablesHaveNoStages() {
         let folder = TemporaryFolder()
         let file = folder.file("same.json", #"[{"id":1},{"id":2}]"#)
-        #expect(runCLI(["diff", file, file]).out == "no changes\n")
-        #expect(runCLI(["diff", file, file, "--format", "json"]).out == "{\"stages\":[],\"duplicates\":[]}\n")
+        expectEqual(runCLI(["diff", file, file]).out, "no changes\n")
+        expectEqual(runCLI(["diff", file, file, "--format", "json"]).out, "{\"stages\":[],\"duplicates\":[]}\n")
     }
 
     // MARK: Errors
@@ -123,16 +123,16 @@ import Testing
         let old = bad.old.map { folder.file("old.json", $0) } ?? folder.url.appendingPathComponent("missing-old.json").path
         let new = bad.new.map { folder.file("new.json", $0) } ?? folder.url.appendingPathComponent("missing-new.json").path
         let result = runCLI(["diff", old, new] + bad.arguments)
-        #expect(result.status == bad.status)
-        #expect(result.out == "")
+        expectEqual(result.status, bad.status)
+        expectEqual(result.out, "")
         let expected = bad.message.replacingOccurrences(of: "OLD", with: old).replacingOccurrences(of: "NEW", with: new)
-        #expect(result.err == expected)
+        expectEqual(result.err, expected)
     }
 
     @Test func missingArgumentsAndUnknownCommands() {
         let one = runCLI(["diff", "only-one.json"])
         #expect(one.status == 2 && one.out == "")
-        #expect(one.err == "headless-table: missing NEW: the fetch result after, as JSON (- for standard input)\nrun 'headless-table diff --help' for usage\n")
+        expectEqual(one.err, "headless-table: missing NEW: the fetch result after, as JSON (- for standard input)\nrun 'headless-table diff --help' for usage\n")
         let unknown = runCLI(["difff"])
         #expect(unknown.status == 2 && unknown.err.hasPrefix("headless-table: unknown command 'difff'"))
         let none = runCLI([])

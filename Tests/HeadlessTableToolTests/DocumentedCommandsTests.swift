@@ -120,7 +120,7 @@ import Testing
             if example.command.first == "cat", example.command.count == 2 {
                 let file = Self.root.appendingPathComponent(example.command[1])
                 let contents = try? String(contentsOf: file, encoding: .utf8)
-                #expect(contents?.components(separatedBy: "\n").dropLast() == example.expected[...],
+                expectEqual(contents?.components(separatedBy: "\n").dropLast(), example.expected[...],
                         "\(example): the file is missing or differs from what the document shows")
                 continue
             }
@@ -133,9 +133,9 @@ import Testing
             while expected.last == "" { expected.removeLast() }
             if expected.last == "…" {
                 expected.removeLast()
-                #expect(Array(printed.prefix(expected.count)) == expected, "\(example) printed:\n\(printed.joined(separator: "\n"))")
+                expectEqual(Array(printed.prefix(expected.count)), expected, "\(example) printed:\n\(printed.joined(separator: "\n"))")
             } else {
-                #expect(printed == expected, "\(example) printed:\n\(printed.joined(separator: "\n"))")
+                expectEqual(printed, expected, "\(example) printed:\n\(printed.joined(separator: "\n"))")
             }
         }
     }

@@ -11,7 +11,7 @@ import Testing
     @Test func demoRunsAndSaysTheSameAsInProcess() throws {
         let result = try Self.run(["demo"])
         #expect(result.status == 0 && result.err == "")
-        #expect(result.out == runCLI(["demo"]).out)
+        expectEqual(result.out, runCLI(["demo"]).out)
     }
 
     @Test func diffSucceedsAndFailsLikeACommandLineTool() throws {

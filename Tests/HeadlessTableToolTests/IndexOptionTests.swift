@@ -23,10 +23,10 @@ import ToolArguments
     @Test func queryJSONSectionsByTheLocalesIndex() {
         let german = run("query", ["--index", "name", "--locale", "de", "--format", "json"])
         #expect(german.status == 0 && german.err == "", "\(german.err)")
-        #expect(german.out == ##"{"sections":[{"name":"A","indexTitle":"A","ids":[2,3,4,13,6]},{"name":"O","indexTitle":"O","ids":[12,1]},"##
+        expectEqual(german.out, ##"{"sections":[{"name":"A","indexTitle":"A","ids":[2,3,4,13,6]},{"name":"O","indexTitle":"O","ids":[12,1]},"##
             + ##"{"name":"Z","indexTitle":"Z","ids":[5]},{"name":"#","indexTitle":"#","ids":[10,11,9,8,7]}]}"## + "\n")
         let swedish = run("query", ["--index", "name", "--locale", "sv_SE", "--format", "json"])
-        #expect(swedish.out == ##"{"sections":[{"name":"A","indexTitle":"A","ids":[2,4,13]},{"name":"O","indexTitle":"O","ids":[12]},"##
+        expectEqual(swedish.out, ##"{"sections":[{"name":"A","indexTitle":"A","ids":[2,4,13]},{"name":"O","indexTitle":"O","ids":[12]},"##
             + ##"{"name":"Z","indexTitle":"Z","ids":[5]},{"name":"Å","indexTitle":"Å","ids":[6]},{"name":"Ä","indexTitle":"Ä","ids":[3]},"##
             + ##"{"name":"Ö","indexTitle":"Ö","ids":[1]},{"name":"#","indexTitle":"#","ids":[10,11,9,8,7]}]}"## + "\n")
         let russian = run("query", ["--index", "name", "--locale", "ru", "--format", "json"])
@@ -38,7 +38,7 @@ import ToolArguments
 
     @Test func queryTextSaysWhatTheSectionsAreBy() {
         let result = run("query", ["--index", "name", "--locale", "de", "--where", "name BEGINSWITH[cd] 'a' OR name BEGINSWITH 'Ö'"])
-        #expect(result.out == """
+        expectEqual(result.out, """
             6 objects where name BEGINSWITH[cd] "a" OR name BEGINSWITH "Ö", 2 sections by name's index (de)
             A (5)
               {"id":2,"name":"Abel"}
@@ -67,11 +67,11 @@ import ToolArguments
         let folder = TemporaryFolder()
         let parsed = try ArgumentParser.parse(["--index", "name", "--locale", "de", folder.file("people.json", Self.people)], command: BrowseCommand.declaration)
         let browser = try BrowseSession(try BrowseCommand.Options.parse(parsed)).model
-        #expect(browser.indexTitles == ["A", "O", "Z", "#"])
-        #expect(browser.sectionCounts == [5, 2, 1, 5])
+        expectEqual(browser.indexTitles, ["A", "O", "Z", "#"])
+        expectEqual(browser.sectionCounts, [5, 2, 1, 5])
         browser.handle(.character("/"))
         browser.handle(.character("o"))
-        #expect(browser.indexTitles == ["O", "Z"])
+        expectEqual(browser.indexTitles, ["O", "Z"])
     }
 
     @Test(arguments: [
@@ -85,8 +85,8 @@ import ToolArguments
     ] as [(String, [String], String)])
     func misuseIsRefused(command: String, arguments: [String], message: String) {
         let result = run(command, arguments)
-        #expect(result.status == 2)
-        #expect(result.out == "")
+        expectEqual(result.status, 2)
+        expectEqual(result.out, "")
         #expect(result.err.hasPrefix("headless-table: \(message)\n"), "\(result.err)")
     }
 }

@@ -141,7 +141,7 @@ import Testing
                 let (entity, predicate, expected) = world.query(&g)
                 let result = runCLI(["query", path, "--entity", entity, "--where", predicate, "--format", "json"])
                 #expect(result.status == 0 && result.err == "", "seed \(seed), round \(round): \(result.err)")
-                #expect(result.out == Self.ids(expected), "seed \(seed), round \(round): \(entity) where \(predicate)")
+                expectEqual(result.out, Self.ids(expected), "seed \(seed), round \(round): \(entity) where \(predicate)")
                 if !expected.isEmpty { nonEmpty += 1 }
             }
         }
@@ -155,37 +155,37 @@ import Testing
         let fromMedia = #"{\#(Self.diaryModel), "objects": {"Entry": [{"id": 1, "text": "Fog"}, {"id": 2, "text": "Rain"}],"#
             + #""Medium": [{"id": 10, "type": "image", "entry": 1}, {"id": 11, "type": "audio", "entry": 2}, {"id": 12, "type": "audio", "entry": 1}]}}"#
         let entries = run(fromMedia, ["--entity", "Entry"])
-        #expect(entries.status == 0)
-        #expect(entries.out == """
+        expectEqual(entries.status, 0)
+        expectEqual(entries.out, """
             2 objects
               {"id":1,"text":"Fog","media":[10,12]}
               {"id":2,"text":"Rain","media":[11]}
 
             """)
-        #expect(run(fromMedia, ["--entity", "Entry", "--where", "ANY media.type == 'image'", "--format", "json"]).out == Self.ids([1]))
+        expectEqual(run(fromMedia, ["--entity", "Entry", "--where", "ANY media.type == 'image'", "--format", "json"]).out, Self.ids([1]))
         // Only the entries name their media: the media's entry is derived.
         let fromEntries = #"{\#(Self.diaryModel), "objects": {"Entry": [{"id": 1, "text": "Fog", "media": [12, 10]}, {"id": 2, "text": "Rain", "media": [11]}],"#
             + #""Medium": [{"id": 10, "type": "image"}, {"id": 11, "type": "audio"}, {"id": 12, "type": "audio"}, {"id": 13, "type": "video"}]}}"#
         let media = run(fromEntries, ["--entity", "Medium", "--where", "entry.text == 'Fog'"])
-        #expect(media.out == """
+        expectEqual(media.out, """
             2 objects where entry.text == "Fog"
               {"id":10,"type":"image","entry":1}
               {"id":12,"type":"audio","entry":1}
 
             """)
-        #expect(run(fromEntries, ["--entity", "Medium", "--where", "entry == nil", "--format", "json"]).out == Self.ids([13]))
+        expectEqual(run(fromEntries, ["--entity", "Medium", "--where", "entry == nil", "--format", "json"]).out, Self.ids([13]))
         // Both sides, agreeing: as given.
         let both = #"{\#(Self.diaryModel), "objects": {"Entry": [{"id": 1, "media": [10]}], "Medium": [{"id": 10, "entry": 1}, {"id": 11, "entry": null}]}}"#
-        #expect(run(both, ["--entity", "Medium", "--where", "entry.id == 1", "--format", "json"]).out == Self.ids([10]))
+        expectEqual(run(both, ["--entity", "Medium", "--where", "entry.id == 1", "--format", "json"]).out, Self.ids([10]))
     }
 
     @Test func sortsAndSectionsGoThroughRelationships() {
         let text = #"{\#(Self.diaryModel), "objects": {"Entry": [{"id": 1, "text": "Fog", "month": 5}, {"id": 2, "text": "Rain", "month": 3}],"#
             + #""Medium": [{"id": 10, "type": "image", "entry": 1}, {"id": 11, "type": "audio", "entry": 2}, {"id": 12, "type": "audio", "entry": 1}, {"id": 13, "type": "video"}]}}"#
-        #expect(run(text, ["--entity", "Medium", "--sort", "entry.month,-id", "--format", "json"]).out == Self.ids([13, 11, 12, 10]))
+        expectEqual(run(text, ["--entity", "Medium", "--sort", "entry.month,-id", "--format", "json"]).out, Self.ids([13, 11, 12, 10]))
         let sectioned = run(text, ["--entity", "Medium", "--where", "entry.id > 0", "--sort", "entry.text,type", "--section-key", "entry.text"])
-        #expect(sectioned.status == 0)
-        #expect(sectioned.out == """
+        expectEqual(sectioned.status, 0)
+        expectEqual(sectioned.out, """
             3 objects where entry.id > 0, 2 sections by entry.text
             Fog (2)
               {"id":12,"type":"audio","entry":1}
@@ -194,9 +194,8 @@ import Testing
               {"id":11,"type":"audio","entry":2}
 
             """)
-        #expect(run(text, ["--entity", "Medium", "--index", "entry.text", "--format", "json"]).out
-            == ##"{"sections":[{"name":"F","indexTitle":"F","ids":[10,12]},{"name":"R","indexTitle":"R","ids":[11]},{"name":"#","indexTitle":"#","ids":[13]}]}"## + "\n")
-        #expect(run(text, ["--entity", "Entry", "--sort", "media.@count,id", "--limit", "1", "--offset", "1", "--format", "json"]).out == Self.ids([1]))
+        expectEqual(run(text, ["--entity", "Medium", "--index", "entry.text", "--format", "json"]).out, ##"{"sections":[{"name":"F","indexTitle":"F","ids":[10,12]},{"name":"R","indexTitle":"R","ids":[11]},{"name":"#","indexTitle":"#","ids":[13]}]}"## + "\n")
+        expectEqual(run(text, ["--entity", "Entry", "--sort", "media.@count,id", "--limit", "1", "--offset", "1", "--format", "json"]).out, Self.ids([1]))
     }
 
     // MARK: Refused
@@ -260,8 +259,8 @@ import Testing
                       "Photo": {"parent": "Medium", "relationships": {"entry": {"destination": "Entry", "inverse": "media"}}}}
             """#
         let good = #"{\#(model), "objects": {"Entry": [{"id": 1, "cover": 11}], "Medium": [{"id": 10, "entry": 1}], "Photo": [{"id": 11, "entry": 1, "width": 3}]}}"#
-        #expect(run(good, ["--entity", "Medium", "--format", "json"]).out == Self.ids([10, 11]))
-        #expect(run(good, ["--entity", "Entry", "--where", "cover.width == 3 AND media.@count == 2", "--format", "json"]).out == Self.ids([1]))
+        expectEqual(run(good, ["--entity", "Medium", "--format", "json"]).out, Self.ids([10, 11]))
+        expectEqual(run(good, ["--entity", "Entry", "--where", "cover.width == 3 AND media.@count == 2", "--format", "json"]).out, Self.ids([1]))
         let bad = #"{\#(model), "objects": {"Entry": [{"id": 1, "cover": 10}], "Medium": [{"id": 10}]}}"#
         #expect(run(bad, ["--entity", "Entry"]).err.contains("Entry 1's cover refers to Photo 10, which is not in the file (Medium 10 is not a kind of Photo)"))
     }
@@ -279,8 +278,8 @@ import Testing
         let text = #"{\#(Self.diaryModel), "objects": {"Entry": [{"id": 1, "text": "Fog"}, {"id": 2, "text": "Rain"}],"#
             + #""Medium": [{"id": 10, "type": "image", "entry": 1}, {"id": 11, "type": "audio", "entry": 2}, {"id": 12, "type": "video"}]}}"#
         let result = run(text, ["--entity", "Medium", "--sort", "entry.text,id", "--section-key", "entry.text", "--text", "type", "--width", "20", "--height", "7"], command: "render")
-        #expect(result.status == 0, "\(result.err)")
-        #expect(result.out == """
+        expectEqual(result.status, 0, "\(result.err)")
+        expectEqual(result.out, """
             ── (none) ──────────
              video              
             ── Fog ─────────────
@@ -299,15 +298,15 @@ import Testing
         // The media of entries: deleting one's entry (cascade) takes them away.
         let entries = try BrowseSession(arguments: [path, "--entity", "Entry", "--sort", "text"], objects: [])
         entries.model.resize(columns: 30, lines: 6)
-        #expect(entries.model.screen().dropFirst().prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ▌")) } == ["Fog", "Rain"])
+        expectEqual(entries.model.screen().dropFirst().prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ▌")) }, ["Fog", "Rain"])
         _ = entries.model.handle(.character("d"))
-        #expect(entries.model.screen().dropFirst().prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ▌")) } == ["Rain", ""])
+        expectEqual(entries.model.screen().dropFirst().prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ▌")) }, ["Rain", ""])
         // Media whose entry has media of several types: a delete can change which match.
         let media = try BrowseSession(arguments: [path, "--entity", "Medium", "--where", "entry.media.@count > 1", "--text", "type"], objects: [])
         media.model.resize(columns: 30, lines: 6)
-        #expect(media.model.screen().dropFirst().prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ▌")) } == ["image", "video"])
+        expectEqual(media.model.screen().dropFirst().prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ▌")) }, ["image", "video"])
         _ = media.model.handle(.character("d"))
-        #expect(media.model.screen().dropFirst().prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ▌")) } == ["", ""])
-        #expect(throws: (any Error).self) { try BrowseSession(arguments: [path, "--entity", "Entry", "--write"], objects: []) }
+        expectEqual(media.model.screen().dropFirst().prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " ▌")) }, ["", ""])
+        expectThrows((any Error).self) { try BrowseSession(arguments: [path, "--entity", "Entry", "--write"], objects: []) }
     }
 }

@@ -22,32 +22,26 @@ import Testing
         let result = query(["--where", "name BEGINSWITH[cd] %@ OR age > %@", "--arg", #""a""#, "--arg", "40",
                             "--sort", "city,-age", "--section-key", "city", "--format", "json"])
         #expect(result.status == 0 && result.err == "")
-        #expect(result.out == #"{"sections":[{"name":"Berlin","indexTitle":"B","ids":[1,4]},{"name":"Paris","indexTitle":"P","ids":[3]}]}"# + "\n")
+        expectEqual(result.out, #"{"sections":[{"name":"Berlin","indexTitle":"B","ids":[1,4]},{"name":"Paris","indexTitle":"P","ids":[3]}]}"# + "\n")
     }
 
     @Test func withoutASectionKeyOneSectionNamedEmpty() {
-        #expect(query(["--format", "json"]).out == #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2,3,4,5]}]}"# + "\n")
-        #expect(query(["--sort", "-age", "--limit", "2", "--offset", "1", "--format", "json"]).out
-            == #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n")
-        #expect(query(["--sort", "name", "--sort", "id", "--format", "json"]).out
-            == #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2,5,4,3]}]}"# + "\n")
+        expectEqual(query(["--format", "json"]).out, #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2,3,4,5]}]}"# + "\n")
+        expectEqual(query(["--sort", "-age", "--limit", "2", "--offset", "1", "--format", "json"]).out, #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n")
+        expectEqual(query(["--sort", "name", "--sort", "id", "--format", "json"]).out, #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2,5,4,3]}]}"# + "\n")
     }
 
     @Test func argumentsVariablesAndDates() {
-        #expect(query(["--where", "ANY tags IN $LANGS", "--var", #"LANGS=["swift","go"]"#, "--format", "json"]).out
-            == #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n")
-        #expect(query(["--where", "born < %@", "--arg", #"{"$date":"2000-01-01T00:00:00Z"}"#, "--format", "json"]).out
-            == #"{"sections":[{"name":"","indexTitle":null,"ids":[3]}]}"# + "\n")
-        #expect(query(["--where", "age == %@ OR age == %@", "--arg", "25.0", "--arg", "31", "--format", "json"]).out
-            == #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n")
-        #expect(query(["--where", "%K == nil", "--arg", #""age""#, "--format", "json"]).out
-            == #"{"sections":[{"name":"","indexTitle":null,"ids":[5]}]}"# + "\n")
+        expectEqual(query(["--where", "ANY tags IN $LANGS", "--var", #"LANGS=["swift","go"]"#, "--format", "json"]).out, #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n")
+        expectEqual(query(["--where", "born < %@", "--arg", #"{"$date":"2000-01-01T00:00:00Z"}"#, "--format", "json"]).out, #"{"sections":[{"name":"","indexTitle":null,"ids":[3]}]}"# + "\n")
+        expectEqual(query(["--where", "age == %@ OR age == %@", "--arg", "25.0", "--arg", "31", "--format", "json"]).out, #"{"sections":[{"name":"","indexTitle":null,"ids":[1,2]}]}"# + "\n")
+        expectEqual(query(["--where", "%K == nil", "--arg", #""age""#, "--format", "json"]).out, #"{"sections":[{"name":"","indexTitle":null,"ids":[5]}]}"# + "\n")
     }
 
     @Test func textForPeople() {
         let result = query(["--where", "city != 'Århus'", "--sort", "city,name", "--section-key", "city"])
-        #expect(result.status == 0)
-        #expect(result.out == """
+        expectEqual(result.status, 0)
+        expectEqual(result.out, """
             4 objects where city != "Århus", 2 sections by city
             Berlin (2)
               {"id":1,"name":"Anna","age":31,"city":"Berlin","tags":["go"]}
@@ -89,9 +83,9 @@ import Testing
         ]
         for (arguments, status, err) in cases {
             let result = query(arguments)
-            #expect(result.status == status, "\(arguments)")
-            #expect(result.out == "", "\(arguments)")
-            #expect(result.err == err, "\(arguments)")
+            expectEqual(result.status, status, "\(arguments)")
+            expectEqual(result.out, "", "\(arguments)")
+            expectEqual(result.err, err, "\(arguments)")
         }
         let folder = TemporaryFolder()
         for (data, err) in [
@@ -104,7 +98,7 @@ import Testing
             let path = folder.file("data.json", data)
             let result = runCLI(["query", path])
             #expect(result.status == 1 && result.out == "")
-            #expect(result.err == "headless-table: \(path): \(err)\n")
+            expectEqual(result.err, "headless-table: \(path): \(err)\n")
         }
     }
 
@@ -144,7 +138,7 @@ import Testing
                 return x != y ? (descending ? x > y : x < y) : a.id < b.id
             }.map(\.id)
             let ids = expected.map(String.init).joined(separator: ",")
-            #expect(result.out == #"{"sections":[{"name":"","indexTitle":null,"ids":["# + ids + "]}]}\n", "seed \(seed), round \(round): \(format) \(args)")
+            expectEqual(result.out, #"{"sections":[{"name":"","indexTitle":null,"ids":["# + ids + "]}]}\n", "seed \(seed), round \(round): \(format) \(args)")
         }
     }
 }

@@ -63,9 +63,9 @@ import Testing
     @Test func theOutputHasTheAskedSize() {
         for (width, height, search) in [(10, 1, false), (37, 7, true), (80, 30, false), (1, 2, true)] {
             let result = render(["--sort", "name", "--width", "\(width)", "--height", "\(height)"] + (search ? ["--search", "a"] : []))
-            #expect(result.status == 0, "\(result.err)")
+            expectEqual(result.status, 0, "\(result.err)")
             let lines = result.out.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-            #expect(lines.count == height)
+            expectEqual(lines.count, height)
             #expect(lines.allSatisfy { TerminalText.width(of: $0) == width })
         }
     }
@@ -110,8 +110,8 @@ import Testing
     ] as [([String], String, Int32)])
     func misuseIsRefused(arguments: [String], message: String, status: Int32) {
         let result = render(arguments)
-        #expect(result.status == status)
-        #expect(result.out == "")
+        expectEqual(result.status, status)
+        expectEqual(result.out, "")
         #expect(result.err.hasPrefix("headless-table: " + message), "\(result.err)")
     }
 

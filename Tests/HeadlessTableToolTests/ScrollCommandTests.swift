@@ -22,19 +22,19 @@ import Testing
         for rows in [10, 1_000, 3_000] {
             let s = try stats(["--rows", "\(rows)", "--height", "600", "--row-height", "44", "--step", "10"])
             let end = max(0, Double(rows) * 44 - 600)
-            #expect(s.rows == rows)
-            #expect(s.frames == Int((end / 10).rounded(.up)) + 1)
+            expectEqual(s.rows, rows)
+            expectEqual(s.frames, Int((end / 10).rounded(.up)) + 1)
             // Every row shows once, top to bottom: made once or reused.
-            #expect(s.cellsCreated + s.cellsReused == rows)
+            expectEqual(s.cellsCreated + s.cellsReused, rows)
             // A window of 600 meets at most 15 rows of 44; steps under a row add one cell.
-            #expect(s.maxVisibleRows == min(rows, 15))
+            expectEqual(s.maxVisibleRows, min(rows, 15))
             #expect(s.cellsCreated <= s.maxVisibleRows + 1 && s.maxLiveCells == s.cellsCreated)
         }
         // Steps of under a row: every row after the first window was announced
         // before it showed, once, and none was cancelled (the scroll never turns).
         let steady = try stats(["--rows", "2000", "--step", "10"])
         #expect(steady.shownUnannounced == 0 && steady.prefetchCancelled == 0)
-        #expect(steady.prefetched == 2000 - 14)   // all but the first window (600 / 44 → rows 0 … 13)
+        expectEqual(steady.prefetched, 2000 - 14)   // all but the first window (600 / 44 → rows 0 … 13)
         let random = try stats(["--rows", "5000", "--random-heights"])
         #expect(random.cellsCreated <= random.maxVisibleRows + 1 && random.cellsCreated + random.cellsReused == 5000)
         // Jumps of a whole window: two windows at most.
@@ -46,13 +46,13 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.file("rows.json", "[" + (0..<50).map { "{\"id\":\($0)}" }.joined(separator: ",") + "]")
         let result = runCLI(["scroll", path, "--height", "200", "--step", "7"])
-        #expect(result.status == 0)
+        expectEqual(result.status, 0)
         let lines = result.out.split(separator: "\n").map(String.init)
-        #expect(lines.count == 5)
-        #expect(lines.first?.hasPrefix("scrolled 50 rows top to bottom in 287 frames (viewport 200, step 7)") == true)
+        expectEqual(lines.count, 5)
+        expectEqual(lines.first?.hasPrefix("scrolled 50 rows top to bottom in 287 frames (viewport 200, step 7)"), true)
         #expect(lines[1].hasPrefix("cells created: "))
         // 200 / 44: rows 0 … 4 show first; the other 45 are announced before they show.
-        #expect(lines[3] == "prefetched: 45 rows, 0 cancelled; shown unannounced: 0")
+        expectEqual(lines[3], "prefetched: 45 rows, 0 cancelled; shown unannounced: 0")
         #expect(lines[4].hasPrefix("time per frame: "))
     }
 
@@ -72,7 +72,7 @@ import Testing
         ] {
             let result = runCLI(["scroll"] + arguments)
             #expect(result.status == 2 && result.out == "")
-            #expect(result.err == "headless-table: \(message)\nrun 'headless-table scroll --help' for usage\n")
+            expectEqual(result.err, "headless-table: \(message)\nrun 'headless-table scroll --help' for usage\n")
         }
         let missing = runCLI(["scroll", "/nonexistent.json"])
         #expect(missing.status == 1 && missing.err == "headless-table: /nonexistent.json: no such file\n")

@@ -27,7 +27,7 @@ import ToolArguments
             + "Content-Type:application/json \r\nContent-Length: 7\r\n\r\n{\"a\":1}GET / HTTP/1.0\r\n\r\n"
         guard case .complete(let request, let length) = Self.parse(text) else { Issue.record("\(Self.parse(text))"); return }
         #expect(request.method == "POST" && request.path == "/in put" && request.version == "HTTP/1.1")
-        #expect(request.query == ["session": "ab+c", "text": "a b", "flag": ""])
+        expectEqual(request.query, ["session": "ab+c", "text": "a b", "flag": ""])
         #expect(request.header("content-type") == "application/json" && request.header("host") == "127.0.0.1:80")
         #expect(request.body == Array(#"{"a":1}"#.utf8) && request.keepsAlive)
         // The next request, pipelined after it.
@@ -46,7 +46,7 @@ import ToolArguments
             }
         }
         guard case .complete(_, let length) = HTTPRequestParser.parse(bytes[...]) else { Issue.record("the whole request"); return }
-        #expect(length == bytes.count)
+        expectEqual(length, bytes.count)
     }
 
     /// Each malformed or hostile request gets the status that says why.
@@ -76,17 +76,17 @@ import ToolArguments
         ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 501),
     ])
     func malformedRequestsAreRefused(_ request: String, _ status: Int) {
-        #expect(Self.status(Self.parse(request)) == status, "\(request.debugDescription): \(Self.parse(request))")
+        expectEqual(Self.status(Self.parse(request)), status, "\(request.debugDescription): \(Self.parse(request))")
     }
 
     @Test func limitsOnTheHeadAndTheTarget() {
         let long = "GET /" + String(repeating: "a", count: 9_000) + " HTTP/1.1\r\n\r\n"
-        #expect(Self.status(Self.parse(long)) == 414)
+        expectEqual(Self.status(Self.parse(long)), 414)
         let huge = "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 20_000)
-        #expect(Self.status(Self.parse(huge)) == 431, "a head over the limit is refused before it ends")
+        expectEqual(Self.status(Self.parse(huge)), 431, "a head over the limit is refused before it ends")
         let many = "GET / HTTP/1.1\r\n" + (0..<70).map { "X\($0): y\r\n" }.joined() + "\r\n"
-        #expect(Self.status(Self.parse(many)) == 431)
-        #expect(Self.status(Self.parse("GET / HTTP/1.1\r\nX: y\r\n\r\n", limits: HTTPLimits(headerBytes: 10))) == 431)
+        expectEqual(Self.status(Self.parse(many)), 431)
+        expectEqual(Self.status(Self.parse("GET / HTTP/1.1\r\nX: y\r\n\r\n", limits: HTTPLimits(headerBytes: 10))), 431)
     }
 
     /// Random bytes, and valid requests cut, spliced, repeated and sprinkled
@@ -149,18 +149,18 @@ import ToolArguments
             #expect(access.refusal(for: Self.request([("host", host)])) == nil, "\(host)")
         }
         for host in ["evil.example:8080", "127.0.0.1:8081", "127.0.0.1", "localhost", "127.0.0.1.evil:8080", "[::1]:8080", ""] {
-            #expect(access.refusal(for: Self.request([("host", host)]))?.status == 403, "\(host)")
+            expectEqual(access.refusal(for: Self.request([("host", host)]))?.status, 403, "\(host)")
         }
         #expect(ServeAccess(port: 80, token: "t0k").refusal(for: Self.request([("host", "localhost")])) == nil)
-        #expect(access.refusal(for: Self.request([]))?.status == 400)
-        #expect(access.refusal(for: Self.request([("host", "localhost:8080")], query: [:]))?.status == 403)
-        #expect(access.refusal(for: Self.request([("host", "localhost:8080")], query: ["token": "t0K"]))?.status == 403)
-        #expect(access.refusal(for: Self.request([("host", "localhost:8080")], query: ["token": "t0k0"]))?.status == 403)
-        #expect(access.refusal(for: Self.request([("host", "localhost:8080"), ("origin", "http://evil.example")]))?.status == 403)
+        expectEqual(access.refusal(for: Self.request([]))?.status, 400)
+        expectEqual(access.refusal(for: Self.request([("host", "localhost:8080")], query: [:]))?.status, 403)
+        expectEqual(access.refusal(for: Self.request([("host", "localhost:8080")], query: ["token": "t0K"]))?.status, 403)
+        expectEqual(access.refusal(for: Self.request([("host", "localhost:8080")], query: ["token": "t0k0"]))?.status, 403)
+        expectEqual(access.refusal(for: Self.request([("host", "localhost:8080"), ("origin", "http://evil.example")]))?.status, 403)
         #expect(access.refusal(for: Self.request([("host", "localhost:8080"), ("origin", "http://localhost:8080")])) == nil)
-        #expect(access.refusal(for: Self.request([("host", "localhost:8080"), ("sec-fetch-site", "cross-site")]))?.status == 403)
+        expectEqual(access.refusal(for: Self.request([("host", "localhost:8080"), ("sec-fetch-site", "cross-site")]))?.status, 403)
         // The refusal does not echo the Host it was given.
-        #expect(access.refusal(for: Self.request([("host", "<script>:8080")]))?.reason.contains("<script>") == false)
+        expectEqual(access.refusal(for: Self.request([("host", "<script>:8080")]))?.reason.contains("<script>"), false)
     }
 
     // MARK: A server in this process
@@ -321,13 +321,13 @@ import ToolArguments
         ]
         for (request, status) in refused {
             let response = try Self.exchange(server, request)
-            #expect(response?.status == status, "\(request.prefix(80).debugDescription): \(String(describing: response))")
-            #expect(response?.headers["connection"] == "close")
+            expectEqual(response?.status, status, "\(request.prefix(80).debugDescription): \(String(describing: response))")
+            expectEqual(response?.headers["connection"], "close")
         }
         // A request that never ends is answered 408 after its time.
         let slow = try Client(port: server.port)
         slow.send("GET / HTTP/1.1\r\nHost: ")
-        #expect(slow.response(seconds: 5)?.status == 408)
+        expectEqual(slow.response(seconds: 5)?.status, 408)
         // Connections dropped halfway.
         for cut in [0, 5, 30] {
             let client = try Client(port: server.port)
@@ -335,10 +335,10 @@ import ToolArguments
         }
         // Still serving.
         let page = try Self.exchange(server, "GET /?token=\(token) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
-        #expect(page?.status == 200)
-        #expect(page?.headers["content-security-policy"]?.contains("script-src 'nonce-") == true)
-        #expect(page?.body.contains("Barbara &lt;b&gt;bold&lt;/b&gt; &quot;B&quot;") == true)
-        #expect(page?.body.contains("<b>bold") == false)
+        expectEqual(page?.status, 200)
+        expectEqual(page?.headers["content-security-policy"]?.contains("script-src 'nonce-"), true)
+        expectEqual(page?.body.contains("Barbara &lt;b&gt;bold&lt;/b&gt; &quot;B&quot;"), true)
+        expectEqual(page?.body.contains("<b>bold"), false)
     }
 
     @Test func connectionsBeyondTheLimitGet503() throws {
@@ -347,7 +347,7 @@ import ToolArguments
         let open = try (0..<3).map { _ in try Client(port: server.port) }
         Thread.sleep(forTimeInterval: 0.3)
         let extra = try Client(port: server.port)
-        #expect(extra.response()?.status == 503)
+        expectEqual(extra.response()?.status, 503)
         _ = open
     }
 
@@ -363,9 +363,9 @@ import ToolArguments
         #expect(page.body.contains(#"role="grid" aria-rowcount="6""#))
         let stream = try Client(port: server.port)
         stream.send("GET /events?token=\(token)&session=\(session) HTTP/1.1\r\nHost: \(host)\r\n\r\n")
-        #expect(stream.response()?.headers["content-type"] == "text/event-stream")
+        expectEqual(stream.response()?.headers["content-type"], "text/event-stream")
         let first = try #require(stream.event())
-        #expect((first["html"] as? String)?.contains(#"data-id="1" aria-rowindex="1" aria-selected="true""#) == true)
+        expectEqual((first["html"] as? String)?.contains(#"data-id="1" aria-rowindex="1" aria-selected="true""#), true)
         #expect(first["title"] as? String == "people.json — 6 objects")
 
         var inputs = try Client(port: server.port)
@@ -377,38 +377,38 @@ import ToolArguments
             if status != 204 { inputs = try Client(port: server.port) }
             return status
         }
-        #expect(try post(#"{"type":"resize","height":96,"seq":1}"#) == 204)
+        try expectEqual(post(#"{"type":"resize","height":96,"seq":1}"#), 204)
         #expect(stream.event()?["seq"] as? Int == 1)
-        #expect(try post(#"{"type":"key","key":"down","seq":2}"#) == 204)
+        try expectEqual(post(#"{"type":"key","key":"down","seq":2}"#), 204)
         let down = try #require(stream.event())
         #expect(down["seq"] as? Int == 2)
         let operations = try #require(down["ops"] as? [[String: Any]])
         #expect(operations.contains { $0["op"] as? String == "replace" && ($0["html"] as? String)?.contains(#"data-id="2" aria-rowindex="2" aria-selected="true""#) == true })
-        #expect(try post(#"{"type":"key","key":"end","seq":3}"#) == 204)
+        try expectEqual(post(#"{"type":"key","key":"end","seq":3}"#), 204)
         let end = try #require(stream.event())
-        #expect((end["ops"] as? [[String: Any]])?.contains { ($0["html"] as? String)?.contains(#"aria-rowindex="6" aria-selected="true""#) == true } == true)
-        #expect(try post(#"{"type":"search","text":"an","seq":4}"#) == 204)
+        expectEqual((end["ops"] as? [[String: Any]])?.contains { ($0["html"] as? String)?.contains(#"aria-rowindex="6" aria-selected="true""#) == true }, true)
+        try expectEqual(post(#"{"type":"search","text":"an","seq":4}"#), 204)
         var found = try #require(stream.event())
         while found["title"] == nil { found = try #require(stream.event()) }
         #expect(found["title"] as? String == "people.json — 6 objects, 3 found")
-        #expect((found["ops"] as? [[String: Any]])?.contains { $0["op"] as? String == "grid" && $0["rowCount"] as? Int == 3 } == true)
-        #expect(try post(#"{"type":"search","text":"","seq":5}"#) == 204)
+        expectEqual((found["ops"] as? [[String: Any]])?.contains { $0["op"] as? String == "grid" && $0["rowCount"] as? Int == 3 }, true)
+        try expectEqual(post(#"{"type":"search","text":"","seq":5}"#), 204)
         _ = stream.event()
-        #expect(try post(#"{"type":"key","key":"home","seq":6}"#) == 204)
+        try expectEqual(post(#"{"type":"key","key":"home","seq":6}"#), 204)
         _ = stream.event()
-        #expect(try post(#"{"type":"delete","seq":7}"#) == 204)
+        try expectEqual(post(#"{"type":"delete","seq":7}"#), 204)
         let deleted = try #require(stream.event())
         #expect(deleted["status"] as? String == "deleted Ada: - delete {0, 0} · not saved: --store PATH keeps deletes", "\(deleted)")
         #expect(deleted["title"] as? String == "people.json — 5 objects")
-        #expect(try post(#"{"type":"scroll","top":24,"seq":8}"#) == 204)
+        try expectEqual(post(#"{"type":"scroll","top":24,"seq":8}"#), 204)
         #expect(stream.event()?["seq"] as? Int == 8)
         // Inputs that cannot be: 400, and the session goes on.
         for bad in [#"{"type":"key","key":"explode"}"#, #"{"type":"fly"}"#, "not json", #"{"type":"scroll","top":-1}"#,
                     #"{"type":"resize","height":1e300}"#, #"{"type":"search"}"#,
                     #"{"type":"search","text":""# + String(repeating: "x", count: 1_001) + #""}"#] {
-            #expect(try post(bad) == 400, "\(bad.prefix(60))")
+            try expectEqual(post(bad), 400, "\(bad.prefix(60))")
         }
-        #expect(try post(#"{"type":"key","key":"up","seq":9}"#) == 204)
+        try expectEqual(post(#"{"type":"key","key":"up","seq":9}"#), 204)
         #expect(stream.event()?["seq"] as? Int == 9)
     }
 
@@ -432,7 +432,7 @@ import ToolArguments
         let input = try Client(port: server.port)
         input.send("POST /input?token=\(token)&session=\(streams[0].1) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\n"
                    + "Content-Length: \(json.utf8.count)\r\n\r\n" + json)
-        #expect(input.response()?.status == 204)
+        expectEqual(input.response()?.status, 204)
         let own = try #require(streams[0].0.event())
         #expect(own["title"] as? String == "people.json — 5 objects")
         #expect((own["status"] as? String)?.hasPrefix("deleted Ada") == true && (own["status"] as? String)?.contains("not saved") == false)

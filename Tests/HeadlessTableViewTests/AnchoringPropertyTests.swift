@@ -123,7 +123,7 @@ import TableTestSupport
             #expect(Self.close(table.contentOffset, expected),
                     "seed \(seed), round \(round), \(anchoring): offset \(table.contentOffset), expected \(expected); \(describe(c.displayed)) → \(describe(c.data)) with \(c.update.logLines().joined(separator: "; ")), from offset \(before), viewport \(viewport)")
             #expect(Self.close(table.contentHeight, new.layout.contentHeight))
-            #expect(table.indexPathsForVisibleRows == new.layout.window(table.contentOffset, table.contentOffset + viewport))
+            expectEqual(table.indexPathsForVisibleRows, new.layout.window(table.contentOffset, table.contentOffset + viewport))
         }
         // The rounds test something: anchored, the offset often moves.
         #expect(anchoring == .none ? anchoredElsewhere == 0 : anchoredElsewhere > TestScale.cases(40, full: 200), "seed \(seed): \(anchoredElsewhere) rounds moved the offset")
@@ -220,7 +220,7 @@ import TableTestSupport
                 try table.setContentOffset(target)
                 table._checkInvariants()
                 let context = "seed \(seed), round \(round), step \(step), \(anchoring)"
-                for p in table.indexPathsForVisibleRows { #expect(table.rectForRow(at: p)?.height == heights[p], "\(context): \(p) not measured") }
+                for p in table.indexPathsForVisibleRows { expectEqual(table.rectForRow(at: p)?.height, heights[p], "\(context): \(p) not measured") }
                 switch anchoring {
                 case .none:
                     #expect(Self.close(table.contentOffset, Swift.max(0, Swift.min(clampedTarget, table.contentHeight - table.viewportHeight))), "\(context)")
@@ -270,8 +270,8 @@ import TableTestSupport
             sections[0].rows.append(Item(id: id))
             source.sections = sections
             try table.insertRows(at: [TablePath(row: sections[0].rows.count - 1, section: 0)])
-            #expect(table.contentOffset == table.contentHeight - 100)
-            #expect(table.indexPathsForVisibleRows.last == TablePath(row: sections[0].rows.count - 1, section: 0))
+            expectEqual(table.contentOffset, table.contentHeight - 100)
+            expectEqual(table.indexPathsForVisibleRows.last, TablePath(row: sections[0].rows.count - 1, section: 0))
         }
         // Scrolled up, the first visible row stays as more arrive below and above.
         try table.setContentOffset(55)
@@ -284,7 +284,7 @@ import TableTestSupport
             try table.insertRows(at: [TablePath(row: 0, section: 0), TablePath(row: sections[0].rows.count - 1, section: 0)])
         }
         let moved = TablePath(row: first.row + 1, section: 0)
-        #expect(table.indexPathsForVisibleRows[0] == moved)
-        #expect(table.rectForRow(at: moved)!.y - table.contentOffset == onScreen)
+        expectEqual(table.indexPathsForVisibleRows[0], moved)
+        expectEqual(table.rectForRow(at: moved)!.y - table.contentOffset, onScreen)
     }
 }

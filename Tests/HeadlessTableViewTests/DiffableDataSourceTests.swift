@@ -129,8 +129,8 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
                 // Misuse throws and leaves the snapshot as it was.
                 if let existing = next.itemIdentifiers.randomElement(using: &g) {
                     var copy = next
-                    #expect(throws: TableSnapshotError<Int, Int>.duplicateItems([existing])) { try copy.appendItems([existing]) }
-                    #expect(copy == next, "\(context)")
+                    expectThrows(TableSnapshotError<Int, Int>.duplicateItems([existing])) { try copy.appendItems([existing]) }
+                    expectEqual(copy, next, "\(context)")
                 }
                 let reloaded = Set(next.reloadedItemIdentifiers).subtracting(next.reconfiguredItemIdentifiers)
                 let reconfigured = Set(next.reconfiguredItemIdentifiers).subtracting(next.reloadedItemIdentifiers)
@@ -212,7 +212,7 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         // One batch: refused before it changes anything.
         var second = first
         try second.appendItems([99], toSection: 0)
-        #expect(throws: Poison(item: 99)) { try screen.dataSource.apply(second) }
+        expectThrows(Poison(item: 99)) { try screen.dataSource.apply(second) }
         #expect(screen.problems(showing: first).isEmpty)
 
         // Several batches (a row moves into a new section), the poison in the last.
@@ -222,7 +222,7 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         try third.deleteSections([1])
         try third.appendItems([99], toSection: 2)
         #expect(first.stages(to: third).count > 1)
-        #expect(throws: Poison(item: 99)) { try screen.dataSource.apply(third) }
+        expectThrows(Poison(item: 99)) { try screen.dataSource.apply(third) }
         #expect(screen.problems(showing: first).isEmpty)
 
         // One batch that reconfigures a row whose cell cannot be made: the
@@ -231,11 +231,11 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         var fourth = first
         try fourth.appendItems([5], toSection: 1)
         try fourth.reconfigureItems([2])
-        #expect(first.stages(to: fourth).count == 1)
+        expectEqual(first.stages(to: fourth).count, 1)
         screen.poisoned = [2]
-        #expect(throws: Poison(item: 2)) { try screen.dataSource.apply(fourth) }
+        expectThrows(Poison(item: 2)) { try screen.dataSource.apply(fourth) }
         #expect(screen.problems(showing: first).isEmpty)
-        #expect(screen.visibleCells.mapValues(ObjectIdentifier.init) == cellsBefore)
+        expectEqual(screen.visibleCells.mapValues(ObjectIdentifier.init), cellsBefore)
 
         screen.poisoned = []
         try screen.dataSource.apply(third)
@@ -256,7 +256,7 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         try screen.dataSource.applySnapshotUsingReloadData(snapshot)
         #expect(screen.recorder.updates.isEmpty)
         #expect(screen.problems(showing: snapshot).isEmpty)
-        #expect(screen.dataSource.indexPath(for: 3) == TablePath(row: 1, section: 0))
+        expectEqual(screen.dataSource.indexPath(for: 3), TablePath(row: 1, section: 0))
         #expect(screen.dataSource.index(for: 0) == 0 && screen.dataSource.index(for: 7) == nil)
         #expect(screen.table.numberOfRows(inSection: 0) == 2 && before.count == 3)
     }
@@ -291,11 +291,11 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         try dataSource.apply(snapshot)
         table.setEditing(true)
         try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 1, section: 1))
-        #expect(try dataSource.snapshot().itemIdentifiers(inSection: "A") == ["a2"])
-        #expect(try dataSource.snapshot().itemIdentifiers(inSection: "B") == ["b1", "a1"])
+        try expectEqual(dataSource.snapshot().itemIdentifiers(inSection: "A"), ["a2"])
+        try expectEqual(dataSource.snapshot().itemIdentifiers(inSection: "B"), ["b1", "a1"])
         try table.moveRowByUser(from: TablePath(row: 0, section: 1), to: TablePath(row: 0, section: 0))
-        #expect(dataSource.snapshot().itemIdentifiers == ["b1", "a2", "a1"])
-        #expect(table.cellForRow(at: TablePath(row: 0, section: 0))?.text == "b1")
+        expectEqual(dataSource.snapshot().itemIdentifiers, ["b1", "a2", "a1"])
+        expectEqual(table.cellForRow(at: TablePath(row: 0, section: 0))?.text, "b1")
     }
 
     /// The getting-started article's snapshot step, as written there.
@@ -321,10 +321,10 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
         try snapshot.reconfigureItems([3])
         try dataSource.apply(snapshot)
         #expect(recorder.updates.count == 2 && recorder.updates[1].batch.movedRows.count == 1)
-        #expect(table.visibleCells.map(\.text) == ["Bread", "Apples", "Milk"])
+        expectEqual(table.visibleCells.map(\.text), ["Bread", "Apples", "Milk"])
         #expect(table.cellForRow(at: TablePath(row: 2, section: 0)) === third)
-        #expect(throws: TableSnapshotError<String, Int>.duplicateItems([1])) { try snapshot.appendItems([1]) }
-        #expect("\(TableSnapshotError<String, Int>.duplicateItems([1]))" == "Supplied item identifiers are not unique. Duplicate identifiers: 1")
+        expectThrows(TableSnapshotError<String, Int>.duplicateItems([1])) { try snapshot.appendItems([1]) }
+        expectEqual("\(TableSnapshotError<String, Int>.duplicateItems([1]))", "Supplied item identifiers are not unique. Duplicate identifiers: 1")
 
         // The article shows the code above line for line.
         let shown = #"""
@@ -341,6 +341,6 @@ private func randomNext(_ current: TableSnapshot<Int, Int>, _ g: inout SeededGen
             try snapshot.reconfigureItems([3])
             try snapshot.appendItems([1])
             """#
-        #expect(try DocumentedCode.linesMissing(from: "Sources/HeadlessTable/HeadlessTable.docc/GettingStarted.md", shown) == [])
+        try expectEqual(DocumentedCode.linesMissing(from: "Sources/HeadlessTable/HeadlessTable.docc/GettingStarted.md", shown), [])
     }
 }

@@ -205,9 +205,9 @@ import Testing
                 }
                 try Self.apply(produced, to: &page)
                 let expected = renderer.html(for: table.currentFrame)
-                #expect(page.html == expected, "after \(step): \(context)\npatched:\n\(page.html)\nexpected:\n\(expected)")
-                #expect(renderer.html == expected, "the renderer's HTML after \(step): \(context)")
-                #expect(page.keys.count == table.currentFrame.elements.count, "the page's elements after \(step): \(context)")
+                expectEqual(page.html, expected, "after \(step): \(context)\npatched:\n\(page.html)\nexpected:\n\(expected)")
+                expectEqual(renderer.html, expected, "the renderer's HTML after \(step): \(context)")
+                expectEqual(page.keys.count, table.currentFrame.elements.count, "the page's elements after \(step): \(context)")
             }
 
             source.sections = c.data
@@ -268,7 +268,7 @@ import Testing
         try table.setContentOffset(44)
         let step = outputs.take()
         guard case .operations(let operations) = try #require(step.first) else { Issue.record("a whole table for a scroll"); return }
-        #expect(operations == [
+        expectEqual(operations, [
             .replace(key: "r:0", html: try #require(Applier(renderer.html(for: table.currentFrame)).lines.first { $0.contains(#"data-key="r:10""#) })),
             .move(key: "r:10", before: nil),
             .setSpacers(top: 44, bottom: 4_399_516),
@@ -286,7 +286,7 @@ import Testing
                 #expect(inserts == Swift.max(0, after - before) && removes == Swift.max(0, before - after), "seed \(seed): \(operations)")
             }
             try Self.apply(outputs.take(), to: &page)
-            #expect(page.html == renderer.html(for: table.currentFrame), "seed \(seed)")
+            expectEqual(page.html, renderer.html(for: table.currentFrame), "seed \(seed)")
             #expect(page.keys.count <= 11, "seed \(seed): \(page.keys.count) nodes for a window of 10 rows")
         }
     }
@@ -323,8 +323,8 @@ import Testing
         let markup = operations.compactMap { if case .insert(let html, _) = $0 { html } else if case .replace(_, let html) = $0 { html } else { nil } }
         #expect(markup.contains { $0.contains("&lt;img src=x onerror=alert(1)&gt;&#10;next") }, "\(operations)")
         #expect(!markup.joined().contains("<img"))
-        #expect(HTMLText.escaped("plain text, ünïcödé 中文") == "plain text, ünïcödé 中文")
-        #expect(HTMLText.escaped("a\0b\r") == "a\u{FFFD}b&#13;")
+        expectEqual(HTMLText.escaped("plain text, ünïcödé 中文"), "plain text, ünïcödé 中文")
+        expectEqual(HTMLText.escaped("a\0b\r"), "a\u{FFFD}b&#13;")
     }
 
     /// Two rows of one identity in a window still get keys of their own.
@@ -332,7 +332,7 @@ import Testing
         let (table, _, renderer, _) = try Self.makeTable(TableTestSupport.table([("", [1, 2, 3])]), viewport: 200)
         renderer.rowIdentifier = { _ in "same" }
         let page = Applier(renderer.html(for: table.currentFrame))
-        #expect(page.keys == ["r:same", "r2:same", "r3:same"])
+        expectEqual(page.keys, ["r:same", "r2:same", "r3:same"])
     }
 
     /// The operations as JSON: an object each, named by `op`, decoded back to the same.
@@ -346,13 +346,13 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(operations)
-        #expect(try JSONDecoder().decode([HTMLOperation].self, from: data) == operations)
+        try expectEqual(JSONDecoder().decode([HTMLOperation].self, from: data), operations)
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.hasPrefix(#"[{"key":"r:1","op":"remove"},{"html":"<div data-key=\"r:2\"></div>","op":"insert"}"#), "\(text)")
         #expect(text.contains(#"{"bottom":20,"op":"spacers","top":1.5}"#))
         #expect(text.contains(#"{"op":"grid","rowCount":1000000,"scrollTop":33}"#))
         #expect(text.contains(#"{"op":"search"}"#))
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(HTMLOperation.self, from: Data(#"{"op":"explode"}"#.utf8)) }
+        expectThrows(DecodingError.self) { try JSONDecoder().decode(HTMLOperation.self, from: Data(#"{"op":"explode"}"#.utf8)) }
     }
 
     /// A million rows: the markup holds the window only, and a table taller
@@ -362,7 +362,7 @@ import Testing
         let rows = (0..<1_000_000).map { Item(id: $0) }
         let (table, _, renderer, _) = try Self.makeTable([TableSection(name: "", rows: rows)], viewport: 600)
         #expect(try #require(renderer.html).utf8.count < 8_000)
-        #expect(renderer.html?.contains(#"aria-rowcount="1000000""#) == true)
+        expectEqual(renderer.html?.contains(#"aria-rowcount="1000000""#), true)
         // 44,000,000 points of content, 15,000,000 pixels of track at most.
         try table.setContentOffset(table.contentHeight - 600)
         let page = Applier(try #require(renderer.html))
@@ -378,11 +378,11 @@ import Testing
     }
 
     @Test func badSettingsAreTypedErrors() {
-        #expect(throws: HTMLRendererError.pixelsPerPointOutOfRange(0)) { try HTMLRenderer(pixelsPerPoint: 0) }
-        #expect(throws: HTMLRendererError.pixelsPerPointOutOfRange(20_000)) { try HTMLRenderer(pixelsPerPoint: 20_000) }
-        #expect(throws: HTMLRendererError.maximumContentHeightNotPositive(-1)) { try HTMLRenderer(maximumContentHeight: -1) }
+        expectThrows(HTMLRendererError.pixelsPerPointOutOfRange(0)) { try HTMLRenderer(pixelsPerPoint: 0) }
+        expectThrows(HTMLRendererError.pixelsPerPointOutOfRange(20_000)) { try HTMLRenderer(pixelsPerPoint: 20_000) }
+        expectThrows(HTMLRendererError.maximumContentHeightNotPositive(-1)) { try HTMLRenderer(maximumContentHeight: -1) }
         #expect((try? HTMLRenderer(pixelsPerPoint: .nan)) == nil)
-        #expect(HTMLRendererError.pixelsPerPointOutOfRange(0).description == "An HTML renderer's pixels per point must be a number above 0 and at most 10000, not 0.0.")
+        expectEqual(HTMLRendererError.pixelsPerPointOutOfRange(0).description, "An HTML renderer's pixels per point must be a number above 0 and at most 10000, not 0.0.")
     }
 
     /// Frames built by hand may hold anything: no value traps, and the output is the same twice.
@@ -394,7 +394,7 @@ import Testing
                 elements: [.init(kind: .row(TablePath(row: Int.max, section: 0)), span: .init(y: value, height: value), cell: .init(text: "x"))],
                 sectionIndexTitles: ["A"])
             let html = renderer.html(for: frame)
-            #expect(html == renderer.html(for: frame))
+            expectEqual(html, renderer.html(for: frame))
             #expect(!html.contains("nan") && !html.contains("inf"), "\(html)")
         }
     }

@@ -135,7 +135,7 @@ struct OutlineModel: Equatable {
                             model.expanded.insert(item)
                             let change = kept.setExpanded(item, true)
                             let added = model.visible.count - was.visible.count
-                            #expect(change.map { [$0.row, $0.count] } == (added > 0 ? [was.visible.firstIndex(of: item)!, added] : nil), "\(context): expanding \(item)")
+                            expectEqual(change.map { [$0.row, $0.count] }, (added > 0 ? [was.visible.firstIndex(of: item)!, added] : nil), "\(context): expanding \(item)")
                             shownOrHidden += added
                         }
                         try plain.expand(items)
@@ -145,7 +145,7 @@ struct OutlineModel: Equatable {
                             model.expanded.remove(item)
                             let row = kept.setExpanded(item, false)
                             let removed = was.visible.count - model.visible.count
-                            #expect(row.map { [$0.row, $0.count] } == (removed > 0 ? [was.visible.firstIndex(of: item)!, removed] : nil), "\(context): collapsing \(item)")
+                            expectEqual(row.map { [$0.row, $0.count] }, (removed > 0 ? [was.visible.firstIndex(of: item)!, removed] : nil), "\(context): collapsing \(item)")
                             shownOrHidden += removed
                         }
                         try plain.collapse(items)
@@ -154,7 +154,7 @@ struct OutlineModel: Equatable {
                     // A subtree copied out and grafted back elsewhere under new names.
                     let item = pick(&g), including = g.chance(0.5)
                     let part = try plain.snapshot(of: item, includingParent: including)
-                    #expect(try OutlineModel(part).items == (including ? [item] : []) + model.walk(model.children[item]!, all: true), "\(context)")
+                    try expectEqual(OutlineModel(part).items, (including ? [item] : []) + model.walk(model.children[item]!, all: true), "\(context)")
                     var renamed = TableSectionSnapshot<Int>()
                     let offset = next
                     for old in part.items {
@@ -214,7 +214,7 @@ struct OutlineModel: Equatable {
                 let problems = Self.problems(plain, model) + Self.problems(kept, model).map { "order kept: " + $0 }
                 #expect(problems.isEmpty, "\(context): \(problems.prefix(4))")
                 if !problems.isEmpty { return }
-                #expect(plain == kept)
+                expectEqual(plain, kept)
                 steps += 1
             }
         }
@@ -255,11 +255,11 @@ struct OutlineModel: Equatable {
         ]
         for (expected, words, body) in cases {
             var copy = outline
-            #expect(throws: expected) { try body(&copy) }
-            #expect(expected.description == words)
+            expectThrows(expected) { try body(&copy) }
+            expectEqual(expected.description, words)
             #expect(copy == before && copy.description == before.description)
         }
-        #expect(outline.description == """
+        expectEqual(outline.description, """
             * - Fruit
             *     Apple
             *     Pear
@@ -358,15 +358,15 @@ extension OutlineTests {
                     try screen.table.tapRow(at: path)
                     let isParent = !model.children[item]!.isEmpty
                     if isParent {
-                        #expect(screen.table.indexPathsForSelectedRows.contains(path) == wasSelected, "\(context): a parent's tap does not select it")
+                        expectEqual(screen.table.indexPathsForSelectedRows.contains(path), wasSelected, "\(context): a parent's tap does not select it")
                     }
                     if isParent, model.expanded.contains(item) {
                         if !handlers.locked.contains(item) { model.expanded.remove(item) }
                     } else if isParent {
                         model.expanded.insert(item)
-                        #expect(handlers.events == ["will expand \(item)"], "\(context)")
+                        expectEqual(handlers.events, ["will expand \(item)"], "\(context)")
                     } else {
-                        #expect(screen.table.indexPathForSelectedRow == path, "\(context): a leaf's tap selects it")
+                        expectEqual(screen.table.indexPathForSelectedRow, path, "\(context): a leaf's tap selects it")
                     }
                 default:
                     // An outline applied: a changed tree, diffed.
@@ -377,8 +377,8 @@ extension OutlineTests {
                     try dataSource.apply(changed, to: "tree", animatingDifferences: true)
                 }
                 let new = screen.shown()
-                #expect(new.map(\.name) == ["flat", "tree"], "\(context)")
-                #expect(new.last!.rows.map(\.id) == model.visible, "\(context): the rows are the visible items")
+                expectEqual(new.map(\.name), ["flat", "tree"], "\(context)")
+                expectEqual(new.last!.rows.map(\.id), model.visible, "\(context): the rows are the visible items")
                 var replayed = old
                 for update in screen.recorder.updates {
                     switch UIKitOracle.replay(update.batch, displayed: replayed, data: new) {
@@ -390,10 +390,10 @@ extension OutlineTests {
                     }
                     batches += 1
                 }
-                #expect(replayed == new, "\(context): the batches lead to the rows shown")
+                expectEqual(replayed, new, "\(context): the batches lead to the rows shown")
                 for path in screen.table.indexPathsForVisibleRows {
                     let item = try #require(dataSource.itemIdentifier(for: path))
-                    #expect(dataSource.indexPath(for: item) == path, "\(context)")
+                    expectEqual(dataSource.indexPath(for: item), path, "\(context)")
                     let outline = screen.table.currentFrame.elements.first { $0.kind == .row(path) }?.cell?.outline
                     if path.section == 0 {
                         #expect(outline == nil, "\(context)")
@@ -401,12 +401,12 @@ extension OutlineTests {
                     }
                     let disclosure: TableFrame.Outline.Disclosure =
                         model.children[item]!.isEmpty ? .none : model.expanded.contains(item) ? .expanded : .collapsed
-                    #expect(outline == TableFrame.Outline(level: model.level(item), disclosure: disclosure), "\(context): row \(path)")
+                    expectEqual(outline, TableFrame.Outline(level: model.level(item), disclosure: disclosure), "\(context): row \(path)")
                 }
-                #expect(try OutlineModel(dataSource.snapshot(for: "tree")) == model, "\(context)")
+                try expectEqual(OutlineModel(dataSource.snapshot(for: "tree")), model, "\(context)")
             }
             // Reading the snapshot writes the outline's rows back.
-            #expect(try dataSource.snapshot().itemIdentifiers(inSection: "tree") == model.visible)
+            try expectEqual(dataSource.snapshot().itemIdentifiers(inSection: "tree"), model.visible)
         }
         #expect(batches > 50, "\(batches) batches")
     }
@@ -433,8 +433,8 @@ extension OutlineTests {
             return children.items == [-1] ? loaded : children
         }
         try screen.table.tapRow(at: TablePath(row: 0, section: 0))
-        #expect(asked == [1])
-        #expect(screen.shown().first!.rows.map(\.id) == [1, 10, 11, 2])
+        expectEqual(asked, [1])
+        expectEqual(screen.shown().first!.rows.map(\.id), [1, 10, 11, 2])
         try screen.table.tapRow(at: TablePath(row: 0, section: 0))
         try screen.table.tapRow(at: TablePath(row: 0, section: 0))
         #expect(asked == [1, 1] && screen.shown().first!.rows.map(\.id) == [1, 10, 11, 2])
@@ -449,9 +449,9 @@ extension OutlineTests {
             return loaded
         }
         try screen.table.tapRow(at: TablePath(row: 0, section: 0))   // collapses
-        #expect(throws: TableSnapshotError<String, Int>.duplicateItems([99])) { try screen.table.tapRow(at: TablePath(row: 0, section: 0)) }
-        #expect(screen.shown().map { $0.rows.map(\.id) } == [[1, 2], [99]])
-        #expect(throws: TableSectionSnapshotError<Int>.itemNotFound([99])) { try dataSource.expand([99]) }
+        expectThrows(TableSnapshotError<String, Int>.duplicateItems([99])) { try screen.table.tapRow(at: TablePath(row: 0, section: 0)) }
+        expectEqual(screen.shown().map { $0.rows.map(\.id) }, [[1, 2], [99]])
+        expectThrows(TableSectionSnapshotError<Int>.itemNotFound([99])) { try dataSource.expand([99]) }
     }
 
     /// An outline drawn: levels indented, parents with `▸`/`▾`, leaves lined up.
@@ -479,7 +479,7 @@ extension OutlineTests {
         try strings.expand(["Music"])
         out += "Documents collapsed, Music expanded:\n" + (try TextRenderer(width: 30, pointsPerLine: 1).text(for: table.currentFrame))
         out += "ASCII:\n" + (try TextRenderer(width: 30, style: .ascii, pointsPerLine: 1).text(for: table.currentFrame))
-        #expect(names.count == 9)
+        expectEqual(names.count, 9)
         assertTextSnapshot(of: out)
     }
 }

@@ -42,13 +42,13 @@ import Testing
         table.dataSource = source
         try table.reloadData()
         for step in 1...(200 * 44 / 22) { try table.setContentOffset(Double(step * 22)) }
-        #expect(table.indexPathsForVisibleRows.last?.row == 199)
+        expectEqual(table.indexPathsForVisibleRows.last?.row, 199)
         #expect(source.made <= Self.windowRows(table), "\(source.made) cells made for 200 rows")
         let statistics = table.reusePool.cellStatistics(forReuseIdentifier: "CellIdentifier")
         #expect(statistics.adopted == source.made && statistics.created == 0, "\(statistics), \(source.made) made")
         #expect(statistics.reused >= 200 - source.made, "\(statistics), \(source.made) made")
         // Every cell shows its row.
-        #expect(table.visibleCells.map(\.text) == table.indexPathsForVisibleRows.map { "Row \($0.row)" })
+        expectEqual(table.visibleCells.map(\.text), table.indexPathsForVisibleRows.map { "Row \($0.row)" })
     }
 
     /// Jumps anywhere in a million rows: the cells that left are reused, and
@@ -70,7 +70,7 @@ import Testing
         try table.reloadData()
         for _ in 0..<200 {
             try table.setContentOffset(g.chance(0.5) ? Double(g.int(0...44_000_000)) : table.contentOffset + Double(g.int(-500...500)).magnitude)
-            #expect(table.visibleCells.map(\.text) == table.indexPathsForVisibleRows.map { "Row \($0.row)" })
+            expectEqual(table.visibleCells.map(\.text), table.indexPathsForVisibleRows.map { "Row \($0.row)" })
         }
         let statistics = table.reusePool.cellStatistics(forReuseIdentifier: "CellIdentifier")
         #expect(statistics.maxLive <= Self.windowRows(table) + 1, "\(statistics)")
@@ -97,13 +97,13 @@ import Testing
         try table.reloadData()
         let before = table.visibleCells.map { ObjectIdentifier($0) }
         source.failAt = 5_003
-        #expect(throws: CocoaError.self) { try table.setContentOffset(5_000 * 44) }
-        #expect(table.contentOffset == 0)
-        #expect(table.visibleCells.map { ObjectIdentifier($0) } == before)
-        #expect(table.visibleCells.map(\.text) == table.indexPathsForVisibleRows.map { "Row \($0.row)" })
+        expectThrows(CocoaError.self) { try table.setContentOffset(5_000 * 44) }
+        expectEqual(table.contentOffset, 0)
+        expectEqual(table.visibleCells.map { ObjectIdentifier($0) }, before)
+        expectEqual(table.visibleCells.map(\.text), table.indexPathsForVisibleRows.map { "Row \($0.row)" })
         source.failAt = nil
         try table.setContentOffset(5_000 * 44)
-        #expect(table.visibleCells.map(\.text) == table.indexPathsForVisibleRows.map { "Row \($0.row)" })
+        expectEqual(table.visibleCells.map(\.text), table.indexPathsForVisibleRows.map { "Row \($0.row)" })
         #expect(table.reusePool.cellStatistics(forReuseIdentifier: "c").maxLive <= Self.windowRows(table) + 1)
     }
 
@@ -144,8 +144,8 @@ import Testing
         let bare = try ViewTemplate(archive: Data(#"{"text": "t", "badge": "b"}"#.utf8), as: BadgeCell.self).makeView(BadgeCell.self, reuseIdentifier: "x")
         #expect(bare.badge == "b" && bare.count == 0 && bare.colors == [] && bare.text == "t" && bare.reuseIdentifier == "x")
         // A wrongly typed property is a template error, not a trap.
-        #expect(throws: TableViewError.self) { try ViewTemplate(archive: Data(#"{"count": "seven"}"#.utf8), as: BadgeCell.self) }
-        #expect(throws: TableViewError.self) { try template.makeView(TableHeaderFooterView.self, reuseIdentifier: "x") }
+        expectThrows(TableViewError.self) { try ViewTemplate(archive: Data(#"{"count": "seven"}"#.utf8), as: BadgeCell.self) }
+        expectThrows(TableViewError.self) { try template.makeView(TableHeaderFooterView.self, reuseIdentifier: "x") }
     }
 
     /// Batches whose window fails to fill after the cells of rows pushed out
@@ -175,8 +175,8 @@ import Testing
         try table.reloadData()
         func check(_ context: String) {
             let rows = table.indexPathsForVisibleRows, cells = table.visibleCells
-            #expect(cells.map(\.text) == rows.map { "\(source.ids[$0.row])" }, "\(context), seed \(seed)")
-            #expect(Set(cells.map(ObjectIdentifier.init)).count == cells.count, "\(context), seed \(seed)")
+            expectEqual(cells.map(\.text), rows.map { "\(source.ids[$0.row])" }, "\(context), seed \(seed)")
+            expectEqual(Set(cells.map(ObjectIdentifier.init)).count, cells.count, "\(context), seed \(seed)")
             table._checkInvariants()
         }
         var (failed, next) = (0, 1_000)

@@ -41,12 +41,12 @@ import Testing
     @Test func dequeueWithoutARegistrationIsNilOrAnError() throws {
         let table = TableView()
         #expect(table.dequeueReusableCell(withIdentifier: "cell") == nil)
-        #expect(throws: TableViewError.unregisteredIdentifier("cell")) { try table.dequeueReusableCell(withIdentifier: "cell", for: TablePath(row: 0, section: 0)) }
-        #expect(throws: TableViewError.emptyReuseIdentifier) { try table.register(TableViewCell.self, forCellReuseIdentifier: "") }
-        #expect(TableViewError.emptyReuseIdentifier.description == "must pass a valid reuse identifier to register(_:forCellReuseIdentifier:)")
+        expectThrows(TableViewError.unregisteredIdentifier("cell")) { try table.dequeueReusableCell(withIdentifier: "cell", for: TablePath(row: 0, section: 0)) }
+        expectThrows(TableViewError.emptyReuseIdentifier) { try table.register(TableViewCell.self, forCellReuseIdentifier: "") }
+        expectEqual(TableViewError.emptyReuseIdentifier.description, "must pass a valid reuse identifier to register(_:forCellReuseIdentifier:)")
         try table.register(TableViewCell.self, forCellReuseIdentifier: "cell")
         let cell = try #require(table.dequeueReusableCell(withIdentifier: "cell"))
-        #expect(cell.reuseIdentifier == "cell")
+        expectEqual(cell.reuseIdentifier, "cell")
         #expect(try table.dequeueReusableCell(withIdentifier: "cell", for: TablePath(row: 0, section: 0)) !== cell)
     }
 
@@ -59,7 +59,7 @@ import Testing
         #expect(cells.count == 3 && cells.allSatisfy { $0.prepared == 0 })
         for cell in cells { pool.enqueue(cell) }
         pool.enqueue(other)
-        #expect(pool.cellStatistics == ReusePool.Statistics(created: 4, reused: 0, inUse: 0, queued: 4, maxLive: 4))
+        expectEqual(pool.cellStatistics, ReusePool.Statistics(created: 4, reused: 0, inUse: 0, queued: 4, maxLive: 4))
         // Last in, first out, per identifier.
         #expect(pool.dequeueReusableCell(withIdentifier: "a") === cells[2])
         #expect(pool.dequeueReusableCell(withIdentifier: "a") === cells[1])
@@ -80,18 +80,18 @@ import Testing
         prototype.tags = ["a"]
         let pool = ReusePool()
         try pool.register(ViewTemplate(prototype), forCellReuseIdentifier: "entry")
-        #expect(pool.preferredHeight(forCellReuseIdentifier: "entry") == 60)
+        expectEqual(pool.preferredHeight(forCellReuseIdentifier: "entry"), 60)
         let first = try #require(pool.dequeueReusableCell(withIdentifier: "entry") as? EntryCell)
         let second = try #require(pool.dequeueReusableCell(withIdentifier: "entry") as? EntryCell)
         #expect(first !== second && first !== prototype)
-        #expect(first.reuseIdentifier == "entry")   // the registration's, not the prototype's
+        expectEqual(first.reuseIdentifier, "entry")   // the registration's, not the prototype's
         #expect(first.text == "template text" && first.accessory == .disclosureIndicator && first.date == "2026-11-22" && first.tags == ["a"])
         first.tags.append("b")
         first.text = "changed"
         prototype.date = "changed"
         #expect(second.tags == ["a"] && second.text == "template text" && second.date == "2026-11-22")
         let third = try #require(pool.dequeueReusableCell(withIdentifier: "entry") as? EntryCell)
-        #expect(third.date == "2026-11-22")   // archived once: later changes to the prototype do not reach it
+        expectEqual(third.date, "2026-11-22")   // archived once: later changes to the prototype do not reach it
     }
 
     @Test func templatesLoadFromFilesLikeNibs() throws {
@@ -104,7 +104,7 @@ import Testing
         try ViewTemplate(prototype).write(to: url)
         let pool = ReusePool()
         try pool.register(ViewTemplate(contentsOf: url, as: EntryCell.self), forCellReuseIdentifier: "entry")
-        #expect((pool.dequeueReusableCell(withIdentifier: "entry") as? EntryCell)?.date == "from a file")
+        expectEqual((pool.dequeueReusableCell(withIdentifier: "entry") as? EntryCell)?.date, "from a file")
         // A hand-written template, and broken ones.
         let written = folder.appendingPathComponent("written.json")
         try Data(#"{"text":"hello","accessory":"checkmark","date":"d","tags":[]}"#.utf8).write(to: written)
@@ -112,10 +112,10 @@ import Testing
         #expect(cell?.text == "hello" && cell?.accessory == .checkmark)
         let broken = folder.appendingPathComponent("broken.json")
         try Data(#"{"text": 5}"#.utf8).write(to: broken)
-        #expect(throws: TableViewError.self) { try ViewTemplate(contentsOf: broken, as: EntryCell.self) }
-        #expect(throws: TableViewError.self) { try ViewTemplate(contentsOf: folder.appendingPathComponent("missing.json"), as: EntryCell.self) }
+        expectThrows(TableViewError.self) { try ViewTemplate(contentsOf: broken, as: EntryCell.self) }
+        expectThrows(TableViewError.self) { try ViewTemplate(contentsOf: folder.appendingPathComponent("missing.json"), as: EntryCell.self) }
         // A header template is not a cell template.
-        #expect(throws: TableViewError.self) { try pool.register(ViewTemplate(TableHeaderFooterView(reuseIdentifier: nil)), forCellReuseIdentifier: "x") }
+        expectThrows(TableViewError.self) { try pool.register(ViewTemplate(TableHeaderFooterView(reuseIdentifier: nil)), forCellReuseIdentifier: "x") }
     }
 
     @Test func laterRegistrationsReplaceAndNilUnregisters() throws {
@@ -125,7 +125,7 @@ import Testing
         let old = try #require(pool.dequeueReusableCell(withIdentifier: "c"))
         pool.enqueue(old)
         try pool.register(OtherCell.self, forCellReuseIdentifier: "c")
-        #expect(pool.cellStatistics.queued == 0)   // the old registration's queue is dropped
+        expectEqual(pool.cellStatistics.queued, 0)   // the old registration's queue is dropped
         #expect(pool.dequeueReusableCell(withIdentifier: "c") is OtherCell)
         try pool.register(nil as TableViewCell.Type?, forCellReuseIdentifier: "c")
         #expect(pool.dequeueReusableCell(withIdentifier: "c") == nil)
@@ -155,7 +155,7 @@ import Testing
         table.dataSource = source
         table.delegate = source
         try table.reloadData()
-        #expect(table.headerView(forSection: 0)?.text == "Section 0")
+        expectEqual(table.headerView(forSection: 0)?.text, "Section 0")
         for step in 1...60 { try table.setContentOffset(Double(step) * 37) }
         #expect(table.headerView(forSection: 0) == nil)
         let stats = table.reusePool.headerFooterStatistics

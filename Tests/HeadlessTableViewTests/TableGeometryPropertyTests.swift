@@ -224,19 +224,19 @@ import Testing
             switch source.origin {
             case .rowHeight, .estimatedRowHeight:
                 for (r, item) in section.rows.enumerated() {
-                    #expect(table.rectForRow(at: TablePath(row: r, section: s))?.height == HeightSource.rowHeight(id: item.id), "\(context)")
+                    expectEqual(table.rectForRow(at: TablePath(row: r, section: s))?.height, HeightSource.rowHeight(id: item.id), "\(context)")
                 }
             case .headerHeight:
-                #expect(table.rectForHeader(inSection: s)?.height == HeightSource.sectionHeight(s), "\(context)")
+                expectEqual(table.rectForHeader(inSection: s)?.height, HeightSource.sectionHeight(s), "\(context)")
             case .footerHeight:
-                #expect(table.rectForFooter(inSection: s)?.height == HeightSource.sectionHeight(s), "\(context)")
+                expectEqual(table.rectForFooter(inSection: s)?.height, HeightSource.sectionHeight(s), "\(context)")
             case .cellPreferredHeight:
                 for p in table.indexPathsForVisibleRows where p.section == s {
-                    #expect(table.rectForRow(at: p)?.height == HeightSource.rowHeight(id: section.rows[p.row].id), "\(context)")
+                    expectEqual(table.rectForRow(at: p)?.height, HeightSource.rowHeight(id: section.rows[p.row].id), "\(context)")
                 }
             case .templatePreferredHeight:
                 for p in table.indexPathsForVisibleRows where p.section == s {
-                    #expect(table.rectForRow(at: p)?.height == 20, "\(context)")
+                    expectEqual(table.rectForRow(at: p)?.height, 20, "\(context)")
                 }
             }
         }
@@ -325,19 +325,19 @@ import Testing
                     if origin == .templatePreferredHeight && source.fault != nil {
                         #expect(error.quantity.hasPrefix(expectedQuantity ?? "-"), "\(error): \(context)")
                     } else {
-                        #expect(error.quantity == expectedQuantity, "\(error): \(context)")
+                        expectEqual(error.quantity, expectedQuantity, "\(error): \(context)")
                     }
                     if let fault = source.fault {
-                        #expect(error.value.bitPattern == fault.value.bitPattern, "\(error): \(context)")
+                        expectEqual(error.value.bitPattern, fault.value.bitPattern, "\(error): \(context)")
                         #expect(source.faultServed, "\(error): \(context)")
                     }
                     let after = Observed(table)
                     if operation == .reload && (origin == .cellPreferredHeight || origin == .templatePreferredHeight) {
                         // A reload whose window cannot be filled: the new counts, an empty window (as when a cell fails).
-                        #expect(after.counts == source.sections.map(\.rows.count), "\(context)")
+                        expectEqual(after.counts, source.sections.map(\.rows.count), "\(context)")
                         #expect(after.visible.isEmpty, "\(context); after: \(after)")
                     } else {
-                        #expect(after == before, "\(error): \(context); after: \(after)")
+                        expectEqual(after, before, "\(error): \(context); after: \(after)")
                         source.sections = oldData   // the table still shows the old data
                     }
                 } catch {
@@ -358,14 +358,14 @@ import Testing
             try table.register(TableViewCell.self, forCellReuseIdentifier: "item")
             table.dataSource = source
             table.delegate = source
-            #expect(table.viewportHeight.bitPattern == value.bitPattern)   // kept as given, as a bad rowHeight is
+            expectEqual(table.viewportHeight.bitPattern, value.bitPattern)   // kept as given, as a bad rowHeight is
             let refused = TableViewError.invalidGeometry(TableGeometryError(quantity: "the viewport height", value: value))
             func expectRefused(_ body: () throws -> Void) {
                 do {
                     try body()
                     Issue.record("viewport \(value) accepted")
                 } catch let error as TableViewError {
-                    #expect("\(error)" == "\(refused)")
+                    expectEqual("\(error)", "\(refused)")
                 } catch {
                     Issue.record("\(error)")
                 }
@@ -379,7 +379,7 @@ import Testing
             // A valid height set replaces it.
             try table.setViewportHeight(100)
             try table.reloadData()
-            #expect(table.indexPathsForVisibleRows.count == 3)
+            expectEqual(table.indexPathsForVisibleRows.count, 3)
             table._checkInvariants()
         }
         // 0 is a height: an empty window.
@@ -394,9 +394,9 @@ import Testing
     @Test func theErrorNamesTheSourceAndTheRow() throws {
         let (table, source) = try Self.makeTable(.rowHeight, TableTestSupport.table([("A", [1, 2, 3, 4])]), viewport: 100)
         source.fault = (3, .nan)
-        #expect(throws: TableViewError.self) { try table.reloadData() }
+        expectThrows(TableViewError.self) { try table.reloadData() }
         do { try table.reloadData() } catch {
-            #expect("\(error)" == "the delegate's height for row {0, 2} must be a finite number of points, at least 0, not nan")
+            expectEqual("\(error)", "the delegate's height for row {0, 2} must be a finite number of points, at least 0, not nan")
         }
     }
 }

@@ -15,8 +15,8 @@ import Testing
             try body()
             Issue.record("\(quantity) = \(value) was accepted", sourceLocation: sourceLocation)
         } catch let TableViewError.invalidGeometry(error) {
-            #expect(error.quantity == quantity, sourceLocation: sourceLocation)
-            #expect("\(error)" == "\(quantity) must be a finite number of points, at least 0, not \(value)", sourceLocation: sourceLocation)
+            expectEqual(error.quantity, quantity, sourceLocation: sourceLocation)
+            expectEqual("\(error)", "\(quantity) must be a finite number of points, at least 0, not \(value)", sourceLocation: sourceLocation)
         } catch {
             Issue.record("\(quantity) = \(value): \(error)", sourceLocation: sourceLocation)
         }
@@ -30,7 +30,7 @@ import Testing
         for value in Self.bad {
             expectGeometryError("the viewport height", value) { try table.setViewportHeight(value) }
             expectGeometryError("the content offset", value) { try table.setContentOffset(value) }
-            #expect(TableViewRobustnessTests.state(table) == before)
+            expectEqual(TableViewRobustnessTests.state(table), before)
             #expect(table.viewportHeight == 200 && table.contentOffset == 300)
         }
         // Zero is a height (an empty window); past the content's end is clamped.
@@ -38,7 +38,7 @@ import Testing
         #expect(table.indexPathsForVisibleRows.isEmpty)
         try table.setViewportHeight(200)
         try table.setContentOffset(1e300)
-        #expect(table.contentOffset == table.contentHeight - 200)
+        expectEqual(table.contentOffset, table.contentHeight - 200)
     }
 
     @Test func heightSettingsRefuseBadValuesOnReloadAndUpdate() throws {
@@ -58,19 +58,19 @@ import Testing
                     try table.performBatchUpdates { try table.insertRows(at: [TablePath(row: 100, section: 0)]) }
                 }
                 source.sections = TableTestSupport.table([("A", Array(0..<100)), ("B", [100])])
-                #expect(TableViewRobustnessTests.state(table) == before)
+                expectEqual(TableViewRobustnessTests.state(table), before)
             }
             table[keyPath: keyPath] = TableView.automaticDimension
             try table.reloadData()
             table[keyPath: keyPath] = good
             try table.reloadData()
-            #expect(TableViewRobustnessTests.state(table) == before)
+            expectEqual(TableViewRobustnessTests.state(table), before)
         }
     }
 
     @Test func theRendererSharesTheRule() {
         for value in Self.bad + [0] {
-            #expect(throws: TextRendererError.self) { try TextRenderer(pointsPerLine: value) }
+            expectThrows(TextRendererError.self) { try TextRenderer(pointsPerLine: value) }
         }
         #expect((try? TextRenderer(pointsPerLine: 1e-9)) != nil)
     }

@@ -54,26 +54,26 @@ import TableTestSupport
             let layout = BruteForceLayout(
                 rowHeights: sections.map { $0.rows.map { heights[$0.id]! } },
                 headers: source.headerHeights!, footers: source.footerHeights!)
-            #expect(table.contentHeight == layout.contentHeight)
+            expectEqual(table.contentHeight, layout.contentHeight)
             for probe in 0..<8 {
                 let end = Swift.max(0, layout.contentHeight - viewport)
                 let offset = [0, end, Double(g.int(0...Int(end.rounded(.down)))), Double.random(in: 0...Swift.max(0, end), using: &g)][probe % 4]
                 try table.setContentOffset(offset)
                 let frame = table.currentFrame
                 let context = "seed \(seed), round \(round), \(style), offset \(offset), viewport \(viewport): \(describe(sections))"
-                #expect(frame.style == style)
+                expectEqual(frame.style, style)
                 if style == .plain {
                     let expected = Self.expectedFloating(layout, offset: table.contentOffset, viewport: viewport)
                     let header = frame.floatingHeader, footer = frame.floatingFooter
-                    #expect(header.map(\.kind) == expected.header.map { TableFrame.Element.Kind.header(section: $0.section) }, "\(context)")
-                    #expect(header?.floatingSpan?.y == expected.header?.y, "\(context)")
-                    #expect(footer.map(\.kind) == expected.footer.map { TableFrame.Element.Kind.footer(section: $0.section) }, "\(context)")
-                    #expect(footer?.floatingSpan?.y == expected.footer?.y, "\(context)")
+                    expectEqual(header.map(\.kind), expected.header.map { TableFrame.Element.Kind.header(section: $0.section) }, "\(context)")
+                    expectEqual(header?.floatingSpan?.y, expected.header?.y, "\(context)")
+                    expectEqual(footer.map(\.kind), expected.footer.map { TableFrame.Element.Kind.footer(section: $0.section) }, "\(context)")
+                    expectEqual(footer?.floatingSpan?.y, expected.footer?.y, "\(context)")
                     // A floating element keeps its natural place too.
                     if let header, case .header(let s) = header.kind {
                         #expect(header.span.y == layout.sections[s].y && header.span.height == layout.sections[s].header)
                     }
-                    #expect(frame.elements.filter(\.isFloating).count == (expected.header == nil ? 0 : 1) + (expected.footer == nil ? 0 : 1))
+                    expectEqual(frame.elements.filter(\.isFloating).count, (expected.header == nil ? 0 : 1) + (expected.footer == nil ? 0 : 1))
                 } else {
                     #expect(frame.elements.allSatisfy { !$0.isFloating }, "\(context)")
                 }
@@ -81,11 +81,11 @@ import TableTestSupport
                 for element in frame.elements where !element.isFloating {
                     #expect(element.span.y < table.contentOffset + viewport && element.span.maxY > table.contentOffset, "\(context)")
                 }
-                #expect(frame.rows == layout.window(table.contentOffset, table.contentOffset + viewport), "\(context)")
+                expectEqual(frame.rows, layout.window(table.contentOffset, table.contentOffset + viewport), "\(context)")
                 // Hit testing answers from the rows, whatever floats over them.
                 for _ in 0..<4 {
                     let y = table.contentOffset + Double.random(in: 0..<Swift.max(1, viewport), using: &g)
-                    #expect(table.indexPathForRow(at: y) == layout.row(at: y), "\(context), y \(y)")
+                    expectEqual(table.indexPathForRow(at: y), layout.row(at: y), "\(context), y \(y)")
                 }
             }
         }
@@ -102,9 +102,9 @@ import TableTestSupport
             try table.register(LinesCell.self, forCellReuseIdentifier: "row")
             table.dataSource = source
             try table.reloadData()
-            #expect(table.rectForHeader(inSection: 0) == TableView.VerticalSpan(y: 0, height: 18))
-            #expect(table.rectForFooter(inSection: 0) == TableView.VerticalSpan(y: 62, height: 18))
-            #expect(table.rect(forSection: 1) == TableView.VerticalSpan(y: 80, height: 18 + 88 + 18))
+            expectEqual(table.rectForHeader(inSection: 0), TableView.VerticalSpan(y: 0, height: 18))
+            expectEqual(table.rectForFooter(inSection: 0), TableView.VerticalSpan(y: 62, height: 18))
+            expectEqual(table.rect(forSection: 1), TableView.VerticalSpan(y: 80, height: 18 + 88 + 18))
         }
         // Plain: only titled sections have a header (28 by default).
         let plain = TableView(viewportHeight: 400)
@@ -219,9 +219,9 @@ import TableTestSupport
         prototype.contentConfiguration = content
         let template = try ViewTemplate(prototype)
         let cell = try template.makeView(TableViewCell.self, reuseIdentifier: "phone")
-        #expect(cell.cellStyle == .value2)
+        expectEqual(cell.cellStyle, .value2)
         #expect(cell.image == prototype.image && cell.indentationLevel == 3 && cell.indentationWidth == 15)
-        #expect(cell.contentConfiguration == content)
+        expectEqual(cell.contentConfiguration, content)
         // A registered class makes `.default` cells; a subclass picks its style.
         final class SubtitleCell: TableViewCell {
             required init(reuseIdentifier: String?) { super.init(style: .subtitle, reuseIdentifier: reuseIdentifier) }
@@ -230,10 +230,10 @@ import TableTestSupport
         let pool = ReusePool()
         try pool.register(SubtitleCell.self, forCellReuseIdentifier: "s")
         try pool.register(TableViewCell.self, forCellReuseIdentifier: "d")
-        #expect(pool.dequeueReusableCell(withIdentifier: "s")?.cellStyle == .subtitle)
-        #expect(pool.dequeueReusableCell(withIdentifier: "d")?.cellStyle == .default)
-        #expect(TableViewCell(style: .subtitle, reuseIdentifier: nil).defaultContentConfiguration() == .subtitleCell())
-        #expect(TableViewCell(reuseIdentifier: nil).defaultContentConfiguration() == .cell())
+        expectEqual(pool.dequeueReusableCell(withIdentifier: "s")?.cellStyle, .subtitle)
+        expectEqual(pool.dequeueReusableCell(withIdentifier: "d")?.cellStyle, .default)
+        expectEqual(TableViewCell(style: .subtitle, reuseIdentifier: nil).defaultContentConfiguration(), .subtitleCell())
+        expectEqual(TableViewCell(reuseIdentifier: nil).defaultContentConfiguration(), .cell())
     }
 
     @Test func theDelegatesIndentationLevelIsSetOnTheCell() throws {
@@ -242,7 +242,7 @@ import TableTestSupport
         table.dataSource = source
         table.delegate = source
         try table.reloadData()
-        #expect(table.visibleCells.map(\.indentationLevel) == [0, 1, 2, 3])
-        #expect(table.currentFrame.elements.compactMap { $0.cell?.indentationLevel } == [0, 1, 2, 3])
+        expectEqual(table.visibleCells.map(\.indentationLevel), [0, 1, 2, 3])
+        expectEqual(table.currentFrame.elements.compactMap { $0.cell?.indentationLevel }, [0, 1, 2, 3])
     }
 }

@@ -60,24 +60,24 @@ private final class SlowRenderer: AcknowledgingTableRenderer {
             items.items.insert(0, at: 0)
             try table.insertRows(at: [TablePath(row: 0, section: 0)])
         }, completion: { calls.append($0) })
-        #expect(calls == [true])
+        expectEqual(calls, [true])
         // A batch that does not add up: the completion gets false, the error is thrown.
-        #expect(throws: TableViewError.self) {
+        expectThrows(TableViewError.self) {
             try table.performBatchUpdates({ try table.insertRows(at: [TablePath(row: 0, section: 0)]) }, completion: { calls.append($0) })
         }
-        #expect(calls == [true, false])
-        #expect(table.numberOfRows(inSection: 0) == 4)
+        expectEqual(calls, [true, false])
+        expectEqual(table.numberOfRows(inSection: 0), 4)
         // A completion nested in a batch whose block throws gets false, once.
         struct Refused: Error {}
-        #expect(throws: Refused.self) {
+        expectThrows(Refused.self) {
             try table.performBatchUpdates {
                 try table.performBatchUpdates({}, completion: { calls.append($0) })
                 throw Refused()
             }
         }
-        #expect(calls == [true, false, false])
+        expectEqual(calls, [true, false, false])
         try table.performBatchUpdates({}, completion: { calls.append($0) })
-        #expect(calls == [true, false, false, true])
+        expectEqual(calls, [true, false, false, true])
     }
 
     @Test func updatesWhileABatchShowsAreQueuedAndTheTableAnswersForWhatIsShown() throws {
@@ -99,7 +99,7 @@ private final class SlowRenderer: AcknowledgingTableRenderer {
         }, completion: { calls.append("second \($0)") })
         // Queued: the block has not run, the table shows the first batch's result.
         #expect(!ran && table.numberOfRows(inSection: 0) == 4 && table.cellForRow(at: TablePath(row: 0, section: 0))?.text == "1")
-        #expect(renderer.updates.count == 1)
+        expectEqual(renderer.updates.count, 1)
         renderer.finishOne()
         #expect(calls == ["first true"] && ran && renderer.updates.count == 2)
         #expect(table.numberOfRows(inSection: 0) == 3 && table.cellForRow(at: TablePath(row: 0, section: 0))?.text == "2")
@@ -107,7 +107,7 @@ private final class SlowRenderer: AcknowledgingTableRenderer {
         struct Refused: Error {}
         try table.performBatchUpdates({ throw Refused() }, completion: { calls.append("third \($0)") })
         renderer.finishOne(false)
-        #expect(calls == ["first true", "second false", "third false"])
+        expectEqual(calls, ["first true", "second false", "third false"])
         #expect(table.lastDeferredUpdateError is Refused)
         #expect(!table.isAnimatingUpdates && table.numberOfRows(inSection: 0) == 3)
     }
@@ -167,18 +167,18 @@ private final class SlowRenderer: AcknowledgingTableRenderer {
                 }
                 // The table, the data source and the renderer agree on what is shown.
                 let shown = dataSource.snapshot()
-                #expect(table.numberOfSections == shown.numberOfSections, "\(context)")
+                expectEqual(table.numberOfSections, shown.numberOfSections, "\(context)")
                 for path in table.indexPathsForVisibleRows {
-                    #expect(table.cellForRow(at: path)?.text == shown.itemIdentifier(at: path).map { "\($0)" }, "\(context): \(path)")
+                    expectEqual(table.cellForRow(at: path)?.text, shown.itemIdentifier(at: path).map { "\($0)" }, "\(context): \(path)")
                 }
                 if let frame = renderer.shown {
-                    #expect(frame.numberOfSections == table.numberOfSections, "\(context)")
+                    expectEqual(frame.numberOfSections, table.numberOfSections, "\(context)")
                 }
                 #expect(calls.values.allSatisfy { $0 == 1 }, "\(context): \(calls)")
             }
             renderer.finishesAtOnce = false
             while table.isAnimatingUpdates { renderer.finishAll() }
-            #expect(dataSource.snapshot() == last.withoutMarks, "seed \(seed), round \(round)")
+            expectEqual(dataSource.snapshot(), last.withoutMarks, "seed \(seed), round \(round)")
             #expect(calls.count == completionsGiven && calls.values.allSatisfy { $0 == 1 }, "seed \(seed), round \(round): \(calls)")
             #expect(dataSource.lastDeferredApplyError == nil)
         }

@@ -114,11 +114,11 @@ import Testing
             if let selected { offset = model.scrolled(to: selected, from: offset, viewport: viewport) }
             let context = "seed \(seed), step \(step), \(key), sections \(sections.map { ($0.title ?? "-", $0.heights) }), header \(headerHeight), viewport \(viewport)"
             let expected = selected.map { model.rows[$0].path }
-            #expect(got == expected, "\(context)")
-            #expect(table.indexPathsForSelectedRows == (expected.map { [$0] } ?? []), "\(context)")
-            #expect(table.contentOffset == offset, "\(context)")
+            expectEqual(got, expected, "\(context)")
+            expectEqual(table.indexPathsForSelectedRows, (expected.map { [$0] } ?? []), "\(context)")
+            expectEqual(table.contentOffset, offset, "\(context)")
             if let expected {
-                #expect(table.cellForRow(at: expected)?.isSelected == true, "\(context)")
+                expectEqual(table.cellForRow(at: expected)?.isSelected, true, "\(context)")
             }
         }
     }
@@ -147,9 +147,9 @@ import Testing
         try table.reloadData()
         try table.selectRow(at: TablePath(row: 1, section: 0))
         try table.selectRow(at: TablePath(row: 3, section: 0))
-        #expect(try table.pressKey(.downArrow) == TablePath(row: 2, section: 0))
-        #expect(table.indexPathsForSelectedRows == [TablePath(row: 2, section: 0)])
-        #expect(table.cellForRow(at: TablePath(row: 3, section: 0))?.isSelected == false)
+        try expectEqual(table.pressKey(.downArrow), TablePath(row: 2, section: 0))
+        expectEqual(table.indexPathsForSelectedRows, [TablePath(row: 2, section: 0)])
+        expectEqual(table.cellForRow(at: TablePath(row: 3, section: 0))?.isSelected, false)
     }
 
     /// Every table of up to three sections of up to two rows, every selected
@@ -204,7 +204,7 @@ import Testing
                         }
                         if expected == nil, let s = after.lastIndex(where: { $0 > 0 }) { expected = TablePath(row: after[s] - 1, section: s) }
                     }
-                    #expect(table.indexPathForSelectedRow == expected, "\(counts), delete \(path)\(deletesSection ? " and its section" : ""), follows \(follows)")
+                    expectEqual(table.indexPathForSelectedRow, expected, "\(counts), delete \(path)\(deletesSection ? " and its section" : ""), follows \(follows)")
                     if let expected, let cell = table.cellForRow(at: expected) { #expect(cell.isSelected) }
                     cases += 1
                 }
@@ -224,7 +224,7 @@ import Testing
             source.sections[0].heights.removeFirst()
             try table.deleteRows(at: [TablePath(row: 0, section: 0)])
         }
-        #expect(table.indexPathForSelectedRow == TablePath(row: 1, section: 0))
+        expectEqual(table.indexPathForSelectedRow, TablePath(row: 1, section: 0))
         try table.reloadRows(at: [TablePath(row: 1, section: 0)])
         #expect(table.indexPathForSelectedRow == nil)
     }

@@ -35,18 +35,18 @@ import Testing
         var g = SeededGenerator(seed: seed)
         for _ in 0..<150 {
             let (table, _, brute) = try Self.randomTable(&g, viewport: Double(g.int(1...300)))
-            #expect(table.contentHeight == brute.contentHeight, "seed \(seed)")
+            expectEqual(table.contentHeight, brute.contentHeight, "seed \(seed)")
             for (s, section) in brute.sections.enumerated() {
-                #expect(table.rect(forSection: s) == TableView.VerticalSpan(y: section.y, height: section.height), "seed \(seed)")
-                #expect(table.rectForHeader(inSection: s)?.height == section.header)
-                #expect(table.rectForFooter(inSection: s) == TableView.VerticalSpan(y: section.y + section.height - section.footer, height: section.footer))
+                expectEqual(table.rect(forSection: s), TableView.VerticalSpan(y: section.y, height: section.height), "seed \(seed)")
+                expectEqual(table.rectForHeader(inSection: s)?.height, section.header)
+                expectEqual(table.rectForFooter(inSection: s), TableView.VerticalSpan(y: section.y + section.height - section.footer, height: section.footer))
             }
             for row in brute.rows {
-                #expect(table.rectForRow(at: row.path) == TableView.VerticalSpan(y: row.y, height: row.height), "seed \(seed)")
+                expectEqual(table.rectForRow(at: row.path), TableView.VerticalSpan(y: row.y, height: row.height), "seed \(seed)")
             }
             for _ in 0..<40 {
                 let y = Double(g.int(-10...Int(brute.contentHeight) + 10)) + (g.chance(0.5) ? 0.5 : 0)
-                #expect(table.indexPathForRow(at: y) == brute.row(at: y), "seed \(seed), y \(y)")
+                expectEqual(table.indexPathForRow(at: y), brute.row(at: y), "seed \(seed), y \(y)")
             }
             #expect(table.rect(forSection: brute.sections.count) == nil)
             #expect(table.rectForRow(at: TablePath(row: 0, section: brute.sections.count)) == nil)
@@ -71,19 +71,19 @@ import Testing
                 if target < 0 {
                     // A negative offset is refused (TableGeometryError), and nothing moves.
                     let before = table.contentOffset
-                    #expect(throws: TableViewError.self) { try table.setContentOffset(target) }
-                    #expect(table.contentOffset == before)
+                    expectThrows(TableViewError.self) { try table.setContentOffset(target) }
+                    expectEqual(table.contentOffset, before)
                     continue
                 }
                 try table.setContentOffset(target)
                 table._checkInvariants()
                 let y = table.contentOffset
-                #expect(y == min(target, maxOffset), "seed \(seed)")
+                expectEqual(y, min(target, maxOffset), "seed \(seed)")
                 let window = brute.window(y, y + table.viewportHeight)
-                #expect(table.indexPathsForVisibleRows == window, "seed \(seed), offset \(y)")
+                expectEqual(table.indexPathsForVisibleRows, window, "seed \(seed), offset \(y)")
                 for path in window {
                     let item = source.sections[path.section].rows[path.row]
-                    #expect(table.cellForRow(at: path)?.text == item.description, "seed \(seed)")
+                    expectEqual(table.cellForRow(at: path)?.text, item.description, "seed \(seed)")
                 }
                 maxUnion = max(maxUnion, Set(previous).union(window).count)
                 previous = window
@@ -135,16 +135,16 @@ import Testing
         try table.register(SizedCell.self, forCellReuseIdentifier: "sized")
         table.dataSource = source
         try table.reloadData()
-        #expect(table.rectForRow(at: TablePath(row: 99, section: 0))?.height == 20)
+        expectEqual(table.rectForRow(at: TablePath(row: 99, section: 0))?.height, 20)
         var y = 0.0
         while y < table.contentHeight {
             try table.setContentOffset(y)
             y += 50
         }
         let measured = (0..<100).reduce(0.0) { $0 + Double(10 + $1 % 7) }
-        #expect(table.contentHeight == measured)
-        #expect(table.indexPathForRow(at: 9.5) == TablePath(row: 0, section: 0))
-        #expect(table.indexPathForRow(at: 10) == TablePath(row: 1, section: 0))
+        expectEqual(table.contentHeight, measured)
+        expectEqual(table.indexPathForRow(at: 9.5), TablePath(row: 0, section: 0))
+        expectEqual(table.indexPathForRow(at: 10), TablePath(row: 1, section: 0))
     }
 
     /// With automatic dimensions, the delegate's heights are asked as rows
@@ -185,7 +185,7 @@ import Testing
                 try table.setContentOffset(Double.random(in: 0..<table.contentHeight, using: &g))
                 #expect(source.asked.count <= aboutAWindow, "automatic: \(automatic), \(source.asked.count) asked")
                 // Every shown row has the delegate's height.
-                for path in table.indexPathsForVisibleRows { #expect(table.rectForRow(at: path)?.height == Source.height(path.row)) }
+                for path in table.indexPathsForVisibleRows { expectEqual(table.rectForRow(at: path)?.height, Source.height(path.row)) }
                 table._checkInvariants()
             }
         }
@@ -199,16 +199,16 @@ import Testing
         try table.reloadData()
         let row = TablePath(row: 50, section: 0)
         try table.scrollToRow(at: row, at: .top)
-        #expect(table.contentOffset == 50 * 44)
+        expectEqual(table.contentOffset, 50 * 44)
         try table.scrollToRow(at: row, at: .bottom)
-        #expect(table.contentOffset == 51 * 44 - 100)
+        expectEqual(table.contentOffset, 51 * 44 - 100)
         try table.scrollToRow(at: row, at: .middle)
-        #expect(table.contentOffset == 50 * 44 + 22 - 50)
+        expectEqual(table.contentOffset, 50 * 44 + 22 - 50)
         try table.scrollToRow(at: TablePath(row: 0, section: 0), at: .none)
-        #expect(table.contentOffset == 0)
+        expectEqual(table.contentOffset, 0)
         try table.scrollToRow(at: TablePath(row: 99, section: 0), at: .top)
-        #expect(table.contentOffset == table.contentHeight - 100)   // never past the end
-        #expect(throws: TableViewError.invalidIndexPath(TablePath(row: 100, section: 0), sectionCount: 1, rowCount: 100)) {
+        expectEqual(table.contentOffset, table.contentHeight - 100)   // never past the end
+        expectThrows(TableViewError.invalidIndexPath(TablePath(row: 100, section: 0), sectionCount: 1, rowCount: 100)) {
             try table.scrollToRow(at: TablePath(row: 100, section: 0), at: .top)
         }
     }

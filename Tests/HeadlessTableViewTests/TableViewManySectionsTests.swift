@@ -70,15 +70,15 @@ import Testing
             fresh.delegate = freshSource
             try fresh.reloadData()
             let context = "seed \(seed), round \(round), sections changed: \(changesSections)"
-            #expect(table.numberOfSections == new.count, "\(context)")
+            expectEqual(table.numberOfSections, new.count, "\(context)")
             #expect(abs(table.contentHeight - fresh.contentHeight) < 1e-6, "\(context)")
             for s in 0..<new.count {
-                #expect(table.numberOfRows(inSection: s) == new[s].rows.count, "\(context), section \(s)")
+                expectEqual(table.numberOfRows(inSection: s), new[s].rows.count, "\(context), section \(s)")
                 let (a, b) = (table.rect(forSection: s), fresh.rect(forSection: s))
-                #expect(a.map { abs($0.y - b!.y) < 1e-6 && abs($0.height - b!.height) < 1e-6 } == true, "\(context), section \(s): \(String(describing: a)) against \(String(describing: b))")
+                expectEqual(a.map { abs($0.y - b!.y) < 1e-6 && abs($0.height - b!.height) < 1e-6 }, true, "\(context), section \(s): \(String(describing: a)) against \(String(describing: b))")
                 for r in 0..<new[s].rows.count {
                     let p = TablePath(row: r, section: s)
-                    #expect(table.rectForRow(at: p)?.height == fresh.rectForRow(at: p)?.height, "\(context), row \(p)")
+                    expectEqual(table.rectForRow(at: p)?.height, fresh.rectForRow(at: p)?.height, "\(context), row \(p)")
                 }
             }
         }
@@ -112,7 +112,7 @@ import Testing
         table.dataSource = source
         table.delegate = heights
         try table.reloadData()
-        #expect(heights.headers.count == 200)
+        expectEqual(heights.headers.count, 200)
         heights.headers = []
         heights.footers = []
         // A row moves from section 5 to section 150.
@@ -120,16 +120,16 @@ import Testing
         source.sections[150].rows.insert(item, at: 1)
         heights.headerHeights[7] = 50   // not told: kept
         try table.performBatchUpdates { try table.moveRow(at: TablePath(row: 0, section: 5), to: TablePath(row: 1, section: 150)) }
-        #expect(heights.headers == [5, 150])
-        #expect(heights.footers == [5, 150])
-        #expect(table.rectForHeader(inSection: 7)?.height == 20)
+        expectEqual(heights.headers, [5, 150])
+        expectEqual(heights.footers, [5, 150])
+        expectEqual(table.rectForHeader(inSection: 7)?.height, 20)
         table._checkInvariants()
         // Reloading section 7 asks it again.
         heights.headers = []
         try table.reloadSections([7])
-        #expect(heights.headers == [7])
-        #expect(table.rectForHeader(inSection: 7)?.height == 50)
-        #expect(table.rect(forSection: 8)?.y == table.rect(forSection: 7).map { $0.y + $0.height })
+        expectEqual(heights.headers, [7])
+        expectEqual(table.rectForHeader(inSection: 7)?.height, 50)
+        expectEqual(table.rect(forSection: 8)?.y, table.rect(forSection: 7).map { $0.y + $0.height })
         table._checkInvariants()
         // Inserting a section moves the others: every section is asked, as UIKit does.
         heights.headers = []
@@ -137,10 +137,10 @@ import Testing
         source.sections.insert(TableSection(name: "new", rows: []), at: 0)
         heights.headerHeights.insert(30, at: 0)
         try table.insertSections([0])
-        #expect(heights.headers == Array(0...200))
-        #expect(heights.footers == Array(0...200))
-        #expect(table.rectForHeader(inSection: 0)?.height == 30)
-        #expect(table.rectForHeader(inSection: 8)?.height == 50)
+        expectEqual(heights.headers, Array(0...200))
+        expectEqual(heights.footers, Array(0...200))
+        expectEqual(table.rectForHeader(inSection: 0)?.height, 30)
+        expectEqual(table.rectForHeader(inSection: 8)?.height, 50)
         table._checkInvariants()
     }
 
@@ -168,7 +168,7 @@ import Testing
         try table.reloadData()
         source.counts = [2, 4, 1]
         try table.insertRows(at: [TablePath(row: 3, section: 1)])
-        #expect(table.numberOfRows(inSection: 1) == 4)
+        expectEqual(table.numberOfRows(inSection: 1), 4)
         // Section 2 grew untold.
         source.counts = [2, 5, 2]
         let expected = try #require(throws: TableViewError.self) { try table.insertRows(at: [TablePath(row: 4, section: 1)]) }
@@ -177,13 +177,13 @@ import Testing
             update.insertRows(at: [TablePath(row: 4, section: 1)])
             _ = try update.validate(rowCountsBefore: [2, 4, 1], rowCountsAfter: [2, 5, 2])
         }
-        #expect(expected == .inconsistentUpdate(oneByOne))
-        #expect((0..<3).map(table.numberOfRows(inSection:)) == [2, 4, 1])
+        expectEqual(expected, .inconsistentUpdate(oneByOne))
+        expectEqual((0..<3).map(table.numberOfRows(inSection:)), [2, 4, 1])
         source.reported = [2, -1, 1]
-        #expect(throws: TableViewError.negativeCount(section: 1, count: -1)) { try table.reloadData() }
+        expectThrows(TableViewError.negativeCount(section: 1, count: -1)) { try table.reloadData() }
         source.reported = [2, TableView.maximumRowCount + 1]
-        #expect(throws: TableViewError.tooManyRows(section: 1, count: TableView.maximumRowCount + 1)) { try table.reloadData() }
-        #expect((0..<3).map(table.numberOfRows(inSection:)) == [2, 4, 1])
+        expectThrows(TableViewError.tooManyRows(section: 1, count: TableView.maximumRowCount + 1)) { try table.reloadData() }
+        expectEqual((0..<3).map(table.numberOfRows(inSection:)), [2, 4, 1])
         table._checkInvariants()
     }
 }

@@ -99,9 +99,9 @@ import Testing
                 let before = rows.unannounced.count
                 try table.setContentOffset(target)
                 if steady {
-                    #expect(rows.unannounced.count == before, "\(context), step \(step): shown unannounced \(rows.unannounced[before...])")
+                    expectEqual(rows.unannounced.count, before, "\(context), step \(step): shown unannounced \(rows.unannounced[before...])")
                 }
-                #expect(Set(table.indexPathsForPrefetchedRows) == rows.outstanding, "\(context), step \(step)")
+                expectEqual(Set(table.indexPathsForPrefetchedRows), rows.outstanding, "\(context), step \(step)")
                 #expect(rows.problems.isEmpty, "\(context), step \(step): \(rows.problems)")
                 if !rows.problems.isEmpty { return }
             }
@@ -112,17 +112,17 @@ import Testing
         let rows = Rows([100])
         let table = try Self.table(rows, viewport: 10, distance: 3)
         // After the first load the rows below the window are announced.
-        #expect(table.indexPathsForPrefetchedRows == [10, 11, 12].map { TablePath(row: $0, section: 0) })
+        expectEqual(table.indexPathsForPrefetchedRows, [10, 11, 12].map { TablePath(row: $0, section: 0) })
         try table.setContentOffset(2)
-        #expect(table.indexPathsForPrefetchedRows == [12, 13, 14].map { TablePath(row: $0, section: 0) })
+        expectEqual(table.indexPathsForPrefetchedRows, [12, 13, 14].map { TablePath(row: $0, section: 0) })
         // Only the first window showed unannounced.
-        #expect(rows.unannounced == (0..<10).map { TablePath(row: $0, section: 0) })
+        expectEqual(rows.unannounced, (0..<10).map { TablePath(row: $0, section: 0) })
         #expect(rows.announcedTotal == 5 && rows.cancelledTotal == 0)
         try table.setContentOffset(1)   // up: the rows below are cancelled, the row above announced
-        #expect(rows.outstanding == [TablePath(row: 0, section: 0)])
-        #expect(rows.cancelledTotal == 3)
+        expectEqual(rows.outstanding, [TablePath(row: 0, section: 0)])
+        expectEqual(rows.cancelledTotal, 3)
         try table.setContentOffset(80)  // a jump: cancelled, the new window unannounced
-        #expect(rows.outstanding == Set([90, 91, 92].map { TablePath(row: $0, section: 0) }))
+        expectEqual(rows.outstanding, Set([90, 91, 92].map { TablePath(row: $0, section: 0) }))
         #expect(rows.problems.isEmpty)
         table.isPrefetchingEnabled = false
         #expect(rows.outstanding.isEmpty && table.indexPathsForPrefetchedRows.isEmpty)
@@ -133,7 +133,7 @@ import Testing
     @Test func announcementsFollowTheirRowsThroughABatchAndAReloadCancelsThem() throws {
         let rows = Rows([20, 5])
         let table = try Self.table(rows, viewport: 10, distance: 2)
-        #expect(rows.outstanding == [TablePath(row: 10, section: 0), TablePath(row: 11, section: 0)])
+        expectEqual(rows.outstanding, [TablePath(row: 10, section: 0), TablePath(row: 11, section: 0)])
         rows.counts[0] += 1
         try table.performBatchUpdates {
             // A data source keyed by path follows its rows too.
@@ -142,12 +142,12 @@ import Testing
         }
         // Row 9 moved out of the window to 10 (it was shown: not announced); 10 and 11 are now 11 and 12 …
         // … and the table announces what is now ahead of the window.
-        #expect(Set(table.indexPathsForPrefetchedRows) == rows.outstanding)
+        expectEqual(Set(table.indexPathsForPrefetchedRows), rows.outstanding)
         #expect(rows.problems.isEmpty, "\(rows.problems)")
         rows.counts = [3, 30]
         try table.reloadData()
         #expect(rows.problems.isEmpty, "\(rows.problems)")
         // The window shows section 0's 3 rows and section 1's first 7: its next 2 are announced.
-        #expect(rows.outstanding == [TablePath(row: 7, section: 1), TablePath(row: 8, section: 1)])
+        expectEqual(rows.outstanding, [TablePath(row: 7, section: 1), TablePath(row: 8, section: 1)])
     }
 }

@@ -22,26 +22,26 @@ import Testing
         let live = table.reusePool.cellStatistics.live
         source.sections = TableTestSupport.table([("A", [0, 1, 2, 3]), ("B", [4])])
         source.returnNilFor = TablePath(row: 0, section: 0)
-        #expect(throws: TableViewError.noCell(TablePath(row: 0, section: 0))) {
+        expectThrows(TableViewError.noCell(TablePath(row: 0, section: 0))) {
             try table.performBatchUpdates { try table.insertRows(at: [TablePath(row: 0, section: 0)]) }
         }
-        #expect(Self.state(table) == before)
-        #expect(table.reusePool.cellStatistics.inUse == table.visibleCells.count)
-        #expect(table.reusePool.cellStatistics.live == live + 1)   // the cell dequeued for the failed row, queued again
+        expectEqual(Self.state(table), before)
+        expectEqual(table.reusePool.cellStatistics.inUse, table.visibleCells.count)
+        expectEqual(table.reusePool.cellStatistics.live, live + 1)   // the cell dequeued for the failed row, queued again
         // With the data source fixed, the same batch goes through.
         source.returnNilFor = nil
         try table.performBatchUpdates { try table.insertRows(at: [TablePath(row: 0, section: 0)]) }
-        #expect(table.visibleCells.map(\.text) == ["0", "1", "2", "3", "4"])
-        #expect(table.indexPathsForSelectedRows == [TablePath(row: 3, section: 0)])
+        expectEqual(table.visibleCells.map(\.text), ["0", "1", "2", "3", "4"])
+        expectEqual(table.indexPathsForSelectedRows, [TablePath(row: 3, section: 0)])
     }
 
     @Test func cellsDequeuedByAFailingDataSourceGoBackToThePool() throws {
         let (table, source) = try TableViewUpdateTests.makeTable(table([("A", Array(0..<50))]), viewport: 200)
         source.dequeueTwiceFor = TablePath(row: 10, section: 0)
-        for _ in 0..<5 { #expect(throws: TableViewError.multipleDequeues(TablePath(row: 10, section: 0))) { try table.setContentOffset(400) } }
+        for _ in 0..<5 { expectThrows(TableViewError.multipleDequeues(TablePath(row: 10, section: 0))) { try table.setContentOffset(400) } }
         let stats = table.reusePool.cellStatistics
-        #expect(stats.inUse == table.visibleCells.count, "\(stats)")
-        #expect(table.contentOffset == 0)
+        expectEqual(stats.inUse, table.visibleCells.count, "\(stats)")
+        expectEqual(table.contentOffset, 0)
     }
 
     /// Estimates far above the measured heights: the window still fills
@@ -62,8 +62,8 @@ import Testing
         try table.register(TableViewCell.self, forCellReuseIdentifier: "c")
         table.dataSource = source
         try table.reloadData()
-        #expect(table.indexPathsForVisibleRows == (0..<30).map { TablePath(row: $0, section: 0) })
-        #expect(table.reusePool.cellStatistics.inUse == 30)
+        expectEqual(table.indexPathsForVisibleRows, (0..<30).map { TablePath(row: $0, section: 0) })
+        expectEqual(table.reusePool.cellStatistics.inUse, 30)
     }
 
     @Test func theTableCannotChangeWhileMakingACell() throws {
@@ -93,7 +93,7 @@ import Testing
             source.caught = []
             try table.setContentOffset(table.contentOffset + 300)
             #expect(!source.caught.isEmpty && source.caught.allSatisfy { $0 == "the table cannot change while it is asking its data source for a cell" })
-            #expect(table.visibleCells.map(\.text) == table.indexPathsForVisibleRows.map { "\($0.row)" })
+            expectEqual(table.visibleCells.map(\.text), table.indexPathsForVisibleRows.map { "\($0.row)" })
         }
     }
 
@@ -149,7 +149,7 @@ import Testing
     @Test func batchesInsideBatches() throws {
         let (table, source) = try TableViewUpdateTests.makeTable(table([("A", [1, 2, 3])]), viewport: 1_000)
         let changeset = TableChangeset(from: TableTestSupport.table([("A", [1, 2, 3])]), to: TableTestSupport.table([("A", [3, 1])]))
-        #expect(throws: TableViewError.applyInsideBatch) {
+        expectThrows(TableViewError.applyInsideBatch) {
             try table.performBatchUpdates { try table.apply(changeset) { source.sections = $0.sections } }
         }
         // A nested block that throws drops only its own changes.
@@ -157,14 +157,14 @@ import Testing
         source.sections = TableTestSupport.table([("A", [0, 1, 2, 3])])
         try table.performBatchUpdates {
             try table.insertRows(at: [TablePath(row: 0, section: 0)])
-            #expect(throws: Stop.self) {
+            expectThrows(Stop.self) {
                 try table.performBatchUpdates {
                     try table.deleteRows(at: [TablePath(row: 0, section: 0)])
                     throw Stop()
                 }
             }
         }
-        #expect(table.visibleCells.map(\.text) == ["0", "1", "2", "3"])
+        expectEqual(table.visibleCells.map(\.text), ["0", "1", "2", "3"])
         // Reconfigure in a batch names rows after it: a moved row, at its new place.
         let moved = table.cellForRow(at: TablePath(row: 3, section: 0))
         source.sections = [TableSection(name: "A", rows: [Item(id: 3, content: 9), Item(id: 0), Item(id: 1), Item(id: 2)])]
@@ -173,8 +173,8 @@ import Testing
             try table.reconfigureRows(at: [TablePath(row: 0, section: 0)])
         }
         #expect(table.cellForRow(at: TablePath(row: 0, section: 0)) === moved)
-        #expect(table.visibleCells.map(\.text) == ["3'9", "0", "1", "2"])
-        #expect(throws: TableViewError.self) { try table.reconfigureRows(at: [TablePath(row: 9, section: 0)]) }
+        expectEqual(table.visibleCells.map(\.text), ["3'9", "0", "1", "2"])
+        expectThrows(TableViewError.self) { try table.reconfigureRows(at: [TablePath(row: 9, section: 0)]) }
     }
 
     @Test func theSmallerAPIs() throws {
@@ -185,11 +185,11 @@ import Testing
         try table.register(ItemCell.self, forCellReuseIdentifier: "item")
         table.dataSource = source
         try table.reloadData()
-        #expect(table.sectionIndexTitles == ["A", "B", "C"])
+        expectEqual(table.sectionIndexTitles, ["A", "B", "C"])
         try table.tapSectionIndexTitle(at: 2)   // section 4
-        #expect(table.contentOffset == table.rect(forSection: 4)?.y)
+        expectEqual(table.contentOffset, table.rect(forSection: 4)?.y)
         try table.tapSectionIndexTitle(at: 7)   // no such title: nothing
-        #expect(table.contentOffset == table.rect(forSection: 4)?.y)
+        expectEqual(table.contentOffset, table.rect(forSection: 4)?.y)
         // The viewport grows and shrinks; the window follows.
         try table.setViewportHeight(600)
         #expect(table.indexPathsForVisibleRows.count > 10)
@@ -203,19 +203,19 @@ import Testing
         table.allowsMultipleSelection = true
         try table.tapRow(at: TablePath(row: 0, section: 4))
         try table.tapRow(at: TablePath(row: 1, section: 4))
-        #expect(table.indexPathsForSelectedRows == [TablePath(row: 0, section: 4), TablePath(row: 1, section: 4)])
+        expectEqual(table.indexPathsForSelectedRows, [TablePath(row: 0, section: 4), TablePath(row: 1, section: 4)])
         try table.tapRow(at: TablePath(row: 0, section: 4))   // a tap on a selected row deselects it
-        #expect(table.indexPathsForSelectedRows == [TablePath(row: 1, section: 4)])
+        expectEqual(table.indexPathsForSelectedRows, [TablePath(row: 1, section: 4)])
         table.deselectRow(at: TablePath(row: 1, section: 4))
         #expect(table.indexPathsForSelectedRows.isEmpty)
         // Moves by the user need editing mode and a data source that allows them.
-        #expect(throws: TableViewError.notEditing) { try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 1, section: 0)) }
+        expectThrows(TableViewError.notEditing) { try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 1, section: 0)) }
         table.setEditing(true)
-        #expect(throws: TableViewError.notMovable(TablePath(row: 0, section: 0))) { try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 1, section: 0)) }
+        expectThrows(TableViewError.notMovable(TablePath(row: 0, section: 0))) { try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 1, section: 0)) }
         // Footer spans, and sections that do not exist.
-        #expect(table.rectForFooter(inSection: 0)?.height == 0)
+        expectEqual(table.rectForFooter(inSection: 0)?.height, 0)
         #expect(table.rectForHeader(inSection: 6) == nil && table.footerView(forSection: 0) == nil)
-        #expect(table.numberOfRows(inSection: 9) == 0)
+        expectEqual(table.numberOfRows(inSection: 9), 0)
     }
 
     @Test func badCountsAreErrors() throws {
@@ -227,9 +227,9 @@ import Testing
         let source = Bad()
         let table = TableView()
         table.dataSource = source
-        #expect(throws: TableViewError.negativeCount(section: 0, count: -1)) { try table.reloadData() }
+        expectThrows(TableViewError.negativeCount(section: 0, count: -1)) { try table.reloadData() }
         source.rows = Int.max
-        #expect(throws: TableViewError.tooManyRows(section: 0, count: Int.max)) { try table.reloadData() }
+        expectThrows(TableViewError.tooManyRows(section: 0, count: Int.max)) { try table.reloadData() }
         #expect(TableViewError.tooManyRows(section: 0, count: Int.max).description.hasPrefix("the data source reported \(Int.max) rows in section 0"))
     }
 
@@ -238,7 +238,7 @@ import Testing
         prototype.text = "from the template"
         let pool = ReusePool()
         try pool.register(ViewTemplate(prototype), forHeaderFooterViewReuseIdentifier: "header")
-        #expect(pool.dequeueReusableHeaderFooterView(withIdentifier: "header")?.text == "from the template")
-        #expect(throws: TableViewError.self) { try pool.register(ViewTemplate(TableViewCell(reuseIdentifier: nil)), forHeaderFooterViewReuseIdentifier: "x") }
+        expectEqual(pool.dequeueReusableHeaderFooterView(withIdentifier: "header")?.text, "from the template")
+        expectThrows(TableViewError.self) { try pool.register(ViewTemplate(TableViewCell(reuseIdentifier: nil)), forHeaderFooterViewReuseIdentifier: "x") }
     }
 }

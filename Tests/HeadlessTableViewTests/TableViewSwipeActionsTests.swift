@@ -81,7 +81,7 @@ import Testing
             guard let specs else { return nil }
             var configuration = SwipeActionsConfiguration(actions: specs.map { spec in
                 ContextualAction(style: spec.style, title: spec.title) { [unowned self] action, completion in
-                    #expect(action.title == spec.title)
+                    expectEqual(action.title, spec.title)
                     let serial = self.handled.count
                     self.handled.append((id, spec.title))
                     if spec.deletesItem, let path = self.path(of: id), let table = self.table {
@@ -121,18 +121,18 @@ import Testing
         let source = Self.source([1, 2, 3])
         source.notEditable = [3]
         let table = try source.makeTable(lines: 10)
-        #expect(try table.openSwipeActions(.leading, forRowAt: Self.p(0)) == false)   // no leading default
+        try expectEqual(table.openSwipeActions(.leading, forRowAt: Self.p(0)), false)   // no leading default
         #expect(table.swipedRow == nil)
-        #expect(try table.openSwipeActions(.trailing, forRowAt: Self.p(2)) == false)  // the data source cannot edit it
+        try expectEqual(table.openSwipeActions(.trailing, forRowAt: Self.p(2)), false)  // the data source cannot edit it
         #expect(try table.openSwipeActions(.trailing, forRowAt: Self.p(1)))
-        #expect(table.swipedRow == TableView.SwipedRow(indexPath: Self.p(1), edge: .trailing, actions: [.init(title: "Delete", style: .destructive)]))
-        #expect(table.currentFrame.swipedRow == table.swipedRow)
+        expectEqual(table.swipedRow, TableView.SwipedRow(indexPath: Self.p(1), edge: .trailing, actions: [.init(title: "Delete", style: .destructive)]))
+        expectEqual(table.currentFrame.swipedRow, table.swipedRow)
         try table.performSwipeAction(at: 0)
-        #expect(source.commits == [2])                 // commit(.delete) — the data source's path, as before
+        expectEqual(source.commits, [2])                 // commit(.delete) — the data source's path, as before
         #expect(table.swipedRow == nil)
-        #expect(source.began == [Self.p(1)])
-        #expect(source.ended == [nil])                 // the row is gone: its path names nothing
-        #expect(table.numberOfRows(inSection: 0) == 2)
+        expectEqual(source.began, [Self.p(1)])
+        expectEqual(source.ended, [nil])                 // the row is gone: its path names nothing
+        expectEqual(table.numberOfRows(inSection: 0), 2)
         table._checkInvariants()
     }
 
@@ -140,14 +140,14 @@ import Testing
         let source = Self.source([1, 2])
         source.trailing[1] = []
         let table = try source.makeTable(lines: 10)
-        #expect(try table.openSwipeActions(.trailing, forRowAt: Self.p(0)) == false)
+        try expectEqual(table.openSwipeActions(.trailing, forRowAt: Self.p(0)), false)
         table.setEditing(true)
-        #expect(try table.openSwipeActions(.trailing, forRowAt: Self.p(1)) == false)
+        try expectEqual(table.openSwipeActions(.trailing, forRowAt: Self.p(1)), false)
         table.setEditing(false)
         #expect(try table.openSwipeActions(.trailing, forRowAt: Self.p(1)))
         table.setEditing(true)                         // editing mode closes the swiped row
         #expect(table.swipedRow == nil)
-        #expect(source.ended == [Self.p(1)])
+        expectEqual(source.ended, [Self.p(1)])
     }
 
     @Test func completionFalseKeepsTheRowOpenAndTrueClosesIt() throws {
@@ -159,28 +159,28 @@ import Testing
         let table = try source.makeTable(lines: 10)
         try table.openSwipeActions(.trailing, forRowAt: Self.p(1))
         let open = table.swipedRow
-        #expect(open?.actions.map(\.title) == ["Delete", "Archive"])
+        expectEqual(open?.actions.map(\.title), ["Delete", "Archive"])
         try table.performSwipeAction(at: 1)
-        #expect(table.swipedRow == open)               // not performed: still open, nothing pending
+        expectEqual(table.swipedRow, open)               // not performed: still open, nothing pending
         try table.performSwipeAction(at: 0)
-        #expect(table.swipedRow?.performingActionIndex == 0)
+        expectEqual(table.swipedRow?.performingActionIndex, 0)
         // While the handler has not completed, no action can be performed; nothing changes.
-        #expect(throws: TableViewError.invalidSwipeAction(.actionInProgress(index: 0, row: Self.p(1)))) { try table.performSwipeAction(at: 1) }
-        #expect(throws: TableViewError.invalidSwipeAction(.actionInProgress(index: 0, row: Self.p(1)))) {
+        expectThrows(TableViewError.invalidSwipeAction(.actionInProgress(index: 0, row: Self.p(1)))) { try table.performSwipeAction(at: 1) }
+        expectThrows(TableViewError.invalidSwipeAction(.actionInProgress(index: 0, row: Self.p(1)))) {
             try table.performFullSwipe(.trailing, forRowAt: Self.p(1))
         }
-        #expect(source.handled.map(\.1) == ["Archive", "Delete"])
+        expectEqual(source.handled.map(\.1), ["Archive", "Delete"])
         let completion = source.pending.removeFirst().completion
         completion(false)
-        #expect(table.swipedRow == open)
+        expectEqual(table.swipedRow, open)
         try table.performSwipeAction(at: 0)
         let again = source.pending.removeFirst().completion
         again(true)
         again(true)                                    // a second call is ignored
         completion(true)                               // so is a call of an earlier perform
         #expect(table.swipedRow == nil)
-        #expect(source.ended == [Self.p(1)])
-        #expect(source.handled.map(\.1) == ["Archive", "Delete", "Delete"])
+        expectEqual(source.ended, [Self.p(1)])
+        expectEqual(source.handled.map(\.1), ["Archive", "Delete", "Delete"])
     }
 
     @Test func aFullSwipePerformsTheFirstActionWhenTheConfigurationAllows() throws {
@@ -190,38 +190,37 @@ import Testing
         source.fullSwipe[2] = false
         let table = try source.makeTable(lines: 10)
         #expect(try table.performFullSwipe(.leading, forRowAt: Self.p(0)))
-        #expect(source.handled.map(\.1) == ["Read"])
+        expectEqual(source.handled.map(\.1), ["Read"])
         #expect(table.swipedRow == nil)                // completed: closed
-        #expect(try table.performFullSwipe(.leading, forRowAt: Self.p(1)) == false)
-        #expect(source.handled.count == 1)
-        #expect(table.swipedRow?.indexPath == Self.p(1))   // it only opened
+        try expectEqual(table.performFullSwipe(.leading, forRowAt: Self.p(1)), false)
+        expectEqual(source.handled.count, 1)
+        expectEqual(table.swipedRow?.indexPath, Self.p(1))   // it only opened
         #expect(try table.performFullSwipe(.trailing, forRowAt: Self.p(0)))   // the default Delete
-        #expect(source.commits == [1])
-        #expect(source.ended == [Self.p(0), Self.p(1), nil])
+        expectEqual(source.commits, [1])
+        expectEqual(source.ended, [Self.p(0), Self.p(1), nil])
     }
 
     @Test func misuseThrowsTypedErrorsAndChangesNothing() throws {
         let source = Self.source(Array(0..<20))
         source.trailing[1] = [.init(title: "Flag")]
         let table = try source.makeTable(lines: 6)     // the header and rows 0…4
-        #expect(throws: TableViewError.invalidIndexPath(Self.p(20), sectionCount: 1, rowCount: 20)) {
+        expectThrows(TableViewError.invalidIndexPath(Self.p(20), sectionCount: 1, rowCount: 20)) {
             try table.openSwipeActions(.trailing, forRowAt: Self.p(20))
         }
-        #expect(throws: TableViewError.invalidSwipeAction(.rowNotVisible(Self.p(10)))) { try table.openSwipeActions(.trailing, forRowAt: Self.p(10)) }
-        #expect(throws: TableViewError.invalidSwipeAction(.noSwipedRow)) { try table.performSwipeAction(at: 0) }
-        #expect(throws: TableViewError.invalidIndexPath(Self.p(0, 3), sectionCount: 1, rowCount: nil)) {
+        expectThrows(TableViewError.invalidSwipeAction(.rowNotVisible(Self.p(10)))) { try table.openSwipeActions(.trailing, forRowAt: Self.p(10)) }
+        expectThrows(TableViewError.invalidSwipeAction(.noSwipedRow)) { try table.performSwipeAction(at: 0) }
+        expectThrows(TableViewError.invalidIndexPath(Self.p(0, 3), sectionCount: 1, rowCount: nil)) {
             try table.performFullSwipe(.leading, forRowAt: Self.p(0, 3))
         }
         #expect(table.swipedRow == nil && source.began.isEmpty && source.handled.isEmpty)
         try table.openSwipeActions(.trailing, forRowAt: Self.p(1))
         let frame = table.currentFrame
-        #expect(throws: TableViewError.invalidSwipeAction(.noSuchAction(index: 1, count: 1, row: Self.p(1)))) { try table.performSwipeAction(at: 1) }
-        #expect(throws: TableViewError.invalidSwipeAction(.noSuchAction(index: -1, count: 1, row: Self.p(1)))) { try table.performSwipeAction(at: -1) }
-        #expect(throws: TableViewError.invalidSwipeAction(.rowNotVisible(Self.p(12)))) { try table.openSwipeActions(.leading, forRowAt: Self.p(12)) }
-        #expect(table.currentFrame == frame)
+        expectThrows(TableViewError.invalidSwipeAction(.noSuchAction(index: 1, count: 1, row: Self.p(1)))) { try table.performSwipeAction(at: 1) }
+        expectThrows(TableViewError.invalidSwipeAction(.noSuchAction(index: -1, count: 1, row: Self.p(1)))) { try table.performSwipeAction(at: -1) }
+        expectThrows(TableViewError.invalidSwipeAction(.rowNotVisible(Self.p(12)))) { try table.openSwipeActions(.leading, forRowAt: Self.p(12)) }
+        expectEqual(table.currentFrame, frame)
         #expect(source.handled.isEmpty && source.ended.isEmpty)
-        #expect("\(TableViewError.invalidSwipeAction(.noSuchAction(index: 1, count: 1, row: Self.p(1))))"
-            == "no swipe action at index 1: the row at {0, 1} shows 1 action")
+        expectEqual("\(TableViewError.invalidSwipeAction(.noSuchAction(index: 1, count: 1, row: Self.p(1))))", "no swipe action at index 1: the row at {0, 1} shows 1 action")
     }
 
     @Test func oneRowAtATimeAndTapsScrollsAndReloadsCloseIt() throws {
@@ -229,29 +228,29 @@ import Testing
         let table = try source.makeTable(lines: 8)
         try table.openSwipeActions(.trailing, forRowAt: Self.p(1))
         try table.openSwipeActions(.trailing, forRowAt: Self.p(3))   // the first closes
-        #expect(source.began == [Self.p(1), Self.p(3)])
-        #expect(source.ended == [Self.p(1)])
+        expectEqual(source.began, [Self.p(1), Self.p(3)])
+        expectEqual(source.ended, [Self.p(1)])
         #expect(try table.openSwipeActions(.trailing, forRowAt: Self.p(3)))   // the same: nothing happens
-        #expect(source.began.count == 2)
+        expectEqual(source.began.count, 2)
         try table.tapRow(at: Self.p(5))               // a tap closes it, and selects nothing
         #expect(table.swipedRow == nil && table.indexPathForSelectedRow == nil)
         try table.tapRow(at: Self.p(5))
-        #expect(table.indexPathForSelectedRow == Self.p(5))
+        expectEqual(table.indexPathForSelectedRow, Self.p(5))
         try table.openSwipeActions(.trailing, forRowAt: Self.p(2))
         try table.setContentOffset(table.contentOffset)   // not a scroll
         #expect(table.swipedRow != nil)
         try table.setContentOffset(3)
         #expect(table.swipedRow == nil)
-        #expect(source.ended.last == Self.p(2))
-        #expect(try table.openSwipeActions(.leading, forRowAt: Self.p(4)) == false)
+        expectEqual(source.ended.last, Self.p(2))
+        try expectEqual(table.openSwipeActions(.leading, forRowAt: Self.p(4)), false)
         try table.openSwipeActions(.trailing, forRowAt: Self.p(4))
         try table.reloadData()
         #expect(table.swipedRow == nil)
-        #expect(source.ended.last == .some(nil))
+        expectEqual(source.ended.last, .some(nil))
         try table.openSwipeActions(.trailing, forRowAt: Self.p(9))
         try table.setViewportHeight(3)                // rows 3…4 left: row 9 is off screen
         #expect(table.swipedRow == nil)
-        #expect(source.ended.last == Self.p(9))
+        expectEqual(source.ended.last, Self.p(9))
         table._checkInvariants()
     }
 
@@ -288,14 +287,14 @@ import Testing
                 #expect(expectedPath != nil, "seed \(seed): an item that stays is in UIKit's table")
             }
             if let expectedPath, table.indexPathsForVisibleRows.contains(expectedPath) {
-                #expect(table.swipedRow?.indexPath == expectedPath, "seed \(seed)")
-                #expect(table.swipedRow?.edge == edge)
+                expectEqual(table.swipedRow?.indexPath, expectedPath, "seed \(seed)")
+                expectEqual(table.swipedRow?.edge, edge)
                 #expect(source.ended.isEmpty)
-                #expect(table.currentFrame.swipedRow?.indexPath == expectedPath)
+                expectEqual(table.currentFrame.swipedRow?.indexPath, expectedPath)
                 followed += 1
             } else {
                 #expect(table.swipedRow == nil, "seed \(seed)")
-                #expect(source.ended == [expectedPath], "seed \(seed)")
+                expectEqual(source.ended, [expectedPath], "seed \(seed)")
                 if expectedPath == nil { closedGone += 1 } else { closedOffScreen += 1 }
             }
         }
@@ -360,7 +359,7 @@ import Testing
                             model = opened ? Model(id: id, edge: edge) : nil
                         }
                     } catch {
-                        #expect(table.swipedRow == before, "seed \(seed): \(error)")
+                        expectEqual(table.swipedRow, before, "seed \(seed): \(error)")
                     }
                 case 2, 3:   // perform, sometimes an action that is not there
                     let count = before?.actions.count ?? 1
@@ -371,7 +370,7 @@ import Testing
                         performs += 1
                         guard let m = model else { Issue.record("seed \(seed): performed with no row open"); continue }
                         #expect(m.performing == nil && index < count)
-                        #expect(source.handled.count + source.commits.count == handled + commits + 1, "seed \(seed): one handler call")
+                        expectEqual(source.handled.count + source.commits.count, handled + commits + 1, "seed \(seed): one handler call")
                         if source.commits.count > commits || source.path(of: m.id) == nil {
                             model = nil   // deleted: closed
                         } else if let last = source.handled.last, last.0 == m.id {
@@ -385,7 +384,7 @@ import Testing
                             }
                         }
                     } catch let error as TableViewError {
-                        #expect(table.swipedRow == before, "seed \(seed)")
+                        expectEqual(table.swipedRow, before, "seed \(seed)")
                         #expect(source.handled.count == handled && source.commits.count == commits)
                         let expected: SwipeActionError? =
                             if let m = model {
@@ -397,7 +396,7 @@ import Testing
                             } else {
                                 .noSwipedRow
                             }
-                        #expect(error == .invalidSwipeAction(expected!), "seed \(seed)")
+                        expectEqual(error, .invalidSwipeAction(expected!), "seed \(seed)")
                     }
                 case 4:   // a pending completion, current or stale, sometimes twice
                     guard !source.pending.isEmpty else { continue }
@@ -409,7 +408,7 @@ import Testing
                     if current {
                         if performed { model = nil } else { model?.performing = nil; model?.serial = nil }
                     } else {
-                        #expect(table.swipedRow == before, "seed \(seed): a stale completion changed the table")
+                        expectEqual(table.swipedRow, before, "seed \(seed): a stale completion changed the table")
                     }
                 case 5:   // close, tap, scroll
                     switch g.int(0..<3) {
@@ -429,7 +428,7 @@ import Testing
                     let id = source.item(at: path).id
                     do {
                         let performed = try table.performFullSwipe(edge, forRowAt: path)
-                        #expect(source.handled.count + source.commits.count == handled + (performed ? 1 : 0), "seed \(seed)")
+                        expectEqual(source.handled.count + source.commits.count, handled + (performed ? 1 : 0), "seed \(seed)")
                         if performed { performs += 1 }
                         if let open = table.swipedRow {
                             #expect(source.item(at: open.indexPath).id == id && open.edge == edge, "seed \(seed)")
@@ -456,9 +455,9 @@ import Testing
                         let sameContent = path.map { source.item(at: $0) } == oldItem
                         if let open = table.swipedRow {
                             #expect(path == open.indexPath && sameContent, "seed \(seed): the swiped row is its item's")
-                            #expect(source.ended.count == ended)
+                            expectEqual(source.ended.count, ended)
                         } else {
-                            #expect(source.ended.count == ended + 1, "seed \(seed)")
+                            expectEqual(source.ended.count, ended + 1, "seed \(seed)")
                             // Closed only for a reason: gone, changed, or off screen (in a stage, or at the end).
                             if let path, sameContent, changeset.stages.count == 1 {
                                 #expect(!table.indexPathsForVisibleRows.contains(path), "seed \(seed): closed, yet its row stays on screen")
@@ -471,14 +470,14 @@ import Testing
                 if let m = model {
                     let open = try #require(table.swipedRow, "seed \(seed)")
                     #expect(source.item(at: open.indexPath).id == m.id && open.edge == m.edge, "seed \(seed)")
-                    #expect(open.performingActionIndex == m.performing, "seed \(seed)")
+                    expectEqual(open.performingActionIndex, m.performing, "seed \(seed)")
                     #expect(table.indexPathsForVisibleRows.contains(open.indexPath))
                 } else {
                     #expect(table.swipedRow == nil, "seed \(seed)")
                 }
-                #expect(source.began.count - source.ended.count == (table.swipedRow == nil ? 0 : 1), "seed \(seed): begins and ends pair up")
+                expectEqual(source.began.count - source.ended.count, (table.swipedRow == nil ? 0 : 1), "seed \(seed): begins and ends pair up")
             }
-            #expect(source.handled.count + source.commits.count == performs, "seed \(seed): one handler call per perform")
+            expectEqual(source.handled.count + source.commits.count, performs, "seed \(seed): one handler call per perform")
         }
     }
 

@@ -62,11 +62,11 @@ import Testing
                     _ = try update.validate(rowCountsBefore: c.displayed.map(\.rows.count), rowCountsAfter: c.data.map(\.rows.count))
                     Issue.record("the value model accepts what the table refused: \(context)")
                 } catch {
-                    #expect(error == inner, "\(context)")
+                    expectEqual(error, inner, "\(context)")
                 }
-                #expect(table.shownTexts == before.texts, "\(context)")
-                #expect((0..<table.numberOfSections).map(table.numberOfRows(inSection:)) == before.counts, "\(context)")
-                #expect(table.indexPathsForSelectedRows == before.selected, "\(context)")
+                expectEqual(table.shownTexts, before.texts, "\(context)")
+                expectEqual((0..<table.numberOfSections).map(table.numberOfRows(inSection:)), before.counts, "\(context)")
+                expectEqual(table.indexPathsForSelectedRows, before.selected, "\(context)")
                 table._checkInvariants()
                 refused += 1
                 continue
@@ -75,14 +75,14 @@ import Testing
             // into the window from outside it gets a fresh cell, with the data's content.
             table._checkInvariants()
             let shown = try update.applying(to: c.displayed, dataSource: c.data)
-            #expect(table.numberOfSections == shown.count, "\(context)")
+            expectEqual(table.numberOfSections, shown.count, "\(context)")
             let hadCells = Set(before.texts.keys.map { c.displayed[$0.section].rows[$0.row].id })
             let expected = Dictionary(uniqueKeysWithValues: table.indexPathsForVisibleRows.map { p in
                 let row = shown[p.section].rows[p.row]
                 return (p, hadCells.contains(row.id) ? row.description : c.data[p.section].rows[p.row].description)
             })
-            #expect(table.shownTexts == expected, "\(context)")
-            if everything { #expect(table.indexPathsForVisibleRows.count == shown.reduce(0) { $0 + $1.rows.count }, "\(context)") }
+            expectEqual(table.shownTexts, expected, "\(context)")
+            if everything { expectEqual(table.indexPathsForVisibleRows.count, shown.reduce(0) { $0 + $1.rows.count }, "\(context)") }
             // Selection followed the rows; reloaded rows (content 1) lost it.
             // (By identity: only when the batch is the one built, not a
             // corrupted one that happens to add up.)
@@ -91,8 +91,8 @@ import Testing
                 let item = shown[s].rows[r]
                 return selectedIDs.contains(item.id) && item.content == 0 ? TablePath(row: r, section: s) : nil
             } }
-            #expect(table.indexPathsForSelectedRows == expectedSelected, "\(context)")
-            for p in table.indexPathsForVisibleRows { #expect(table.cellForRow(at: p)?.isSelected == expectedSelected.contains(p), "\(context)") }
+            expectEqual(table.indexPathsForSelectedRows, expectedSelected, "\(context)")
+            for p in table.indexPathsForVisibleRows { expectEqual(table.cellForRow(at: p)?.isSelected, expectedSelected.contains(p), "\(context)") }
         }
         #expect(refused > 200)
     }
@@ -113,8 +113,8 @@ import Testing
                 source.sections = stage.sections
             }
             table._checkInvariants()
-            #expect(table.shownTexts == Self.expectedTexts(new, in: table), "seed \(seed), round \(round)")
-            #expect(table.indexPathsForVisibleRows.count == new.reduce(0) { $0 + $1.rows.count })
+            expectEqual(table.shownTexts, Self.expectedTexts(new, in: table), "seed \(seed), round \(round)")
+            expectEqual(table.indexPathsForVisibleRows.count, new.reduce(0) { $0 + $1.rows.count })
         }
     }
 
@@ -126,10 +126,10 @@ import Testing
         table.beginUpdates()
         try table.insertRows(at: [TablePath(row: 4, section: 0)])
         try table.endUpdates()
-        #expect(table.numberOfRows(inSection: 0) == 3)   // not yet
+        expectEqual(table.numberOfRows(inSection: 0), 3)   // not yet
         try table.endUpdates()
-        #expect(table.numberOfRows(inSection: 0) == 5)
-        #expect(table.visibleCells.map(\.text) == ["0", "1", "2", "3", "4"])
+        expectEqual(table.numberOfRows(inSection: 0), 5)
+        expectEqual(table.visibleCells.map(\.text), ["0", "1", "2", "3", "4"])
         try table.endUpdates()   // unbalanced: nothing
     }
 
@@ -137,15 +137,15 @@ import Testing
         let (table, source) = try Self.makeTable(table([("A", [1, 2])]), viewport: 1_000)
         source.sections = TableTestSupport.table([("A", [2])])
         try table.deleteRows(at: [TablePath(row: 0, section: 0)])
-        #expect(table.visibleCells.map(\.text) == ["2"])
+        expectEqual(table.visibleCells.map(\.text), ["2"])
         // A change that does not add up: UIKit's message, the table unchanged.
         do {
             try table.insertRows(at: [TablePath(row: 0, section: 0)])
             Issue.record("accepted")
         } catch {
-            #expect("\(error)" == "Invalid update: invalid number of rows in section 0. The number of rows contained in an existing section after the update (1) must be equal to the number of rows contained in that section before the update (1), plus or minus the number of rows inserted or deleted from that section (1 inserted, 0 deleted) and plus or minus the number of rows moved into or out of that section (0 moved in, 0 moved out).")
+            expectEqual("\(error)", "Invalid update: invalid number of rows in section 0. The number of rows contained in an existing section after the update (1) must be equal to the number of rows contained in that section before the update (1), plus or minus the number of rows inserted or deleted from that section (1 inserted, 0 deleted) and plus or minus the number of rows moved into or out of that section (0 moved in, 0 moved out).")
         }
-        #expect(table.visibleCells.map(\.text) == ["2"])
+        expectEqual(table.visibleCells.map(\.text), ["2"])
     }
 
     @Test func reloadTakesANewCellReconfigureKeepsIt() throws {
@@ -159,7 +159,7 @@ import Testing
         try table.reloadRows(at: [TablePath(row: 0, section: 0)])
         let second = try #require(table.cellForRow(at: TablePath(row: 0, section: 0)) as? ItemCell)
         #expect(second !== first && second.text == "1'2")
-        #expect(table.reusePool.cellStatistics.queued == 1)   // the old cell, queued after the new one was made
+        expectEqual(table.reusePool.cellStatistics.queued, 1)   // the old cell, queued after the new one was made
         // Inside a batch, reconfigure names rows after it.
         source.sections = [TableSection(name: "A", rows: [Item(id: 0), Item(id: 1, content: 3), Item(id: 2)])]
         try table.performBatchUpdates {
@@ -167,33 +167,33 @@ import Testing
             try table.reconfigureRows(at: [TablePath(row: 1, section: 0)])
         }
         #expect(table.cellForRow(at: TablePath(row: 1, section: 0)) === second)
-        #expect(second.text == "1'3")
+        expectEqual(second.text, "1'3")
     }
 
     @Test func dataSourceMistakesAreErrors() throws {
         let (table, source) = try Self.makeTable(table([("A", [1, 2, 3])]), viewport: 1_000)
         source.returnNilFor = TablePath(row: 1, section: 0)
-        #expect(throws: TableViewError.noCell(TablePath(row: 1, section: 0))) { try table.reloadData() }
+        expectThrows(TableViewError.noCell(TablePath(row: 1, section: 0))) { try table.reloadData() }
         source.returnNilFor = nil
         source.dequeueTwiceFor = TablePath(row: 2, section: 0)
-        #expect(throws: TableViewError.multipleDequeues(TablePath(row: 2, section: 0))) { try table.reloadData() }
+        expectThrows(TableViewError.multipleDequeues(TablePath(row: 2, section: 0))) { try table.reloadData() }
         source.dequeueTwiceFor = nil
         source.identifier = "unknown"
         do {
             try table.reloadData()
             Issue.record("accepted")
         } catch {
-            #expect("\(error)" == "unable to dequeue a cell with identifier unknown - must register a nib or a class for the identifier or connect a prototype cell in a storyboard")
+            expectEqual("\(error)", "unable to dequeue a cell with identifier unknown - must register a nib or a class for the identifier or connect a prototype cell in a storyboard")
         }
         source.identifier = "item"
         try table.reloadData()
-        #expect(table.visibleCells.count == 3)
+        expectEqual(table.visibleCells.count, 3)
         // A failed scroll moves nothing.
         let big = try Self.makeTable(TableTestSupport.table([("A", Array(0..<100))]), viewport: 100)
         big.1.returnNilFor = TablePath(row: 50, section: 0)
-        #expect(throws: TableViewError.self) { try big.0.setContentOffset(49 * 44) }
-        #expect(big.0.contentOffset == 0)
-        #expect(big.0.indexPathsForVisibleRows == [0, 1].map { TablePath(row: $0, section: 0) })   // under a 28-point header
+        expectThrows(TableViewError.self) { try big.0.setContentOffset(49 * 44) }
+        expectEqual(big.0.contentOffset, 0)
+        expectEqual(big.0.indexPathsForVisibleRows, [0, 1].map { TablePath(row: $0, section: 0) })   // under a 28-point header
     }
 
     @Test func tapsAskTheDelegate() throws {
@@ -212,15 +212,15 @@ import Testing
         try table.tapRow(at: TablePath(row: 3, section: 0))
         try table.tapRow(at: TablePath(row: 1, section: 0))   // redirected to row 0
         try table.tapRow(at: TablePath(row: 2, section: 0))   // refused
-        #expect(delegate.log == ["will {0, 3}", "did {0, 3}", "will {0, 1}", "deselected {0, 3}", "did {0, 0}", "will {0, 2}"])
-        #expect(table.indexPathsForSelectedRows == [TablePath(row: 0, section: 0)])
+        expectEqual(delegate.log, ["will {0, 3}", "did {0, 3}", "will {0, 1}", "deselected {0, 3}", "did {0, 0}", "will {0, 2}"])
+        expectEqual(table.indexPathsForSelectedRows, [TablePath(row: 0, section: 0)])
         // From code: no delegate calls.
         try table.selectRow(at: TablePath(row: 3, section: 0))
-        #expect(table.indexPathsForSelectedRows == [TablePath(row: 3, section: 0)])
-        #expect(delegate.log.count == 6)
+        expectEqual(table.indexPathsForSelectedRows, [TablePath(row: 3, section: 0)])
+        expectEqual(delegate.log.count, 6)
         try table.selectRow(at: nil)
         #expect(table.indexPathsForSelectedRows.isEmpty)
-        #expect(throws: TableViewError.self) { try table.tapRow(at: TablePath(row: 9, section: 0)) }
+        expectThrows(TableViewError.self) { try table.tapRow(at: TablePath(row: 9, section: 0)) }
     }
 }
 
@@ -261,16 +261,16 @@ import Testing
         try table.reloadData()
         table.setEditing(true)
         #expect(table.visibleCells.allSatisfy { $0.isEditing })
-        #expect(throws: TableViewError.notEditable(TablePath(row: 0, section: 0))) { try table.commit(.delete, forRowAt: TablePath(row: 0, section: 0)) }
+        expectThrows(TableViewError.notEditable(TablePath(row: 0, section: 0))) { try table.commit(.delete, forRowAt: TablePath(row: 0, section: 0)) }
         try table.commit(.delete, forRowAt: TablePath(row: 1, section: 0))
-        #expect(table.visibleCells.map(\.text) == ["1", "3", "4"])
+        expectEqual(table.visibleCells.map(\.text), ["1", "3", "4"])
         // The user drags row {0, 1} into section 1: the model follows, the cell is kept.
         let dragged = table.cellForRow(at: TablePath(row: 1, section: 0))
         try table.moveRowByUser(from: TablePath(row: 1, section: 0), to: TablePath(row: 1, section: 1))
         #expect(table.cellForRow(at: TablePath(row: 1, section: 1)) === dragged)
-        #expect(source.sections.map { $0.rows.map(\.id) } == [[1], [4, 3]])
+        expectEqual(source.sections.map { $0.rows.map(\.id) }, [[1], [4, 3]])
         #expect(table.numberOfRows(inSection: 0) == 1 && table.numberOfRows(inSection: 1) == 2)
-        #expect(throws: TableViewError.self) { try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 5, section: 1)) }
+        expectThrows(TableViewError.self) { try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 5, section: 1)) }
         // A data source that changes its model without telling the table.
         source.forgetToUpdateTable = true
         do {
@@ -306,9 +306,9 @@ import Testing
             }
             Issue.record("accepted: \(c.message)")
         } catch {
-            #expect("\(error)" == c.message)
+            expectEqual("\(error)", c.message)
         }
-        #expect(table.shownTexts == shown)
-        #expect((0..<table.numberOfSections).map(table.numberOfRows(inSection:)) == c.before)
+        expectEqual(table.shownTexts, shown)
+        expectEqual((0..<table.numberOfSections).map(table.numberOfRows(inSection:)), c.before)
     }
 }

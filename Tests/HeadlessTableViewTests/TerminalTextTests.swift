@@ -14,15 +14,15 @@ import Testing
         ("𠀋", 2), ("\u{3FFFD}", 2), ("x\u{20DD}", 1),
     ] as [(Character, Int)])
     func characterWidths(character: Character, width: Int) {
-        #expect(TerminalText.width(of: character) == width, "\(character.unicodeScalars.map { String($0.value, radix: 16) })")
+        expectEqual(TerminalText.width(of: character), width, "\(character.unicodeScalars.map { String($0.value, radix: 16) })")
     }
 
     @Test func textWidthsCountControlsAsTheSpaceTheyBecome() {
-        #expect(TerminalText.width(of: "中文 ok") == 7)
-        #expect(TerminalText.width(of: "") == 0)
-        #expect(TerminalText.width(of: "a\tb\n") == 4)
-        #expect(TerminalText.sanitized("a\tb\r\nc\u{85}") == "a b c ")   // CR LF is one character
-        #expect(TerminalText.width(of: "Zoe\u{308} 👍🏽") == 6)
+        expectEqual(TerminalText.width(of: "中文 ok"), 7)
+        expectEqual(TerminalText.width(of: ""), 0)
+        expectEqual(TerminalText.width(of: "a\tb\n"), 4)
+        expectEqual(TerminalText.sanitized("a\tb\r\nc\u{85}"), "a b c ")   // CR LF is one character
+        expectEqual(TerminalText.width(of: "Zoe\u{308} 👍🏽"), 6)
     }
 
     /// Bidirectional controls would reorder what follows them on a terminal
@@ -34,13 +34,13 @@ import Testing
         for control in controls {
             let text = "abc\(control)def"
             let name = String(control.unicodeScalars.first!.value, radix: 16)
-            #expect(TerminalText.sanitized(text) == "abc def", "U+\(name)")
-            #expect(TerminalText.width(of: text) == 7, "U+\(name)")
-            #expect(TerminalText.fitting(text, into: 5) == "abc …", "U+\(name)")
-            #expect(TerminalText.sanitized(String(control)) == " ", "U+\(name)")
+            expectEqual(TerminalText.sanitized(text), "abc def", "U+\(name)")
+            expectEqual(TerminalText.width(of: text), 7, "U+\(name)")
+            expectEqual(TerminalText.fitting(text, into: 5), "abc …", "U+\(name)")
+            expectEqual(TerminalText.sanitized(String(control)), " ", "U+\(name)")
         }
         for kept in ["👩‍👩‍👧", "soft\u{AD}hyphen", "Grüße – שלום", "zero\u{200B}width", "مرحبا"] {
-            #expect(TerminalText.sanitized(kept) == kept)
+            expectEqual(TerminalText.sanitized(kept), kept)
         }
     }
 
@@ -60,23 +60,23 @@ import Testing
                 Unicode.Scalar(scalars.randomElement(using: &g)!)!
             }))
             let byCharacter = String(text.map { TerminalText.isControl($0) ? " " : $0 })
-            #expect(TerminalText.hasControl(text) == (byCharacter != text), "\(text.debugDescription)")
-            #expect(TerminalText.sanitized(text) == byCharacter, "\(text.debugDescription)")
+            expectEqual(TerminalText.hasControl(text), (byCharacter != text), "\(text.debugDescription)")
+            expectEqual(TerminalText.sanitized(text), byCharacter, "\(text.debugDescription)")
         }
     }
 
     @Test func fittingPadsAlignsAndCuts() {
-        #expect(TerminalText.fitting("ab", into: 5) == "ab   ")
-        #expect(TerminalText.fitting("ab", into: 5, alignment: .right) == "   ab")
-        #expect(TerminalText.fitting("ab", into: 5, alignment: .center) == " ab  ")
-        #expect(TerminalText.fitting("Grüße aus Köln", into: 8) == "Grüße a…")
-        #expect(TerminalText.fitting("Grüße aus Köln", into: 8, ellipsis: "...") == "Grüße...")
+        expectEqual(TerminalText.fitting("ab", into: 5), "ab   ")
+        expectEqual(TerminalText.fitting("ab", into: 5, alignment: .right), "   ab")
+        expectEqual(TerminalText.fitting("ab", into: 5, alignment: .center), " ab  ")
+        expectEqual(TerminalText.fitting("Grüße aus Köln", into: 8), "Grüße a…")
+        expectEqual(TerminalText.fitting("Grüße aus Köln", into: 8, ellipsis: "..."), "Grüße...")
         // A wide character straddling the cut leaves a space.
-        #expect(TerminalText.fitting("中文字", into: 4) == "中 …")
-        #expect(TerminalText.fitting("中文字", into: 1) == "…")
-        #expect(TerminalText.fitting("abc", into: 2, ellipsis: "...") == "ab")
-        #expect(TerminalText.fitting("anything", into: 0) == "")
-        #expect(TerminalText.fitting("a\nb", into: 3) == "a b")
+        expectEqual(TerminalText.fitting("中文字", into: 4), "中 …")
+        expectEqual(TerminalText.fitting("中文字", into: 1), "…")
+        expectEqual(TerminalText.fitting("abc", into: 2, ellipsis: "..."), "ab")
+        expectEqual(TerminalText.fitting("anything", into: 0), "")
+        expectEqual(TerminalText.fitting("a\nb", into: 3), "a b")
     }
 
     /// Random texts from hard pieces fit any width exactly, keep a prefix of
@@ -90,14 +90,14 @@ import Testing
             let alignment = [TerminalText.Alignment.left, .right, .center].randomElement(using: &g)!
             let ellipsis = ["…", "...", ""].randomElement(using: &g)!
             let fitted = TerminalText.fitting(text, into: width, alignment: alignment, ellipsis: ellipsis)
-            #expect(TerminalText.width(of: fitted) == width, "\(text.debugDescription) into \(width)")
+            expectEqual(TerminalText.width(of: fitted), width, "\(text.debugDescription) into \(width)")
             let clean = TerminalText.sanitized(text)
             if width == 0 {
                 #expect(fitted.isEmpty)
             } else if TerminalText.width(of: clean) <= width {
                 // Only padding added (compared by scalars: a mark may join the padding).
                 func unpadded(_ s: String) -> [Unicode.Scalar] { s.unicodeScalars.filter { $0 != " " } }
-                #expect(unpadded(fitted) == unpadded(clean), "\(text.debugDescription)")
+                expectEqual(unpadded(fitted), unpadded(clean), "\(text.debugDescription)")
             } else if TerminalText.width(of: ellipsis) <= width {
                 #expect(fitted.hasSuffix(ellipsis))
                 var kept = fitted.dropLast(ellipsis.count)
@@ -111,23 +111,23 @@ import Testing
 
     @Test func templatesLayOutFieldsInTheWidth() throws {
         let layout: TextLineTemplate = "{title} {date:>12}"
-        #expect(layout.fieldNames == ["title", "date"])
+        expectEqual(layout.fieldNames, ["title", "date"])
         let line = layout.line(["title": "Walk by the river", "date": "12 May 2026"])
-        #expect(line.rendered(width: 32) == "Walk by the river    12 May 2026")
-        #expect(line.rendered(width: 24) == "Walk by th…  12 May 2026")
+        expectEqual(line.rendered(width: 32), "Walk by the river    12 May 2026")
+        expectEqual(line.rendered(width: 24), "Walk by th…  12 May 2026")
         // Narrower than the fixed parts: the fixed field gives up its padding.
-        #expect(line.rendered(width: 12) == " 12 May 2026")
-        #expect(line.rendered(width: 8) == " 12 May…")
-        #expect(line.rendered(width: 1) == "…")
-        #expect(line.rendered(width: 0) == "")
+        expectEqual(line.rendered(width: 12), " 12 May 2026")
+        expectEqual(line.rendered(width: 8), " 12 May…")
+        expectEqual(line.rendered(width: 1), "…")
+        expectEqual(line.rendered(width: 0), "")
         let centred = try TextLineTemplate(parsing: "[{a:^5}|{b:<4}|{c:>}]{{x}}")
-        #expect(centred.line(["a": "hi", "b": "x", "c": "y"]).rendered(width: 20) == "[ hi  |x   |   y]{x}")
+        expectEqual(centred.line(["a": "hi", "b": "x", "c": "y"]).rendered(width: 20), "[ hi  |x   |   y]{x}")
         // Missing values are empty; several flexible fields share the width,
         // the shortest kept whole.
-        #expect(centred.line([:]).rendered(width: 16) == "[     |    |]{x}")
+        expectEqual(centred.line([:]).rendered(width: 16), "[     |    |]{x}")
         let two: TextLineTemplate = "{a} {b}"
-        #expect(two.line(["a": "aaaaaaaaaa", "b": "bb"]).rendered(width: 8) == "aaaa… bb")
-        #expect(two.line(["a": "aaaaaaaaaa", "b": "bbbbbbbbbb"]).rendered(width: 9) == "aaa… bbb…")
+        expectEqual(two.line(["a": "aaaaaaaaaa", "b": "bb"]).rendered(width: 8), "aaaa… bb")
+        expectEqual(two.line(["a": "aaaaaaaaaa", "b": "bbbbbbbbbb"]).rendered(width: 9), "aaa… bbb…")
     }
 
     @Test(arguments: [
@@ -142,13 +142,13 @@ import Testing
         ("{date:99999999999999999999999}", .badSpec("date:99999999999999999999999", offset: 0)),
     ])
     func malformedTemplatesAreTypedErrors(template: String, error: TextLineTemplateError) {
-        #expect(throws: error) { try TextLineTemplate(parsing: template) }
+        expectThrows(error) { try TextLineTemplate(parsing: template) }
         // Written as a literal, it is text.
         #expect(TextLineTemplate(stringLiteral: template).line([:]).rendered(width: 40).hasPrefix(template))
     }
 
     @Test func templateErrorsSayWhatToWrite() {
-        #expect(TextLineTemplateError.unclosedBrace(offset: 4).description == "The field at offset 4 has no closing `}`; write `{{` for a literal brace.")
+        expectEqual(TextLineTemplateError.unclosedBrace(offset: 4).description, "The field at offset 4 has no closing `}`; write `{{` for a literal brace.")
         #expect(TextLineTemplateError.badSpec("d:x", offset: 0).description.contains("as in `{date:>12}`"))
     }
 }

@@ -186,7 +186,7 @@ import XCTest
         batch.moveSection(4, toSection: 5)
         batch.reloadSections([6])
         let update = TableUpdate(batch: batch, animations: [.deleteRow(TablePath(row: 3, section: 0)): .fade])
-        #expect(try renderer(40).log(of: update) == """
+        try expectEqual(renderer(40).log(of: update), """
             - delete section 2
             + insert section 3
             → move section 4 to 5
@@ -198,7 +198,7 @@ import XCTest
 
             """)
         #expect(try renderer(40, .ascii).log(of: update).contains("> move {0, 2} to {1, 4}\n~ reload {0, 1}\n"))
-        #expect(try renderer(40).log(of: TableUpdate(batch: BatchUpdate())) == "(no changes)\n")
+        try expectEqual(renderer(40).log(of: TableUpdate(batch: BatchUpdate())), "(no changes)\n")
     }
 
     // MARK: Rules
@@ -252,11 +252,11 @@ import XCTest
             #expect(out.hasSuffix("\n"), "round \(round)")
             let lines = out.dropLast().split(separator: "\n", omittingEmptySubsequences: false)
             let expectedLines = Swift.max(1, Int((viewport / ppl).rounded())) + (frame.searchText == nil ? 0 : 1)
-            #expect(lines.count == expectedLines, "round \(round)")
+            expectEqual(lines.count, expectedLines, "round \(round)")
             for line in lines where TerminalText.width(of: line) != width || line.contains(where: { $0.isNewline || $0 == "\t" }) {
                 Issue.record("round \(round): width \(TerminalText.width(of: line)) ≠ \(width): \(line.debugDescription)")
             }
-            #expect(renderer.text(for: frame) == out)
+            expectEqual(renderer.text(for: frame), out)
             #expect(!out.unicodeScalars.contains { bidirectionalControls.contains($0.value) }, "round \(round): a bidirectional control reaches the terminal")
             // The before/after view keeps the width too.
             var batch = BatchUpdate()
@@ -283,11 +283,11 @@ import XCTest
     }
 
     @Test func badSettingsAreTypedErrors() {
-        #expect(throws: TextRendererError.widthOutOfRange(0)) { try TextRenderer(width: 0) }
-        #expect(throws: TextRendererError.widthOutOfRange(10_001)) { try TextRenderer(width: 10_001) }
-        #expect(throws: TextRendererError.pointsPerLineNotPositive(0)) { try TextRenderer(pointsPerLine: 0) }
+        expectThrows(TextRendererError.widthOutOfRange(0)) { try TextRenderer(width: 0) }
+        expectThrows(TextRendererError.widthOutOfRange(10_001)) { try TextRenderer(width: 10_001) }
+        expectThrows(TextRendererError.pointsPerLineNotPositive(0)) { try TextRenderer(pointsPerLine: 0) }
         #expect((try? TextRenderer(pointsPerLine: .nan)) == nil)
-        #expect(TextRendererError.widthOutOfRange(0).description == "A text renderer's width must be 1 to 10000 columns, not 0.")
+        expectEqual(TextRendererError.widthOutOfRange(0).description, "A text renderer's width must be 1 to 10000 columns, not 0.")
     }
 }
 
@@ -299,29 +299,29 @@ import XCTest
         let source = SeedTables.names()
         let renderer = RecordingRenderer()
         let table = try source.table(lines: 10, renderer: renderer)
-        #expect(renderer.calls == [.frame(table.currentFrame)])
+        expectEqual(renderer.calls, [.frame(table.currentFrame)])
         try table.setContentOffset(5)
-        #expect(renderer.calls.count == 2)
+        expectEqual(renderer.calls.count, 2)
         try table.setContentOffset(5)   // nothing moved
-        #expect(renderer.calls.count == 2)
+        expectEqual(renderer.calls.count, 2)
         try table.selectRow(at: TablePath(row: 0, section: 3))
         try table.tapRow(at: TablePath(row: 1, section: 3))
-        #expect(renderer.calls.count == 4)
+        expectEqual(renderer.calls.count, 4)
         table.deselectRow(at: TablePath(row: 1, section: 3))
         table.setEditing(true)
         table.searchFieldText = "a"
         try table.setViewportHeight(12)
         try table.reloadData()   // same content: the same frame
-        #expect(renderer.calls.count == 8)
-        #expect(renderer.calls.last == .frame(table.currentFrame))
+        expectEqual(renderer.calls.count, 8)
+        expectEqual(renderer.calls.last, .frame(table.currentFrame))
         // Nothing inside a batch until it is applied.
         table.beginUpdates()
         source.sections[3].rows.append(.init(text: "Dorothy"))
         try table.insertRows(at: [TablePath(row: 2, section: 3)], with: .fade)
         try table.setContentOffset(0)
-        #expect(renderer.calls.count == 8)
+        expectEqual(renderer.calls.count, 8)
         try table.endUpdates()
-        #expect(renderer.calls.count == 9)
+        expectEqual(renderer.calls.count, 9)
     }
 
     @Test func anUpdateComesWithTheFramesBeforeAndAfterAndItsAnimations() throws {
@@ -339,26 +339,26 @@ import XCTest
             Issue.record("no update: \(renderer.calls)")
             return
         }
-        #expect(from == before)
-        #expect(to == table.currentFrame)
-        #expect(update.changes == [.deleteRow(TablePath(row: 0, section: 0)), .reloadRow(TablePath(row: 1, section: 0))])
-        #expect(update.animation(for: .deleteRow(TablePath(row: 0, section: 0))) == .left)
-        #expect(update.animation(for: .reloadRow(TablePath(row: 1, section: 0))) == .automatic)
-        #expect(to.elements.first?.cell == TableFrame.Cell(text: "Call the plumber", accessory: .checkmark))
+        expectEqual(from, before)
+        expectEqual(to, table.currentFrame)
+        expectEqual(update.changes, [.deleteRow(TablePath(row: 0, section: 0)), .reloadRow(TablePath(row: 1, section: 0))])
+        expectEqual(update.animation(for: .deleteRow(TablePath(row: 0, section: 0))), .left)
+        expectEqual(update.animation(for: .reloadRow(TablePath(row: 1, section: 0))), .automatic)
+        expectEqual(to.elements.first?.cell, TableFrame.Cell(text: "Call the plumber", accessory: .checkmark))
     }
 
     @Test func aRefusedBatchDisplaysNothing() throws {
         let source = SeedTables.toDo()
         let renderer = RecordingRenderer()
         let table = try source.table(lines: 4, renderer: renderer)
-        #expect(throws: TableViewError.self) { try table.deleteRows(at: [TablePath(row: 0, section: 0)]) }
-        #expect(throws: (any Error).self) {
+        expectThrows(TableViewError.self) { try table.deleteRows(at: [TablePath(row: 0, section: 0)]) }
+        expectThrows((any Error).self) {
             try table.performBatchUpdates {
                 try table.insertRows(at: [TablePath(row: 0, section: 0)], with: .fade)
                 throw CancellationError()
             }
         }
-        #expect(renderer.calls.count == 1)
+        expectEqual(renderer.calls.count, 1)
         // The dropped batch's animation does not leak into the next one.
         source.sections[0].rows.insert(.init(text: "new"), at: 0)
         try table.insertRows(at: [TablePath(row: 0, section: 0)])
@@ -380,9 +380,9 @@ import XCTest
             source.sections = stage.sections.map { .init(title: $0.name, rows: $0.rows.map { .init(text: "\($0)") }) }
         }
         let updates = renderer.calls.compactMap { if case .update(let u, _, _) = $0 { u } else { nil } }
-        #expect(updates.count == changeset.stages.count)
+        expectEqual(updates.count, changeset.stages.count)
         #expect(updates.allSatisfy { u in u.changes.allSatisfy { u.animation(for: $0) == .fade } })
-        #expect(table.currentFrame.rows.count == 3)
+        expectEqual(table.currentFrame.rows.count, 3)
     }
 
     @Test func theTextRendererDrawsEachDisplay() throws {
@@ -392,11 +392,11 @@ import XCTest
         let source = SeedTables.toDo()
         let table = try source.table(lines: 3, renderer: renderer)
         try table.setContentOffset(1)
-        #expect(outputs == [
+        expectEqual(outputs, [
             renderer.text(for: try { let t = try source.table(lines: 3); return t.currentFrame }()),
             renderer.text(for: table.currentFrame),
         ])
-        #expect(renderer.lastOutput == outputs.last)
+        expectEqual(renderer.lastOutput, outputs.last)
     }
 }
 

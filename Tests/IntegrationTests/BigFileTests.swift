@@ -29,7 +29,7 @@ struct BigFileTests {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        expectEqual(process.terminationStatus, 0)
     }
 
     /// The objects of the file, read whole by the old reader.
@@ -72,15 +72,15 @@ struct BigFileTests {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: old)[.size] as? Int)
         #expect(size > 1 << 20)   // more than one of the reader's chunks
         let objects = try Self.tree(old)
-        #expect(objects.count == 16_000)
+        expectEqual(objects.count, 16_000)
 
         for options in [[], ["--where", "age >= 40 AND active == true", "--limit", "500", "--offset", "20"],
                         ["--where", "age >= 40", "--sort", "city,-score"], ["--section-key", "city", "--sort", "city,name"]] {
             var query = try Query.parse(try ArgumentParser.parse(options + [old], command: QueryCommand.declaration))
             try query.compile()
             let result = runCLI(["query", old] + options)
-            #expect(result.status == 0, "\(options): \(result.err)")
-            #expect(result.out == (try Self.oldQuery(objects, query)), "\(options)")
+            expectEqual(result.status, 0, "\(options): \(result.err)")
+            expectEqual(result.out, (try Self.oldQuery(objects, query)), "\(options)")
         }
 
         // diff: rows as identities and digests give the changes whole rows give.
@@ -90,11 +90,11 @@ struct BigFileTests {
         let changeset = TableChangeset(from: try rows(old), to: try rows(new))
         #expect(!changeset.stages.isEmpty)
         let diff = runCLI(["diff", old, new, "--format", "json"])
-        #expect(diff.status == 0, "\(diff.err)")
-        #expect(diff.out == DiffCommand.json(changeset) + "\n")
+        expectEqual(diff.status, 0, "\(diff.err)")
+        expectEqual(diff.out, DiffCommand.json(changeset) + "\n")
         let text = runCLI(["diff", old, new])
-        #expect(text.out == DiffCommand.text(changeset, from: try rows(old)))
-        #expect(runCLI(["diff", old, old]).out == DiffCommand.text(TableChangeset(from: try rows(old), to: try rows(old)), from: try rows(old)))
+        expectEqual(text.out, DiffCommand.text(changeset, from: try rows(old)))
+        expectEqual(runCLI(["diff", old, old]).out, DiffCommand.text(TableChangeset(from: try rows(old), to: try rows(old)), from: try rows(old)))
     }
 
     /// A malformed file far into a big one: the old reader's error, and it
@@ -119,7 +119,7 @@ struct BigFileTests {
         }
         for command in [["query", path], ["query", path, "--sort", "name"], ["diff", path, path], ["render", path], ["scroll", path]] {
             let result = runCLI(command + ["--quiet"])
-            #expect(result.status == 1, "\(command)")
+            expectEqual(result.status, 1, "\(command)")
             #expect(result.err.hasSuffix(expected), "\(command): \(result.err)")
         }
         // Repaired, the object without an id is the error.
@@ -129,8 +129,8 @@ struct BigFileTests {
     }
 
     @Test func theProgressLine() {
-        #expect(ReadProgress.line(name: "people.json", bytes: 84_000_000, total: 200_000_000, seconds: 1) == "reading people.json: 42% (84 MB/s)")
-        #expect(ReadProgress.line(name: "-", bytes: 5_000_000, total: nil, seconds: 2) == "reading -: 5 MB (3 MB/s)")
-        #expect(ReadProgress.line(name: "x", bytes: 0, total: 0, seconds: 0) == "reading x: 0 MB (0 MB/s)")
+        expectEqual(ReadProgress.line(name: "people.json", bytes: 84_000_000, total: 200_000_000, seconds: 1), "reading people.json: 42% (84 MB/s)")
+        expectEqual(ReadProgress.line(name: "-", bytes: 5_000_000, total: nil, seconds: 2), "reading -: 5 MB (3 MB/s)")
+        expectEqual(ReadProgress.line(name: "x", bytes: 0, total: 0, seconds: 0), "reading x: 0 MB (0 MB/s)")
     }
 }

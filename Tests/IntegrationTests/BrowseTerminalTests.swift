@@ -166,7 +166,7 @@ struct BrowseTerminalTests {
         try session.keys("Enter")
         var screen = try session.wait("the browser", seconds: 120) { $0.first?.contains("big.json — \(count) objects") == true }
         let firstScreen = Date().timeIntervalSince(start)
-        #expect(row(screen, name(0))?.hasPrefix("▌") == true, "\(screen)")
+        expectEqual(row(screen, name(0))?.hasPrefix("▌"), true, "\(screen)")
         #expect(row(screen, name(1)) != nil && row(screen, name(9)) != nil, "the window's rows in order: \(screen)")
         #expect(screen.contains { $0.contains("d delete (not saved)") })
         let build = tool.isRelease ? "release" : "debug"
@@ -189,7 +189,7 @@ struct BrowseTerminalTests {
         // seconds at a million rows on a loaded machine): the predicate tests
         // rows until the index takes over.
         screen = try session.wait("the search results", seconds: 60) { $0.first?.contains("10 found") == true }
-        #expect(row(screen, name(990))?.hasPrefix("▌") == true)
+        expectEqual(row(screen, name(990))?.hasPrefix("▌"), true)
         #expect(row(screen, name(991)) != nil && row(screen, name(989)) == nil, "\(screen)")
         try session.keys("BSpace")
         screen = try session.wait("the wider results", seconds: 60) { $0.first?.contains("100 found") == true }
@@ -200,14 +200,14 @@ struct BrowseTerminalTests {
         try session.keys("/")
         try session.type("n")
         screen = try session.wait("every row found", seconds: 60) { $0.first?.contains(", \(count) found") == true }
-        #expect(row(screen, name(0))?.hasPrefix("▌") == true, "\(screen)")
+        expectEqual(row(screen, name(0))?.hasPrefix("▌"), true, "\(screen)")
         try session.keys("End")
         screen = try session.wait("the last of the results") { row($0, name(count - 1))?.hasPrefix("▌") == true }
         try session.keys("Escape")
         screen = try session.wait("the whole table again") { $0.first?.contains("found") == false }
         print("browse: moves, End, Home, a page, a search of \(ten.count) letters, a backspace, Esc, a search of every row and Esc on \(count) rows in \(Int(Date().timeIntervalSince(keys) * 1000)) ms, through tmux")
         screen = try quit(session)
-        #expect(exitStatus(screen) == 0)
+        expectEqual(exitStatus(screen), 0)
     }
 
     @Test func writeMakesADeleteLast() throws {
@@ -220,12 +220,12 @@ struct BrowseTerminalTests {
         screen = try session.wait("the delete") { $0.first?.contains("11 objects") == true }
         #expect(!screen.contains { $0.contains("not saved") })
         screen = try quit(session)
-        #expect(exitStatus(screen) == 0)
+        expectEqual(exitStatus(screen), 0)
         let written = try JSON.parse(Data(contentsOf: URL(fileURLWithPath: file)))
         guard case .array(let objects) = written else { Issue.record("not an array: \(written)"); return }
-        #expect(objects.count == 11)
+        expectEqual(objects.count, 11)
         #expect(!objects.contains { if case .record(let r) = $0 { r["name"] == .string("Ada") } else { false } })
-        #expect(objects.first.flatMap { if case .record(let r) = $0 { r["name"] } else { nil } } == .string("Alan"), "in the file's order")
+        expectEqual(objects.first.flatMap { if case .record(let r) = $0 { r["name"] } else { nil } }, .string("Alan"), "in the file's order")
 
         try session.keys("C-l")
         screen = try browse(session, "\(file) --sort name", title: "people.json — 11 objects")
@@ -243,7 +243,7 @@ struct BrowseTerminalTests {
         screen = try session.wait("the delete") { $0.first?.contains("11 objects") == true }
         #expect(screen.contains { $0.contains("deleted Alan: - delete {0, 1}") } && !screen.contains { $0.contains("not saved") })
         screen = try quit(session)
-        #expect(exitStatus(screen) == 0)
+        expectEqual(exitStatus(screen), 0)
 
         // Again, from the store alone: the delete is there.
         try session.keys("C-l")
@@ -262,7 +262,7 @@ struct BrowseTerminalTests {
         var screen = try start(session, file)
         // The window: a title, 8 rows, a status line — each 40 columns.
         #expect(screen.count >= 10)
-        #expect(row(screen, "Ada")?.hasPrefix("▌Ada") == true)
+        expectEqual(row(screen, "Ada")?.hasPrefix("▌Ada"), true)
         #expect(screen[1...8].allSatisfy { TerminalText.width(of: $0) <= 40 })
         #expect(screen[9].contains("/ search"))
 
@@ -280,8 +280,7 @@ struct BrowseTerminalTests {
         try session.keys("/")
         try session.type("an")
         screen = try session.wait("the search results") { $0.first?.contains("found") == true && $0.contains { $0.hasPrefix("Search: an") } }
-        #expect(Set(screen.compactMap { line in ["Alan", "Dana", "Hanna", "Ian", "Joan"].first { line.dropFirst().hasPrefix($0) } })
-            == ["Alan", "Dana", "Hanna", "Ian", "Joan"])
+        expectEqual(Set(screen.compactMap { line in ["Alan", "Dana", "Hanna", "Ian", "Joan"].first { line.dropFirst().hasPrefix($0) } }), ["Alan", "Dana", "Hanna", "Ian", "Joan"])
         #expect(row(screen, "Ada") == nil)
         // (The table keeps its selection, Joan, in view: the search field
         // took a line, so the window may start a row lower than before.)
@@ -293,7 +292,7 @@ struct BrowseTerminalTests {
         screen = try session.wait("the delete") { $0.first?.contains("11 objects") == true }
         #expect(row(screen, "Ada") == nil)
         #expect(screen.contains { $0.contains("deleted Ada: - delete {0, 0}") })
-        #expect(row(screen, "Alan")?.hasPrefix("▌") == true)
+        expectEqual(row(screen, "Alan")?.hasPrefix("▌"), true)
 
         // Deleting from search results: both tables follow.
         try session.keys("/")
@@ -307,7 +306,7 @@ struct BrowseTerminalTests {
 
         try session.keys("q")
         screen = try session.wait("the shell") { $0.contains { $0.hasPrefix("DONE") } }
-        #expect(exitStatus(screen) == 0)
+        expectEqual(exitStatus(screen), 0)
         #expect(screen.contains { $0.hasPrefix("icanon") && !$0.hasPrefix("icanon'") }, "the terminal is back in canonical mode (grep printed icanon, not -icanon)")
         #expect(!screen.contains { $0.contains("/ search") }, "the browser's screen is gone")
     }
@@ -321,7 +320,7 @@ struct BrowseTerminalTests {
         var screen = try session.wait("a redraw at 30 columns") { lines in
             lines.count >= 6 && row(lines, "Ada").map { TerminalText.width(of: $0) == 30 && $0.dropLast().hasSuffix("36") } == true
         }
-        #expect(screen.prefix(6).last?.contains("PgUp") == true, "the status line is the sixth line")
+        expectEqual(screen.prefix(6).last?.contains("PgUp"), true, "the status line is the sixth line")
         try session.keys("C-c")
         screen = try session.wait("the shell") { $0.contains { $0.hasPrefix("DONE") } }
         #expect(screen.contains { $0.hasPrefix("icanon") && !$0.hasPrefix("icanon'") }, "the terminal is back in canonical mode (grep printed icanon, not -icanon)")

@@ -26,7 +26,7 @@ struct ExamplesTests {
         let diary = try Self.run("photo-diary")
         let first = try Self.run("headless-table", ["demo", "--store", file.path])
         #expect(first.status == 0 && first.err == "")
-        #expect(first.out == "HeadlessTable demo: a photo diary on the embedded store (\(file.path)).\n" + diary.out)
+        expectEqual(first.out, "HeadlessTable demo: a photo diary on the embedded store (\(file.path)).\n" + diary.out)
         #expect(FileManager.default.fileExists(atPath: file.path))
         // Again on the kept store: the story starts over and tells the same.
         let second = try Self.run("headless-table", ["demo", "--store", file.path])

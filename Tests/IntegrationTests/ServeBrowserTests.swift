@@ -64,7 +64,7 @@ struct ServeBrowserTests {
         let lines = text.components(separatedBy: "\n")
         print("serve in Chromium, \(rows) rows:\n" + lines.filter { $0.hasPrefix("FIGURE ") || $0.hasPrefix("serve: ") }.joined(separator: "\n"))
         for failure in lines where failure.hasPrefix("FAIL: ") { Issue.record(Comment(rawValue: String(failure.dropFirst(6)))) }
-        #expect(process.terminationStatus == 0, "the browser test exited \(process.terminationStatus):\n\(text)")
+        expectEqual(process.terminationStatus, 0, "the browser test exited \(process.terminationStatus):\n\(text)")
         #expect(lines.contains("checks failed: 0"), "the browser test did not finish:\n\(text)")
     }
 }

@@ -60,17 +60,17 @@ struct StoreProcessTests {
             if temporaryFile() { killedMidWrite += 1 }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "round \(rounds): the writer exited by itself")
+            expectEqual(process.terminationReason, .uncaughtSignal, "round \(rounds): the writer exited by itself")
 
             let store = try ObjectStore(for: VersionedRow.self, fileURL: url)
             let all = store.objects(VersionedRow.self)
-            #expect(all.count == rows, "round \(rounds)")
+            expectEqual(all.count, rows, "round \(rounds)")
             let versions = Set(all.map(\.version))
-            #expect(versions.count == 1, "round \(rounds): rows of several versions \(versions.sorted())")
+            expectEqual(versions.count, 1, "round \(rounds): rows of several versions \(versions.sorted())")
             #expect(all.allSatisfy { $0.text == "row \($0.id) — version \($0.version) ✓" })
             versionsSeen.formUnion(versions)
             // Opening removed the dead writer's temporary file.
-            #expect(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == ["store.json"])
+            try expectEqual(FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path), ["store.json"])
         }
         #expect(killedMidWrite >= 4, "only \(killedMidWrite) kills landed while a file was being written")
         #expect(versionsSeen.count > 1, "the writer never got past its first save")
@@ -119,11 +119,11 @@ struct StoreProcessTests {
         }
         for process in processes {
             process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            expectEqual(process.terminationStatus, 0)
         }
         let store = try ObjectStore(for: VersionedRow.self, fileURL: url)
         let ids = Set(store.objects(VersionedRow.self).map(\.id))
-        #expect(ids == Set((0..<1000).map { 1_000_000 + $0 } + (0..<1000).map { 2_000_000 + $0 }))
-        #expect(store.version == 2_000)
+        expectEqual(ids, Set((0..<1000).map { 1_000_000 + $0 } + (0..<1000).map { 2_000_000 + $0 }))
+        expectEqual(store.version, 2_000)
     }
 }

@@ -29,30 +29,30 @@ import Testing
             case 4:
                 let existing = table.insertIfAbsent(hash, value: value) { $0 == value }
                 let known = oracle.contains(Entry(hash: hash, value: value))
-                #expect(existing == (known ? value : nil), "seed \(seed), step \(step)")
+                expectEqual(existing, (known ? value : nil), "seed \(seed), step \(step)")
                 if !known { oracle.append(Entry(hash: hash, value: value)) }
             case 5...7:
                 let victim = oracle.isEmpty ? Entry(hash: hash, value: value) : oracle[g.int(0..<oracle.count)]
                 let removed = table.remove(victim.hash) { $0 == victim.value }
                 let known = oracle.firstIndex(of: victim)
-                #expect(removed == known.map { _ in victim.value }, "seed \(seed), step \(step)")
+                expectEqual(removed, known.map { _ in victim.value }, "seed \(seed), step \(step)")
                 if let known { oracle.remove(at: known) }
             default:
                 let victim = oracle.isEmpty ? Entry(hash: hash, value: value) : oracle[g.int(0..<oracle.count)]
                 let replaced = table.replaceValue(victim.hash, with: value) { $0 == victim.value }
                 let known = oracle.firstIndex(of: victim)
-                #expect(replaced == (known != nil), "seed \(seed), step \(step)")
+                expectEqual(replaced, (known != nil), "seed \(seed), step \(step)")
                 if let known { oracle[known].value = value }
             }
             table._checkInvariants()
-            #expect(table.count == oracle.count, "seed \(seed), step \(step)")
+            expectEqual(table.count, oracle.count, "seed \(seed), step \(step)")
             if step % 100 == 0 || oracle.count < 20 {
                 // Every hash's probe run offers exactly its entries.
                 let byHash = Dictionary(grouping: oracle, by: \.hash)
                 for (hash, entries) in byHash {
                     var seen: [Int] = []
                     _ = table.value(hash) { seen.append($0); return false }
-                    #expect(seen.sorted() == entries.map(\.value).sorted(), "seed \(seed), step \(step): the entries of hash \(hash)")
+                    expectEqual(seen.sorted(), entries.map(\.value).sorted(), "seed \(seed), step \(step): the entries of hash \(hash)")
                 }
             }
         }

@@ -41,14 +41,14 @@ import TableTestSupport
         if !isRunningUnderAddressSanitizer {   // its locals live on a fake stack on the heap
             #expect(lowest < measured.deeper && measured.here <= highest)
             // Half of what is left below the start is more than 128 KiB: 128 KiB stays.
-            #expect(measured.floor == lowest + 128 * 1024)
+            expectEqual(measured.floor, lowest + 128 * 1024)
         }
         #endif
         // A start that is not on the stack (a heap address): nothing can be said.
         let heap = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
         defer { heap.deallocate() }
         if _ThreadStack.bounds() != nil {
-            #expect(_ThreadStack.floor(start: UInt(bitPattern: heap), reserve: 128 * 1024, unknownBudget: 32 * 1024) == 0)
+            expectEqual(_ThreadStack.floor(start: UInt(bitPattern: heap), reserve: 128 * 1024, unknownBudget: 32 * 1024), 0)
         }
     }
 }

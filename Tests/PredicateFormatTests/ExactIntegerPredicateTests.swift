@@ -1,6 +1,7 @@
 import Foundation
 import PredicateFormat
 import Records
+import TableTestSupport
 import Testing
 
 // Integers beyond 2^63 and at the limits, exact in predicates.
@@ -30,9 +31,9 @@ extension PredicateEvaluationTests {
             ("18446744073709551615 > 18446744073709551614.0", false),   // the double is 2^64, above both
         ], on: big)
         for text in ["x == 18446744073709551616", "x == -9223372036854775809", "x == 0x1FFFFFFFFFFFFFFFF"] {
-            #expect(throws: PredicateSyntaxError.self, "\(text)") { try FormatPredicate(format: text) }
+            expectThrows(PredicateSyntaxError.self, "\(text)") { try FormatPredicate(format: text) }
         }
-        #expect(try FormatPredicate(format: "x == 18446744073709551615").description == "x == 18446744073709551615")
-        #expect(try FormatPredicate(format: "x == -9223372036854775808").description == "x == -9223372036854775808")
+        try expectEqual(FormatPredicate(format: "x == 18446744073709551615").description, "x == 18446744073709551615")
+        try expectEqual(FormatPredicate(format: "x == -9223372036854775808").description, "x == -9223372036854775808")
     }
 }

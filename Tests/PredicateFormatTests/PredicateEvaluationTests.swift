@@ -2,6 +2,7 @@ import Foundation
 import InternalTableUtilities
 import PredicateFormat
 import Records
+import TableTestSupport
 import Testing
 
 /// What predicates mean: every operator, option, quantifier, aggregate and
@@ -38,7 +39,7 @@ import Testing
                 ("a typed record", Result { try predicate.evaluate(with: TypedRecord(fields: fields), variables: variables) }),
             ]
             for (path, outcome) in paths {
-                #expect(Self.describe(outcome) == Self.describe(interpreted), "\(format) on \(path)", sourceLocation: sourceLocation)
+                expectEqual(Self.describe(outcome), Self.describe(interpreted), "\(format) on \(path)", sourceLocation: sourceLocation)
             }
         }
         return try interpreted.get()
@@ -56,7 +57,7 @@ import Testing
         for (format, expected) in cases {
             do {
                 let result = try eval(format, on: object)
-                #expect(result == expected, "\(format)", sourceLocation: sourceLocation)
+                expectEqual(result, expected, "\(format)", sourceLocation: sourceLocation)
             } catch {
                 Issue.record("\(format): \(error)", sourceLocation: sourceLocation)
             }
@@ -70,7 +71,7 @@ import Testing
                 let result = try eval(format)
                 Issue.record("\(format) gave \(result) instead of failing", sourceLocation: sourceLocation)
             } catch {
-                #expect("\(error)" == message, "\(format)", sourceLocation: sourceLocation)
+                expectEqual("\(error)", message, "\(format)", sourceLocation: sourceLocation)
             }
         }
     }
@@ -165,8 +166,8 @@ import Testing
             ("born BETWEEN {CAST(0, 'NSDate'), CAST(200, 'NSDate')}", true), ("age BETWEEN {nil, 40}", false),
             ("NOT age BETWEEN {20, 25}", true),
         ])
-        #expect(try eval("age BETWEEN {$LOW, $HIGH}", variables: ["LOW": 18, "HIGH": 30]) == true)
-        #expect(try eval("age BETWEEN %@", [1, 100]) == true)
+        try expectEqual(eval("age BETWEEN {$LOW, $HIGH}", variables: ["LOW": 18, "HIGH": 30]), true)
+        try expectEqual(eval("age BETWEEN %@", [1, 100]), true)
     }
 
     @Test func quantifiers() {
@@ -249,15 +250,15 @@ import Testing
             ("SUBQUERY(friends, $f, $f.age > age).@count == 1", true),   // SELF stays the outer object
             ("SUBQUERY(friends, $f, SUBQUERY(tags, $t, $t BEGINSWITH 'r').@count == 1 AND $f.age < 30).@count == 1", true),
         ])
-        #expect(try eval("age > $MIN", variables: ["MIN": 18]) == true)
-        #expect(try eval("nickname == $X", variables: ["X": .null]) == true)
+        try expectEqual(eval("age > $MIN", variables: ["MIN": 18]), true)
+        try expectEqual(eval("nickname == $X", variables: ["X": .null]), true)
         let predicate = try FormatPredicate("age > $MIN AND name == $NAME AND SUBQUERY(friends, $f, $f.age > $MIN).@count > 0")
-        #expect(predicate.variables == ["MIN", "NAME"])
+        expectEqual(predicate.variables, ["MIN", "NAME"])
         let bound = predicate.substituting(["MIN": 18, "NAME": "Björn Müller", "f": 99])
         #expect(bound.variables.isEmpty)
-        #expect(bound.predicateFormat == #"age > 18 AND name == "Björn Müller" AND SUBQUERY(friends, $f, $f.age > 18).@count > 0"#)
-        #expect(try bound.evaluate(with: Self.person) == true)
-        #expect(try FormatPredicate("x BETWEEN {$LOW, $HIGH}").substituting(["LOW": 1, "HIGH": 2]) == FormatPredicate("x BETWEEN {1, 2}"))
+        expectEqual(bound.predicateFormat, #"age > 18 AND name == "Björn Müller" AND SUBQUERY(friends, $f, $f.age > 18).@count > 0"#)
+        try expectEqual(bound.evaluate(with: Self.person), true)
+        try expectEqual(FormatPredicate("x BETWEEN {$LOW, $HIGH}").substituting(["LOW": 1, "HIGH": 2]), FormatPredicate("x BETWEEN {1, 2}"))
     }
 
     /// A record holding NaN equals nothing, not even itself, on every path
@@ -277,9 +278,9 @@ import Testing
         let object: RecordValue = ["id": 1, "s": .string(subject)]
         do {
             let result = try eval("s MATCHES %@", "(a+)+b|.*!", on: object)
-            #expect(result == true)   // an engine that decides must say true
+            expectEqual(result, true)   // an engine that decides must say true
         } catch let error as PredicateEvaluationError {
-            #expect(error == .regularExpressionLimit(pattern: "(a+)+b|.*!"))
+            expectEqual(error, .regularExpressionLimit(pattern: "(a+)+b|.*!"))
             #expect("\(error)".contains("(a+)+b|.*!"))
         }
         #expect(try eval("s MATCHES %@", ".*!", on: object))
@@ -290,7 +291,7 @@ import Testing
         do {
             #expect(try eval("s MATCHES %@", "(a|b)*c", on: long))
         } catch let error as PredicateEvaluationError {
-            #expect(error == .regularExpressionLimit(pattern: "(a|b)*c"))
+            expectEqual(error, .regularExpressionLimit(pattern: "(a|b)*c"))
         }
     }
 
@@ -316,7 +317,7 @@ import Testing
         // Trees built by hand with the wrong number of arguments: an error, not a trap.
         for bad in [FormatPredicate.Expression.function(.add, [.constant(1)]), .function(.length, []), .function(.sum, [])] {
             let predicate = FormatPredicate(.comparison(FormatPredicate.Comparison(bad, .equal, .constant(1))))
-            #expect(throws: PredicateEvaluationError.self) { try predicate.evaluate(with: Self.person) }
+            expectThrows(PredicateEvaluationError.self) { try predicate.evaluate(with: Self.person) }
         }
     }
 
@@ -382,8 +383,8 @@ import Testing
         #expect(try compiled(book))
         #expect(try !compiled(Book(id: 2, title: "Anna", year: 1950, tags: [])))
         #expect(try FormatPredicate("SELF.title == 'Anna Karenina'").evaluate(with: book))
-        #expect(throws: RecordKeyError.self) { try FormatPredicate("author == 'x'").compiled(for: Book.self) }
-        #expect(throws: PredicateEvaluationError.self) { try FormatPredicate("author == 'x'").evaluate(with: book) }
+        expectThrows(RecordKeyError.self) { try FormatPredicate("author == 'x'").compiled(for: Book.self) }
+        expectThrows(PredicateEvaluationError.self) { try FormatPredicate("author == 'x'").evaluate(with: book) }
     }
 
     /// One predicate evaluated on many threads at once (the folding of
@@ -399,6 +400,6 @@ import Testing
             results.withLock { $0.append(answers) }
         }
         #expect(results.withLock { $0 }.allSatisfy { $0 == expected })
-        #expect(expected == names.map { $0.hasPrefix("Søren") || $0.hasPrefix("Ærø") || $0.hasPrefix("ÄBC") })
+        expectEqual(expected, names.map { $0.hasPrefix("Søren") || $0.hasPrefix("Ærø") || $0.hasPrefix("ÄBC") })
     }
 }

@@ -75,7 +75,7 @@ import Testing
             }
             // The canonical text parses back to itself.
             let text = predicate.predicateFormat
-            #expect((try? FormatPredicate(format: text).predicateFormat) == text, "seed \(seed): \(format) printed as \(text)")
+            expectEqual((try? FormatPredicate(format: text).predicateFormat), text, "seed \(seed): \(format) printed as \(text)")
             let deterministic = !format.contains("random") && !format.contains("now")
             for object in Self.objects {
                 let interpreted = Result { try predicate.evaluate(with: object, variables: ["X": 2]) }
@@ -85,8 +85,8 @@ import Testing
                 let expected = PredicateEvaluationTests.describe(interpreted)
                 let dynamic = Result { try predicate.evaluate(with: DynamicObject(fields: fields), variables: ["X": 2]) }
                 let typed = Result { try predicate.evaluate(with: PredicateEvaluationTests.TypedRecord(fields: fields), variables: ["X": 2]) }
-                #expect(PredicateEvaluationTests.describe(dynamic) == expected, "seed \(seed): \(format) on a DynamicObject")
-                #expect(PredicateEvaluationTests.describe(typed) == expected, "seed \(seed): \(format) on a typed record")
+                expectEqual(PredicateEvaluationTests.describe(dynamic), expected, "seed \(seed): \(format) on a DynamicObject")
+                expectEqual(PredicateEvaluationTests.describe(typed), expected, "seed \(seed): \(format) on a typed record")
                 comparedPaths += 1
             }
         }
@@ -147,15 +147,15 @@ import Testing
         let longest = "x == " + Array(repeating: "1", count: 1_001).joined(separator: " + ")
         let tooLong = "x == " + Array(repeating: "1", count: 1_002).joined(separator: " + ")
         #expect((try? FormatPredicate(format: longest)) != nil)
-        #expect(throws: PredicateSyntaxError.self) { try FormatPredicate(format: tooLong) }
+        expectThrows(PredicateSyntaxError.self) { try FormatPredicate(format: tooLong) }
         do {
             _ = try FormatPredicate(format: tooLong)
         } catch {
-            #expect(error.expected == "at most 1000 operators in a chain")
+            expectEqual(error.expected, "at most 1000 operators in a chain")
         }
         // Nesting inside a chain still counts as nesting, and chains inside nesting as links.
         let nested = "x == " + String(repeating: "(1 + ", count: 101) + "1" + String(repeating: ")", count: 101)
-        #expect(throws: PredicateSyntaxError.self) { try FormatPredicate(format: nested) }
+        expectThrows(PredicateSyntaxError.self) { try FormatPredicate(format: nested) }
         // The longest chains parse, evaluate, print and are dropped on a 512 KiB
         // thread, and parse (or are refused) and are dropped on a 64 KiB one.
         let outcomes = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
@@ -169,7 +169,7 @@ import Testing
             thread.stackSize = 512 * 1024
             thread.start()
         }
-        #expect(outcomes == ["true", "\(longest.count)"])
+        expectEqual(outcomes, ["true", "\(longest.count)"])
         let small = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
             let thread = Thread {
                 let parsed = (try? FormatPredicate(format: longest)) != nil
@@ -197,7 +197,7 @@ import Testing
         // more stack than a 64 KiB thread keeps below the parser's limit. A
         // throw here first, on the test's own thread, leaves only the parser's
         // stack to measure (the order of the suite's tests otherwise decides).
-        #expect(throws: PredicateSyntaxError.self) { try FormatPredicate(format: "(") }
+        expectThrows(PredicateSyntaxError.self) { try FormatPredicate(format: "(") }
         let outcomes = await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
             let thread = Thread {
                 continuation.resume(returning: formats.map { format in
@@ -214,6 +214,6 @@ import Testing
         }
         // The 12-level chain may fit (release) or not (debug); the others are too deep.
         #expect(["parsed", "too deep"].contains(outcomes[0]), "\(outcomes[0])")
-        #expect(Array(outcomes.dropFirst()) == ["too deep", "too deep", "too deep", "too deep"])
+        expectEqual(Array(outcomes.dropFirst()), ["too deep", "too deep", "too deep", "too deep"])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Records
+import TableTestSupport
 import Testing
 
 /// The binary form of records (the store file's record encoding) byte for
@@ -54,14 +55,14 @@ import Testing
             + field("uuid", [0x0A] + [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF])
             + field("bytes", [0x0B, 0x01, 0xFF])
         let written = try _BinaryRecordEncoder.encode(EveryTag())
-        #expect(written == expected, "\(written.map { String($0, radix: 16) })")
+        expectEqual(written, expected, "\(written.map { String($0, radix: 16) })")
         // And these bytes read back as the record.
         let read = try expected.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(EveryTag.self, at: 0) }
-        #expect(read == EveryTag())
+        expectEqual(read, EveryTag())
         // A byte that is no tag is damage, not a trap.
         var damaged = expected
         damaged[2 + 5] = 0x0C   // the null's tag
-        #expect(throws: DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(EveryTag.self, at: 0) } }
+        expectThrows(DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(EveryTag.self, at: 0) } }
     }
 
     /// Reads a record value the general way, trying each kind in turn
@@ -104,21 +105,21 @@ import Testing
                 }
             }
             let fromTag = read(RecordValue.self) { $0 }, general = read(ReadTheGeneralWay.self) { $0.value }
-            #expect(fromTag.described == general.described, "\(what): \(bytes.map { String($0, radix: 16) })")
+            expectEqual(fromTag.described, general.described, "\(what): \(bytes.map { String($0, radix: 16) })")
             if case .record = general.value {
                 // A record's fields, read as a dynamic record, are the record value's.
                 let record = read(DynamicRecord.self) { .record($0) }
-                #expect(record.described == general.described, "\(what)")
+                expectEqual(record.described, general.described, "\(what)")
             }
         }
         let twice = try written[0].1.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(RecordValue.self, at: 0) }
-        #expect(twice == .record(DynamicRecord(fields: [("a", .int(3)), ("b", .int(2))])))
+        expectEqual(twice, .record(DynamicRecord(fields: [("a", .int(3)), ("b", .int(2))])))
         // A value that is no value inside a record (beside a date, or not):
         // the record cannot be read — not a record without fields, as the
         // general way (a keyed container's allKeys cannot throw) read it.
         for damaged in [[0x09, 2] + field("a", [0x03, 0x02]) + field("b", [0x0C]), [0x09, 2] + field("$date", five) + field("b", [0x0C])] {
-            #expect(throws: DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(RecordValue.self, at: 0) } }
-            #expect(throws: DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(DynamicRecord.self, at: 0) } }
+            expectThrows(DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(RecordValue.self, at: 0) } }
+            expectThrows(DecodingError.self) { try damaged.withUnsafeBytes { try _BinaryRecordDecoder(bytes: $0).decode(DynamicRecord.self, at: 0) } }
         }
     }
 }

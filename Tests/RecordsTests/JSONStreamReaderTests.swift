@@ -106,9 +106,9 @@ import Testing
             let bytes = Array(text.utf8)
             let expected = Self.oracle(bytes)
             for chunkSize in [1, 2, 3, 7, 64, 1 << 20] {
-                #expect(Self.streamed(bytes, chunkSize: chunkSize) == expected, "seed \(seed), chunk \(chunkSize): \(text)")
+                expectEqual(Self.streamed(bytes, chunkSize: chunkSize), expected, "seed \(seed), chunk \(chunkSize): \(text)")
             }
-            #expect(Self.streamedByElement(bytes, chunkSize: 5) == expected, "seed \(seed): \(text)")
+            expectEqual(Self.streamedByElement(bytes, chunkSize: 5), expected, "seed \(seed): \(text)")
         }
     }
 
@@ -120,7 +120,7 @@ import Testing
             let bytes = Array(text.utf8)
             let expected = Self.oracle(bytes)
             for chunkSize in [1, 4, 13, 1 << 20] {
-                #expect(Self.streamedByElement(bytes, chunkSize: chunkSize) == expected, "seed \(seed), chunk \(chunkSize): \(text)")
+                expectEqual(Self.streamedByElement(bytes, chunkSize: chunkSize), expected, "seed \(seed), chunk \(chunkSize): \(text)")
             }
         }
     }
@@ -135,10 +135,10 @@ import Testing
             Issue.record("the old reader accepted \(m.text)")
             return
         }
-        #expect(error.description == m.error)
+        expectEqual(error.description, m.error)
         for chunkSize in [1, 2, 3, 1 << 20] {
-            #expect(Self.streamed(bytes, chunkSize: chunkSize) == expected, "chunk \(chunkSize)")
-            #expect(Self.streamedByElement(bytes, chunkSize: chunkSize) == expected, "chunk \(chunkSize)")
+            expectEqual(Self.streamed(bytes, chunkSize: chunkSize), expected, "chunk \(chunkSize)")
+            expectEqual(Self.streamedByElement(bytes, chunkSize: chunkSize), expected, "chunk \(chunkSize)")
         }
     }
 
@@ -157,8 +157,8 @@ import Testing
             }
             let expected = Self.oracle(bytes)
             for chunkSize in [1, 3, 1 << 20] {
-                #expect(Self.streamed(bytes, chunkSize: chunkSize) == expected, "seed \(seed), chunk \(chunkSize): \(bytes)")
-                #expect(Self.streamedByElement(bytes, chunkSize: chunkSize) == expected, "seed \(seed), chunk \(chunkSize): \(bytes)")
+                expectEqual(Self.streamed(bytes, chunkSize: chunkSize), expected, "seed \(seed), chunk \(chunkSize): \(bytes)")
+                expectEqual(Self.streamedByElement(bytes, chunkSize: chunkSize), expected, "seed \(seed), chunk \(chunkSize): \(bytes)")
             }
         }
     }
@@ -177,8 +177,8 @@ import Testing
             let bytes = Array(text.utf8)
             let expected = Self.oracle(bytes)
             for chunkSize in 1...(bytes.count + 1) {
-                #expect(Self.streamed(bytes, chunkSize: chunkSize) == expected, "chunk \(chunkSize): \(text)")
-                #expect(Self.streamedByElement(bytes, chunkSize: chunkSize) == expected, "chunk \(chunkSize): \(text)")
+                expectEqual(Self.streamed(bytes, chunkSize: chunkSize), expected, "chunk \(chunkSize): \(text)")
+                expectEqual(Self.streamedByElement(bytes, chunkSize: chunkSize), expected, "chunk \(chunkSize): \(text)")
             }
         }
     }
@@ -197,7 +197,7 @@ import Testing
                     continue
                 }
                 for chunkSize in [1, 7, 64, 1000] {
-                    #expect(Self.streamedByElement(bytes, chunkSize: chunkSize) == expected, "chunk \(chunkSize), \(separator.debugDescription), \(damage)")
+                    expectEqual(Self.streamedByElement(bytes, chunkSize: chunkSize), expected, "chunk \(chunkSize), \(separator.debugDescription), \(damage)")
                 }
             }
         }
@@ -205,9 +205,9 @@ import Testing
 
     @Test func deepNestingIsAnErrorNotACrash() {
         let deep = Array(String(repeating: "[", count: 100_000).utf8)
-        #expect(Self.streamed(deep, chunkSize: 1000) == Self.oracle(deep))
+        expectEqual(Self.streamed(deep, chunkSize: 1000), Self.oracle(deep))
         let fine = Array((String(repeating: "[", count: 512) + String(repeating: "]", count: 512)).utf8)
-        #expect(Self.streamed(fine, chunkSize: 100) == Self.oracle(fine))
+        expectEqual(Self.streamed(fine, chunkSize: 100), Self.oracle(fine))
     }
 
     // MARK: Records
@@ -221,15 +221,15 @@ import Testing
         #expect(records[0].shape === records[1].shape)
         #expect(records[0].shape !== records[2].shape)
         #expect(records[0].shape === records[3].shape)
-        #expect(records[2].keys == ["name", "id"])
+        expectEqual(records[2].keys, ["name", "id"])
         // Changing one record does not change the others of its shape.
         var changed = records[1]
         changed["extra"] = 1
         changed["id"] = nil
-        #expect(changed.keys == ["name", "extra"])
-        #expect(records[1].keys == ["id", "name"])
-        #expect(records[0].keys == ["id", "name"])
-        #expect(records[0]["name"] == "a")
+        expectEqual(changed.keys, ["name", "extra"])
+        expectEqual(records[1].keys, ["id", "name"])
+        expectEqual(records[0].keys, ["id", "name"])
+        expectEqual(records[0]["name"], "a")
     }
 
     /// Records read by the streaming reader equal the tree's, field for field,
@@ -245,14 +245,14 @@ import Testing
             #expect(try reader.beginArray())
             while try reader.nextElement() { streamed.append(try reader.readValue()) }
             try reader.finish()
-            #expect(RecordValue.array(streamed) == tree, "seed \(seed): \(text)")
+            expectEqual(RecordValue.array(streamed), tree, "seed \(seed): \(text)")
             for (value, old) in zip(streamed, tree.asArray ?? []) {
                 guard let record = value.asRecord, let oldRecord = old.asRecord else { continue }
                 let rebuilt = DynamicRecord(fields: oldRecord.fields.reversed())
-                #expect(record == rebuilt)
-                #expect(record.hashValue == rebuilt.hashValue)
-                #expect(record.fields.map(\.key) == oldRecord.fields.map(\.key))
-                for (key, field) in oldRecord.fields { #expect(record[key].map(Self.exact) == Self.exact(field)) }
+                expectEqual(record, rebuilt)
+                expectEqual(record.hashValue, rebuilt.hashValue)
+                expectEqual(record.fields.map(\.key), oldRecord.fields.map(\.key))
+                for (key, field) in oldRecord.fields { expectEqual(record[key].map(Self.exact), Self.exact(field)) }
             }
         }
     }
@@ -274,7 +274,7 @@ import Testing
         let text = "[" + (0..<1000).map { "{\"id\":\($0),\"name\":\"n\($0)\"}" }.joined(separator: ",\n") + "]"
         try Data(text.utf8).write(to: url)
         let reader = try JSONStreamReader(contentsOfFile: url.path, chunkSize: 512)
-        #expect(reader.expectedByteCount == text.utf8.count)
+        expectEqual(reader.expectedByteCount, text.utf8.count)
         var reads: [Int] = []
         var ended = 0
         reader.onRead = { bytes, atEnd in
@@ -285,9 +285,9 @@ import Testing
         #expect(try reader.beginArray())
         while try reader.nextElement() { ids.append(try reader.readValue().asRecord?["id"] ?? .null) }
         try reader.finish()
-        #expect(ids == (0..<1000).map { .int($0) })
+        expectEqual(ids, (0..<1000).map { .int($0) })
         #expect(reads.count > 10 && reads.last == text.utf8.count && reads == reads.sorted())
-        #expect(ended == 1)
+        expectEqual(ended, 1)
     }
 
     @Test func missingFilesAndDirectoriesAreErrors() {
@@ -301,14 +301,14 @@ import Testing
 
     @Test func misuseOfTheCursorIsAnErrorNotATrap() throws {
         let reader = JSONStreamReader(data: Data("[1]".utf8))
-        #expect(throws: JSONError.self) { try reader.nextElement() }
-        #expect(throws: JSONError.self) { try reader.nextKey() }
-        #expect(try reader.beginObject() == false)
+        expectThrows(JSONError.self) { try reader.nextElement() }
+        expectThrows(JSONError.self) { try reader.nextKey() }
+        try expectEqual(reader.beginObject(), false)
         #expect(try reader.beginArray())
-        #expect(throws: JSONError.self) { try reader.nextKey() }
+        expectThrows(JSONError.self) { try reader.nextKey() }
         #expect(try reader.nextElement())
-        #expect(try reader.readValue() == 1)
-        #expect(try reader.nextElement() == false)
+        try expectEqual(reader.readValue(), 1)
+        try expectEqual(reader.nextElement(), false)
         try reader.finish()
         try reader.finish()
     }

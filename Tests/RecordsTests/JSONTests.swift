@@ -1,36 +1,37 @@
 import Foundation
 @testable import PredicateFormat
 @testable import Records
+import TableTestSupport
 import Testing
 
 @Suite struct JSONTests {
     @Test func valuesKeepTheirKinds() throws {
-        #expect(try JSON.parse("1") == .int(1))
+        try expectEqual(JSON.parse("1"), .int(1))
         if case .int = try JSON.parse("1") {} else { Issue.record("1 is not an int") }
         if case .double = try JSON.parse("1.0") {} else { Issue.record("1.0 is not a double") }
         if case .double = try JSON.parse("1e3") {} else { Issue.record("1e3 is not a double") }
         if case .uint = try JSON.parse("9223372036854775808") {} else { Issue.record("Int.max + 1 is not a uint") }
-        #expect(try JSON.parse("-0.5e-2") == .double(-0.005))
-        #expect(try JSON.parse(" [true, false, null, \"x\"] ") == .array([.bool(true), .bool(false), .null, .string("x")]))
-        #expect(try JSON.parse("{\"$date\": \"2024-05-01T10:00:00Z\"}") == .date(Date(timeIntervalSince1970: 1_714_557_600)))
+        try expectEqual(JSON.parse("-0.5e-2"), .double(-0.005))
+        try expectEqual(JSON.parse(" [true, false, null, \"x\"] "), .array([.bool(true), .bool(false), .null, .string("x")]))
+        try expectEqual(JSON.parse("{\"$date\": \"2024-05-01T10:00:00Z\"}"), .date(Date(timeIntervalSince1970: 1_714_557_600)))
         // Not exactly one "$date" key: an ordinary object.
-        #expect(try JSON.parse("{\"$date\": \"x\", \"y\": 1}").asRecord?["y"] == .int(1))
+        try expectEqual(JSON.parse("{\"$date\": \"x\", \"y\": 1}").asRecord?["y"], .int(1))
         // Numbers compare by value.
-        #expect(RecordValue.int(1) == .double(1))
+        expectEqual(RecordValue.int(1), .double(1))
         #expect(Set<RecordValue>([.int(1), .double(1)]).count == 1)
     }
 
     @Test func stringsWithEscapesAndUnicode() throws {
         #expect(try JSON.parse(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#) == .string("a\"b\\c/d\n\té😀"))
-        #expect(try JSON.parse("\"Müller ß 東京 👍🏽 e\u{301}\"") == .string("Müller ß 東京 👍🏽 e\u{301}"))
+        try expectEqual(JSON.parse("\"Müller ß 東京 👍🏽 e\u{301}\""), .string("Müller ß 東京 👍🏽 e\u{301}"))
     }
 
     @Test func objectsKeepTheirKeyOrderButCompareWithoutIt() throws {
         let value = try JSON.parse(#"{"b":1,"a":2}"#)
-        #expect(value.asRecord?.keys == ["b", "a"])
-        #expect(value == (try JSON.parse(#"{"a":2,"b":1}"#)))
-        #expect(JSON.string(value) == #"{"b":1,"a":2}"#)
-        #expect(JSON.string(value, sortedKeys: true) == #"{"a":2,"b":1}"#)
+        expectEqual(value.asRecord?.keys, ["b", "a"])
+        expectEqual(value, (try JSON.parse(#"{"a":2,"b":1}"#)))
+        expectEqual(JSON.string(value), #"{"b":1,"a":2}"#)
+        expectEqual(JSON.string(value, sortedKeys: true), #"{"a":2,"b":1}"#)
     }
 
     /// Write, then read: the same value, for random values.
@@ -50,7 +51,7 @@ import Testing
         }
         for _ in 0..<2_000 {
             let value = random(0)
-            #expect(try JSON.parse(JSON.string(value)) == value, "\(JSON.string(value))")
+            try expectEqual(JSON.parse(JSON.string(value)), value, "\(JSON.string(value))")
         }
     }
 
@@ -90,18 +91,18 @@ import Testing
             _ = try JSON.parse(m.text)
             Issue.record("accepted \(m.text)")
         } catch {
-            #expect(error.description == m.error)
+            expectEqual(error.description, m.error)
         }
     }
 
     @Test func deepNestingIsAnErrorNotACrash() {
-        #expect(throws: JSONError.self) { try JSON.parse(String(repeating: "[", count: 100_000)) }
+        expectThrows(JSONError.self) { try JSON.parse(String(repeating: "[", count: 100_000)) }
         #expect(throws: Never.self) { try JSON.parse(String(repeating: "[", count: 500) + String(repeating: "]", count: 500)) }
     }
 
     @Test func invalidUTF8IsAnError() {
-        #expect(throws: JSONError.self) { try JSON.parse(Data([0x22, 0xC3, 0x28, 0x22])) }
-        #expect(throws: JSONError.self) { try JSON.parse(Data([0x22, 0xFF, 0x22])) }
+        expectThrows(JSONError.self) { try JSON.parse(Data([0x22, 0xC3, 0x28, 0x22])) }
+        expectThrows(JSONError.self) { try JSON.parse(Data([0x22, 0xFF, 0x22])) }
     }
 
     @Test func randomBytesGiveAValueOrAnError() {
@@ -114,18 +115,18 @@ import Testing
     }
 
     @Test func iso8601() {
-        #expect(ISO8601.date(from: "2024-02-29") == Date(timeIntervalSince1970: 1_709_164_800))
+        expectEqual(ISO8601.date(from: "2024-02-29"), Date(timeIntervalSince1970: 1_709_164_800))
         #expect(ISO8601.date(from: "2023-02-29") == nil)
-        #expect(ISO8601.date(from: "2024-05-01T12:00:00+02:00") == Date(timeIntervalSince1970: 1_714_557_600))
-        #expect(ISO8601.date(from: "2024-05-01T10:00:00.250Z") == Date(timeIntervalSince1970: 1_714_557_600.25))
-        #expect(ISO8601.date(from: "2024-05-01T10:00") == Date(timeIntervalSince1970: 1_714_557_600))
+        expectEqual(ISO8601.date(from: "2024-05-01T12:00:00+02:00"), Date(timeIntervalSince1970: 1_714_557_600))
+        expectEqual(ISO8601.date(from: "2024-05-01T10:00:00.250Z"), Date(timeIntervalSince1970: 1_714_557_600.25))
+        expectEqual(ISO8601.date(from: "2024-05-01T10:00"), Date(timeIntervalSince1970: 1_714_557_600))
         #expect(ISO8601.date(from: "2024-13-01") == nil)
         #expect(ISO8601.date(from: "2024-05-01T25:00:00Z") == nil)
-        #expect(ISO8601.string(from: Date(timeIntervalSince1970: 1_714_557_600.25)) == "2024-05-01T10:00:00.250Z")
-        #expect(ISO8601.string(from: Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        expectEqual(ISO8601.string(from: Date(timeIntervalSince1970: 1_714_557_600.25)), "2024-05-01T10:00:00.250Z")
+        expectEqual(ISO8601.string(from: Date(timeIntervalSince1970: -1)), "1969-12-31T23:59:59Z")
         for seconds in stride(from: -5_000_000_000, to: 5_000_000_000, by: 86_399_999) {
             let date = Date(timeIntervalSince1970: Double(seconds))
-            #expect(ISO8601.date(from: ISO8601.string(from: date)) == date)
+            expectEqual(ISO8601.date(from: ISO8601.string(from: date)), date)
         }
     }
 }

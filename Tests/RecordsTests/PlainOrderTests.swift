@@ -42,9 +42,9 @@ import Testing
         for _ in 0..<20_000 {
             let (a, b) = (random(), random())
             let order = _comparePlain(a, b)
-            #expect(order == Self.oracle(a, b), "seed \(seed): \(Array(a.unicodeScalars)) vs \(Array(b.unicodeScalars))")
-            #expect(order == -_comparePlain(b, a))
-            #expect((order == 0) == (a == b), "seed \(seed)")
+            expectEqual(order, Self.oracle(a, b), "seed \(seed): \(Array(a.unicodeScalars)) vs \(Array(b.unicodeScalars))")
+            expectEqual(order, -_comparePlain(b, a))
+            expectEqual((order == 0), (a == b), "seed \(seed)")
         }
     }
 
@@ -53,9 +53,9 @@ import Testing
         for (a, b) in [("Ω", "Ω\u{301}"), ("Ώ", "Ω"), ("u\u{308}", "üa"), ("가\u{11A8}", "각"), ("a\u{323}\u{302}", "ậ")] {
             let object: RecordValue = ["a": .string(a)]
             let oracle = Self.oracle(a, b)
-            #expect(try FormatPredicate(format: "a < %@", arguments: [.string(b)]).evaluate(with: object) == (oracle < 0), "\(a) < \(b)")
-            #expect(try FormatPredicate(format: "a > %@", arguments: [.string(b)]).evaluate(with: object) == (oracle > 0), "\(a) > \(b)")
-            #expect(try FormatPredicate(format: "a == %@", arguments: [.string(b)]).evaluate(with: object) == (oracle == 0), "\(a) == \(b)")
+            try expectEqual(FormatPredicate(format: "a < %@", arguments: [.string(b)]).evaluate(with: object), (oracle < 0), "\(a) < \(b)")
+            try expectEqual(FormatPredicate(format: "a > %@", arguments: [.string(b)]).evaluate(with: object), (oracle > 0), "\(a) > \(b)")
+            try expectEqual(FormatPredicate(format: "a == %@", arguments: [.string(b)]).evaluate(with: object), (oracle == 0), "\(a) == \(b)")
         }
     }
 }

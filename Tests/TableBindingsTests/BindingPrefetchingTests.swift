@@ -32,13 +32,13 @@ import Testing
                 let before = controller.batchReads.onDemand
                 try table.setContentOffset(offset)
                 if controller.batchReads.onDemand != before { stepsReading += 1 }
-                #expect(table.visibleCells.map(\.text) == table.indexPathsForVisibleRows.map { Optional("\($0.row)") })
+                expectEqual(table.visibleCells.map(\.text), table.indexPathsForVisibleRows.map { Optional("\($0.row)") })
             }
             if prefetching {
-                #expect(stepsReading == 0)
-                #expect(controller.batchReads.ahead == 99)   // batches 1 … 99; batch 0 showed first
+                expectEqual(stepsReading, 0)
+                expectEqual(controller.batchReads.ahead, 99)   // batches 1 … 99; batch 0 showed first
             } else {
-                #expect(stepsReading == 99)
+                expectEqual(stepsReading, 99)
             }
             withExtendedLifetime(binding) {}
         }

@@ -23,13 +23,13 @@ import Testing
     static func check(_ table: TableView, _ controller: FetchedResultsController<Note>, _ context: String) {
         table._checkInvariants()
         let sections = controller.sections ?? []
-        #expect(table.numberOfSections == sections.count, "\(context)")
+        expectEqual(table.numberOfSections, sections.count, "\(context)")
         for (s, section) in sections.enumerated() {
-            #expect(table.numberOfRows(inSection: s) == section.numberOfObjects, "\(context)")
+            expectEqual(table.numberOfRows(inSection: s), section.numberOfObjects, "\(context)")
         }
         for path in table.indexPathsForVisibleRows {
             let note = try? controller.object(at: path)
-            #expect(table.cellForRow(at: path)?.text == note.map(text), "\(context): \(path)")
+            expectEqual(table.cellForRow(at: path)?.text, note.map(text), "\(context): \(path)")
         }
         controller._checkInvariants()
     }
@@ -70,7 +70,7 @@ import Testing
                 if binding.lastError != nil { return }
             }
         }
-        #expect(batches == 300)
+        expectEqual(batches, 300)
     }
 
     @Test func swipeToDeleteGoesThroughTheModel() throws {
@@ -82,14 +82,14 @@ import Testing
         let table = TableView(viewportHeight: 1_000)
         try table.register(NoteCell.self, forCellReuseIdentifier: "note")
         let binding = try table.bind(to: controller, cell: Self.cell)
-        #expect(throws: TableViewError.notEditable(TablePath(row: 1, section: 0))) { try table.commit(.delete, forRowAt: TablePath(row: 1, section: 0)) }
+        expectThrows(TableViewError.notEditable(TablePath(row: 1, section: 0))) { try table.commit(.delete, forRowAt: TablePath(row: 1, section: 0)) }
         binding.onDelete = { note in
             try context.delete(Note.self, id: note.id)
             _ = try context.save()
         }
         try table.commit(.delete, forRowAt: TablePath(row: 1, section: 0))
-        #expect(table.visibleCells.map(\.text) == ["0 - 0 v0", "2 - 2 v0", "3 - 3 v0", "4 - 4 v0"])
-        #expect(store.count == 4)
+        expectEqual(table.visibleCells.map(\.text), ["0 - 0 v0", "2 - 2 v0", "3 - 3 v0", "4 - 4 v0"])
+        expectEqual(store.count, 4)
         Self.check(table, controller, "after the delete")
     }
 
@@ -114,29 +114,29 @@ import Testing
         let search = try TableSearch(binding, format: "title CONTAINS[cd] %@")
         #expect(!search.isActive)
         try search.update(text: "FOG")
-        #expect(search.resultsTable.visibleCells.map(\.text) == ["Fog over the bridge", "Foggy morning"])
+        expectEqual(search.resultsTable.visibleCells.map(\.text), ["Fog over the bridge", "Foggy morning"])
         #expect(search.resultsTable.reusePool === table.reusePool)
         // A change saved elsewhere reaches both tables.
         try context.insert(Note(id: 9, group: nil, rank: -1, title: "fog again"))
         try context.save()
-        #expect(search.resultsTable.visibleCells.map(\.text) == ["fog again", "Fog over the bridge", "Foggy morning"])
-        #expect(table.visibleCells.count == 6)
+        expectEqual(search.resultsTable.visibleCells.map(\.text), ["fog again", "Fog over the bridge", "Foggy morning"])
+        expectEqual(table.visibleCells.count, 6)
         // Deleting from the results deletes the object: both tables follow.
         try search.resultsTable.commit(.delete, forRowAt: TablePath(row: 1, section: 0))
-        #expect(search.resultsTable.visibleCells.map(\.text) == ["fog again", "Foggy morning"])
-        #expect(table.visibleCells.map(\.text) == ["fog again", "First snow", "Lunch by the river", "Foggy morning", "Rainy walk"])
+        expectEqual(search.resultsTable.visibleCells.map(\.text), ["fog again", "Foggy morning"])
+        expectEqual(table.visibleCells.map(\.text), ["fog again", "First snow", "Lunch by the river", "Foggy morning", "Rainy walk"])
         // Typing on.
         try search.update(text: "fogg")
-        #expect(search.resultsTable.visibleCells.map(\.text) == ["Foggy morning"])
+        expectEqual(search.resultsTable.visibleCells.map(\.text), ["Foggy morning"])
         try search.update(text: "")
-        #expect(search.resultsTable.visibleCells.count == 5)
+        expectEqual(search.resultsTable.visibleCells.count, 5)
         // Cancelled: the results empty, the full table is the table again.
         search.cancel()
         #expect(!search.isActive && search.resultsTable.numberOfSections == 0)
         try context.insert(Note(id: 10, group: nil, rank: 10, title: "after"))
         try context.save()
-        #expect(table.visibleCells.last?.text == "after")
-        #expect(search.resultsTable.numberOfSections == 0)
-        #expect(throws: PredicateSyntaxError.self) { try TableSearch(binding, format: "title CONTAINS") }
+        expectEqual(table.visibleCells.last?.text, "after")
+        expectEqual(search.resultsTable.numberOfSections, 0)
+        expectThrows(PredicateSyntaxError.self) { try TableSearch(binding, format: "title CONTAINS") }
     }
 }

@@ -172,9 +172,9 @@ import Testing
             try phone.save()   // posted: the diary merges it (4.53)
 
             let controller = diary.fetchedResultsController
-            #expect(diary.table.numberOfSections == controller.numberOfSections, "\(where_)")
+            expectEqual(diary.table.numberOfSections, controller.numberOfSections, "\(where_)")
             for s in 0..<controller.numberOfSections {
-                #expect(diary.table.numberOfRows(inSection: s) == controller.numberOfObjects(inSection: s), "\(where_)")
+                expectEqual(diary.table.numberOfRows(inSection: s), controller.numberOfObjects(inSection: s), "\(where_)")
                 for r in 0..<controller.numberOfObjects(inSection: s) {
                     let path = TablePath(row: r, section: s), expected = TableViewCell(reuseIdentifier: nil)
                     diary.configure(expected, with: try controller.object(at: path))
@@ -186,7 +186,7 @@ import Testing
             let word = words[g.int(0..<4)]
             try search.update(text: word)
             let order = controller.fetchedObjects ?? []
-            #expect(search.fetchedObjects?.map(\.id) == order.filter { $0.text.contains(word) }.map(\.id), "\(where_): searching \(word)")
+            expectEqual(search.fetchedObjects?.map(\.id), order.filter { $0.text.contains(word) }.map(\.id), "\(where_): searching \(word)")
             search.cancel()
         }
         #expect(diary.refused.isEmpty, "seed \(seed): \(diary.refused.prefix(3))")

@@ -48,25 +48,25 @@ import Testing
                 let where_ = "seed \(seed), round \(round), step \(step)"
                 table._checkInvariants()
                 #expect(dataSource.lastFollowError == nil, "\(where_): \(dataSource.lastFollowError.map { "\($0)" } ?? "")")
-                #expect(table.numberOfSections == controller.numberOfSections, "\(where_)")
+                expectEqual(table.numberOfSections, controller.numberOfSections, "\(where_)")
                 for s in 0..<min(table.numberOfSections, controller.numberOfSections) {
-                    #expect(table.numberOfRows(inSection: s) == controller.numberOfObjects(inSection: s), "\(where_)")
-                    #expect(dataSource.sectionIdentifier(for: s) == controller.name(ofSection: s), "\(where_)")
+                    expectEqual(table.numberOfRows(inSection: s), controller.numberOfObjects(inSection: s), "\(where_)")
+                    expectEqual(dataSource.sectionIdentifier(for: s), controller.name(ofSection: s), "\(where_)")
                 }
                 for path in table.indexPathsForVisibleRows {
-                    #expect(table.cellForRow(at: path)?.text == (try? controller.object(at: path)).map(text), "\(where_): \(path)")
+                    expectEqual(table.cellForRow(at: path)?.text, (try? controller.object(at: path)).map(text), "\(where_): \(path)")
                 }
                 if g.chance(0.3) { try table.setContentOffset(Double(g.int(0...Int(max(0, table.contentHeight - table.viewportHeight))))) }
             }
             // Applying while following is refused; after it, snapshots apply
             // from what the table showed.
-            #expect(throws: TableViewDiffableDataSourceError.self) { try dataSource.apply(TableSnapshot()) }
+            expectThrows(TableViewDiffableDataSourceError.self) { try dataSource.apply(TableSnapshot()) }
             let shown = try controller.snapshot()
             dataSource.stopFollowing()
             #expect(controller.delegate == nil)
-            #expect(dataSource.snapshot() == shown)
+            expectEqual(dataSource.snapshot(), shown)
             try dataSource.apply(TableSnapshot())
-            #expect(table.numberOfSections == 0)
+            expectEqual(table.numberOfSections, 0)
         }
     }
 
@@ -96,18 +96,18 @@ import Testing
         try context.update(note)
         try context.delete(Note.self, id: 3)
         try context.save()
-        #expect(receiver.objectCalls == 0)
-        #expect(receiver.snapshots.count == 1)
+        expectEqual(receiver.objectCalls, 0)
+        expectEqual(receiver.snapshots.count, 1)
         let snapshot = try #require(receiver.snapshots.first)
-        #expect(snapshot.sectionIdentifiers == ["x", "y"])
-        #expect(snapshot.itemIdentifiers == [0, 1, 2])
-        #expect(Set(snapshot.reconfiguredItemIdentifiers) == [1, 2])
+        expectEqual(snapshot.sectionIdentifiers, ["x", "y"])
+        expectEqual(snapshot.itemIdentifiers, [0, 1, 2])
+        expectEqual(Set(snapshot.reconfiguredItemIdentifiers), [1, 2])
         #expect(snapshot.reloadedItemIdentifiers.isEmpty)
         controller.changedObjectsInSnapshots = .reload
         note = try context.object(Note.self, id: 0)!
         note.version += 1
         try context.update(note)
         try context.save()
-        #expect(receiver.snapshots.last?.reloadedItemIdentifiers == [0])
+        expectEqual(receiver.snapshots.last?.reloadedItemIdentifiers, [0])
     }
 }

@@ -64,11 +64,11 @@ import Testing
         table.setEditing(true)
         // Medium 0 moved to the end: its key written past the last one's, the rows follow.
         try table.moveRowByUser(from: TablePath(row: 0, section: 0), to: TablePath(row: 5, section: 0))
-        #expect(table.visibleCells.map(\.text) == ["1 photo 1", "2 photo 2", "3 fog 3", "4 photo 4", "5 photo 5", "0 fog 0"])
+        expectEqual(table.visibleCells.map(\.text), ["1 photo 1", "2 photo 2", "3 fog 3", "4 photo 4", "5 photo 5", "0 fog 0"])
         #expect(try #require(store.object(Medium.self, id: 0)).order > 5)
         // A swipe: the medium is deleted, and its entry's media lose it (nullify).
         try table.commit(.delete, forRowAt: TablePath(row: 0, section: 0))
-        #expect(table.visibleCells.map(\.text).first == "2 photo 2")
+        expectEqual(table.visibleCells.map(\.text).first, "2 photo 2")
         #expect(store.object(Medium.self, id: 1) == nil && store.object(Entry.self, id: 2)?.media == [3, 5])
     }
 
@@ -86,7 +86,7 @@ import Testing
             let before = controller.batchReads.onDemand
             try table.setContentOffset(min(table.contentHeight - table.viewportHeight, table.contentOffset + 7 * 44))
             if controller.batchReads.onDemand != before { stepsReading += 1 }
-            #expect(table.visibleCells.map(\.text) == table.indexPathsForVisibleRows.map { path in
+            expectEqual(table.visibleCells.map(\.text), table.indexPathsForVisibleRows.map { path in
                 try? controller.object(at: path) }.map { $0.map { "\($0.id) \($0.caption)" } })
         }
         #expect(stepsReading == 0 && controller.batchReads.ahead == 19)
@@ -103,12 +103,12 @@ import Testing
         #expect(search.usesSearchIndex && search.waitForSearchIndex(timeout: 60))
         try search.update(text: "FOG")
         _ = try search.showFoundResults(waiting: true)
-        #expect(search.fetchedObjects?.map(\.id) == (0..<3_000).filter { $0 % 3 == 0 })
+        expectEqual(search.fetchedObjects?.map(\.id), (0..<3_000).filter { $0 % 3 == 0 })
         // A save narrows it live: medium 3's caption loses the word.
         let editor = ObjectContext(store: store)
         try editor.update(Medium(id: 3, caption: "clear", order: 3, entry: 2))
         context.mergeChanges(fromContextDidSave: try editor.save())
-        #expect(search.fetchedObjects?.prefix(2).map(\.id) == [0, 6])
+        expectEqual(search.fetchedObjects?.prefix(2).map(\.id), [0, 6])
     }
 
     @Test func aDiffableDataSourceFollowsAControllerOfAnEntity() throws {
@@ -121,12 +121,12 @@ import Testing
             try Self.cell(table, path, try #require(try context.object(Medium.self, id: id)))
         }
         try dataSource.follow(controller)
-        #expect(dataSource.snapshot().sectionIdentifiers == ["Harbour", "Market"])
-        #expect(try dataSource.snapshot().itemIdentifiers(inSection: "Harbour") == [0, 2, 4])
+        expectEqual(dataSource.snapshot().sectionIdentifiers, ["Harbour", "Market"])
+        try expectEqual(dataSource.snapshot().itemIdentifiers(inSection: "Harbour"), [0, 2, 4])
         // The entry's title edited: its media's section follows (through the relationship).
         try context.update(Entry(id: 2, title: "Attic", media: [1, 3]))
         try context.save()
-        #expect(dataSource.snapshot().sectionIdentifiers == ["Attic", "Harbour"])
-        #expect(table.visibleCells.map(\.text) == ["1 photo 1", "3 fog 3", "0 fog 0", "2 photo 2", "4 photo 4"])
+        expectEqual(dataSource.snapshot().sectionIdentifiers, ["Attic", "Harbour"])
+        expectEqual(table.visibleCells.map(\.text), ["1 photo 1", "3 fog 3", "0 fog 0", "2 photo 2", "4 photo 4"])
     }
 }

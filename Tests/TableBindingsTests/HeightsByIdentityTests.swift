@@ -111,8 +111,8 @@ import Testing
                     let top = first.flatMap { table.rectForRow(at: $0) }.map { $0.y - table.contentOffset }
                     try table.invalidateRowHeights()
                     if let first, let top, table.contentOffset > 0, table.contentOffset < table.contentHeight - table.viewportHeight {
-                        #expect(table.indexPathsForVisibleRows.first == first, "\(context): the anchor moved")
-                        #expect(table.rectForRow(at: first).map { $0.y - table.contentOffset } == top, "\(context)")
+                        expectEqual(table.indexPathsForVisibleRows.first, first, "\(context): the anchor moved")
+                        expectEqual(table.rectForRow(at: first).map { $0.y - table.contentOffset }, top, "\(context)")
                     }
                     known = []
                 }
@@ -121,7 +121,7 @@ import Testing
                 let all = store.objects(Note.self)
                 for path in table.indexPathsForVisibleRows {
                     guard let id = controller.objectID(at: path), let note = all.first(where: { $0.id == id }) else { continue }
-                    #expect(table.rectForRow(at: path)?.height == Self.height(note), "\(context): row \(path)")
+                    expectEqual(table.rectForRow(at: path)?.height, Self.height(note), "\(context): row \(path)")
                 }
                 table._checkInvariants()
                 #expect(binding.lastError == nil, "\(context)")
@@ -163,19 +163,19 @@ import Testing
         #expect(Measured.measured >= shown)
         Measured.measured = 0
         try table.reloadData()
-        #expect(Measured.measured == 0)
-        #expect(table.indexPathsForVisibleRows.count == shown)
+        expectEqual(Measured.measured, 0)
+        expectEqual(table.indexPathsForVisibleRows.count, shown)
         // A save of a key the cells do not show: nothing reconfigured or measured.
         var note = try #require(try context.object(Note.self, id: 1))
         note.version += 1
         try context.update(note)
         try context.save()
-        #expect(Measured.measured == 0)
+        expectEqual(Measured.measured, 0)
         // A shown key: that row is configured again and measured.
         note.title = "zzzzzzzzzz"
         try context.update(note)
         try context.save()
-        #expect(Measured.measured == 1)
-        #expect(table.rectForRow(at: TablePath(row: 1, section: 0))?.height == 120)
+        expectEqual(Measured.measured, 1)
+        expectEqual(table.rectForRow(at: TablePath(row: 1, section: 0))?.height, 120)
     }
 }

@@ -234,7 +234,7 @@ import Testing
                 default:
                     // A reference to nothing is refused, and changes nothing.
                     let before = context.hasChanges
-                    #expect(throws: ContextError.self, "\(where_)") { try context.insert(Medium(id: nextMedium, type: "image", entry: 999_999)) }
+                    expectThrows(ContextError.self, "\(where_)") { try context.insert(Medium(id: nextMedium, type: "image", entry: 999_999)) }
                     #expect(context.hasChanges == before && (try? context.object(Medium.self, id: nextMedium)) == nil, "\(where_)")
                 }
             }
@@ -248,31 +248,31 @@ import Testing
                 #expect(Set(entry.media) == model.media(of: entry.id) && Set(entry.tags) == model.tags(of: entry.id), "\(where_): entry \(entry.id)'s relationships")
                 #expect(entry.text == model.entries[entry.id]?.text && entry.group == model.entries[entry.id]?.group, "\(where_): entry \(entry.id)")
             }
-            for medium in savedMedia { #expect(medium.entry == model.media[medium.id]?.entry, "\(where_): medium \(medium.id)'s entry") }
-            for tag in savedTags { #expect(Set(tag.entries) == model.tags[tag.id]?.entries, "\(where_): tag \(tag.id)'s entries") }
+            for medium in savedMedia { expectEqual(medium.entry, model.media[medium.id]?.entry, "\(where_): medium \(medium.id)'s entry") }
+            for tag in savedTags { expectEqual(Set(tag.entries), model.tags[tag.id]?.entries, "\(where_): tag \(tag.id)'s entries") }
 
             // The controllers followed every change, and agree with a fresh fetch.
             let expectedEntries = model.entriesInOrder
-            #expect(entries.fetchedObjects?.map(\.id) == expectedEntries, "\(where_): the bound controller")
+            expectEqual(entries.fetchedObjects?.map(\.id), expectedEntries, "\(where_): the bound controller")
             #expect(Self.same(Self.sections(media), model.mediaSections), "\(where_): media by entry: \(Self.sections(media)) ≠ \(model.mediaSections)")
-            #expect(audio.fetchedObjects?.map(\.id) == model.entriesWithAudio, "\(where_): entries with audio")
+            expectEqual(audio.fetchedObjects?.map(\.id), model.entriesWithAudio, "\(where_): entries with audio")
             let fresh = FetchedResultsController(fetchRequest: byEntry, context: ObjectContext(store: store), sectionNameKeyPath: "entry.group")
             try fresh.performFetch()
             #expect(Self.same(Self.sections(fresh), model.mediaSections), "\(where_): a fresh fetch of the media")
-            #expect(try ObjectContext(store: store).fetch(withAudio).map(\.id) == model.entriesWithAudio, "\(where_): a fresh fetch through ANY")
+            try expectEqual(ObjectContext(store: store).fetch(withAudio).map(\.id), model.entriesWithAudio, "\(where_): a fresh fetch through ANY")
 
             // The table shows the controller: counts, and every visible cell its entry.
-            #expect((0..<table.numberOfSections).map { table.numberOfRows(inSection: $0) } == entries.numberOfObjectsInSections, "\(where_): the table's counts")
+            expectEqual((0..<table.numberOfSections).map { table.numberOfRows(inSection: $0) }, entries.numberOfObjectsInSections, "\(where_): the table's counts")
             for path in table.indexPathsForVisibleRows {
                 let entry = try entries.object(at: path)
-                #expect(table.cellForRow(at: path)?.text == "\(entry.id) \(entry.text)", "\(where_): row \(path)")
+                expectEqual(table.cellForRow(at: path)?.text, "\(entry.id) \(entry.text)", "\(where_): row \(path)")
             }
 
             // A search: the entries whose text holds the word, in the table's order.
             let word = words[g.int(0..<words.count)]
             try search.update(text: word.uppercased())
             _ = try search.showFoundResults(waiting: true)
-            #expect(search.fetchedObjects?.map(\.id) == expectedEntries.filter { model.entries[$0]!.text.contains(word) }, "\(where_): searching \(word)")
+            expectEqual(search.fetchedObjects?.map(\.id), expectedEntries.filter { model.entries[$0]!.text.contains(word) }, "\(where_): searching \(word)")
             search.cancel()
         }
         #expect(bindingFailures.isEmpty && followMedia.failures.isEmpty && followAudio.failures.isEmpty,

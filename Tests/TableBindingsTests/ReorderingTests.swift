@@ -94,24 +94,24 @@ import Testing
                 let didBefore = did.count
                 let item = model[source.section][source.row]
                 if fixed.contains(item) {
-                    #expect(throws: TableViewError.notMovable(source), "\(context)") { try table.moveRowByUser(from: source, to: proposed) }
+                    expectThrows(TableViewError.notMovable(source), "\(context)") { try table.moveRowByUser(from: source, to: proposed) }
                     #expect(dataSource.snapshot() == before && counter.updates.count == batchesBefore, "\(context)")
                     continue
                 }
                 try table.moveRowByUser(from: source, to: proposed)
-                #expect(redirector.asked == askedBefore + 1, "\(context)")
+                expectEqual(redirector.asked, askedBefore + 1, "\(context)")
                 let destination = redirector.redirecting(source, proposed) ? TablePath(row: 0, section: proposed.section) : proposed
                 Self.move(&model, from: source, to: destination)
                 let after = dataSource.snapshot()
-                #expect(after == (try snapshot(model)), "\(context): \(source) -> \(destination)")
+                expectEqual(after, (try snapshot(model)), "\(context): \(source) -> \(destination)")
                 if source == destination {
                     // Dropped where it was: nothing to show, nothing to tell.
                     #expect(counter.updates.count == batchesBefore && did.count == didBefore, "\(context)")
                     continue
                 }
                 // One batch of one move; each handler called once with the transaction.
-                #expect(counter.updates.count == batchesBefore + 1, "\(context)")
-                #expect(counter.updates.last?.batch == {
+                expectEqual(counter.updates.count, batchesBefore + 1, "\(context)")
+                expectEqual(counter.updates.last?.batch, {
                     var batch = BatchUpdate()
                     batch.moveRow(at: source, to: destination)
                     return batch
@@ -119,24 +119,24 @@ import Testing
                 #expect(will.count == did.count && did.count == didBefore + 1, "\(context)")
                 let transaction = try #require(did.last)
                 #expect(transaction.initialSnapshot == before && transaction.finalSnapshot == after, "\(context)")
-                #expect(before.itemIdentifiers.applying(transaction.difference) == after.itemIdentifiers, "\(context)")
+                expectEqual(before.itemIdentifiers.applying(transaction.difference), after.itemIdentifiers, "\(context)")
                 // A move that keeps the item's place among all items (the last of a
                 // section to the top of the next) is no difference of the items.
                 let flatMove = before.indexOfItem(item) != after.indexOfItem(item)
-                #expect(transaction.difference.count == (flatMove ? 2 : 0), "\(context)")
+                expectEqual(transaction.difference.count, (flatMove ? 2 : 0), "\(context)")
                 let sectionTransactions = transaction.sectionTransactions
-                #expect(sectionTransactions.count == (source.section == destination.section ? 1 : 2), "\(context)")
+                expectEqual(sectionTransactions.count, (source.section == destination.section ? 1 : 2), "\(context)")
                 for section in sectionTransactions {
-                    #expect(section.initialItems.applying(section.difference) == section.finalItems, "\(context)")
-                    #expect(section.initialItems == (try before.itemIdentifiers(inSection: section.sectionIdentifier)), "\(context)")
-                    #expect(section.finalItems == (try after.itemIdentifiers(inSection: section.sectionIdentifier)), "\(context)")
+                    expectEqual(section.initialItems.applying(section.difference), section.finalItems, "\(context)")
+                    expectEqual(section.initialItems, (try before.itemIdentifiers(inSection: section.sectionIdentifier)), "\(context)")
+                    expectEqual(section.finalItems, (try after.itemIdentifiers(inSection: section.sectionIdentifier)), "\(context)")
                 }
                 for path in table.indexPathsForVisibleRows {
-                    #expect(table.cellForRow(at: path)?.text == "\(model[path.section][path.row])", "\(context): \(path)")
+                    expectEqual(table.cellForRow(at: path)?.text, "\(model[path.section][path.row])", "\(context): \(path)")
                 }
                 table._checkInvariants()
             }
-            #expect(will.count == did.count)
+            expectEqual(will.count, did.count)
             // An apply after the moves diffs against what the table shows: one insert.
             let batchesBefore = counter.updates.count
             model[0].append(next)
@@ -165,22 +165,22 @@ import Testing
         table.setEditing(true)
         let first = TablePath(row: 0, section: 0)
         // Without a handler, no row moves.
-        #expect(throws: TableViewError.notMovable(first)) { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
+        expectThrows(TableViewError.notMovable(first)) { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
         var didReorder = 0
         dataSource.reorderingHandlers.canReorderItem = { _ in true }
         dataSource.reorderingHandlers.didReorder = { _ in didReorder += 1 }
         let batches = counter.updates.count
         // Bad sources and destinations: UIKit's words, nothing changed.
-        #expect(throws: TableViewError.invalidIndexPath(TablePath(row: 3, section: 0), sectionCount: 2, rowCount: 3)) {
+        expectThrows(TableViewError.invalidIndexPath(TablePath(row: 3, section: 0), sectionCount: 2, rowCount: 3)) {
             try table.moveRowByUser(from: TablePath(row: 3, section: 0), to: first)
         }
-        #expect(throws: TableViewError.invalidIndexPath(TablePath(row: 3, section: 0), sectionCount: 2, rowCount: 3)) {
+        expectThrows(TableViewError.invalidIndexPath(TablePath(row: 3, section: 0), sectionCount: 2, rowCount: 3)) {
             try table.moveRowByUser(from: first, to: TablePath(row: 3, section: 0))   // 2 rows stay: 0...2
         }
-        #expect(throws: TableViewError.invalidIndexPath(TablePath(row: 0, section: 2), sectionCount: 2, rowCount: nil)) {
+        expectThrows(TableViewError.invalidIndexPath(TablePath(row: 0, section: 2), sectionCount: 2, rowCount: nil)) {
             try table.moveRowByUser(from: first, to: TablePath(row: 0, section: 2))
         }
-        #expect(throws: TableViewError.invalidIndexPath(TablePath(row: -1, section: 1), sectionCount: 2, rowCount: 2)) {
+        expectThrows(TableViewError.invalidIndexPath(TablePath(row: -1, section: 1), sectionCount: 2, rowCount: 2)) {
             try table.moveRowByUser(from: first, to: TablePath(row: -1, section: 1))
         }
         // A delegate's target outside the table is refused too.
@@ -193,24 +193,24 @@ import Testing
         }
         let outside = Outside()
         table.delegate = outside
-        #expect(throws: TableViewError.invalidIndexPath(TablePath(row: 9, section: 1), sectionCount: 2, rowCount: 2)) {
+        expectThrows(TableViewError.invalidIndexPath(TablePath(row: 9, section: 1), sectionCount: 2, rowCount: 2)) {
             try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0))
         }
         // Inside a batch.
         table.delegate = redirector
-        #expect(throws: TableViewError.userMoveInsideBatch) {
+        expectThrows(TableViewError.userMoveInsideBatch) {
             try table.performBatchUpdates { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
         }
         #expect(dataSource.snapshot() == snapshot && counter.updates.count == batches && didReorder == 0)
-        #expect(table.visibleCells.map(\.text) == ["a1", "a2", "a3", "b1"])
+        expectEqual(table.visibleCells.map(\.text), ["a1", "a2", "a3", "b1"])
         // Redirected to the first row of the proposed section: a1 to B's top.
         try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 1))
-        #expect(table.visibleCells.map(\.text) == ["a2", "a3", "a1", "b1"])
-        #expect(try dataSource.snapshot().itemIdentifiers(inSection: "B") == ["a1", "b1"])
+        expectEqual(table.visibleCells.map(\.text), ["a2", "a3", "a1", "b1"])
+        try expectEqual(dataSource.snapshot().itemIdentifiers(inSection: "B"), ["a1", "b1"])
         #expect(didReorder == 1 && counter.updates.count == batches + 1)
         // Outside editing mode.
         table.setEditing(false)
-        #expect(throws: TableViewError.notEditing) { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
+        expectThrows(TableViewError.notEditing) { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
     }
 
     // MARK: Fetched results binding
@@ -275,33 +275,33 @@ import Testing
                 if emptied { model.remove(at: source.section) }
                 // The same order everywhere.
                 let shown = (controller.sections ?? []).map { $0.objects.map(\.id) }
-                #expect(shown == model, "\(context): \(source) -> \(destination)")
+                expectEqual(shown, model, "\(context): \(source) -> \(destination)")
                 let fresh = FetchedResultsController(fetchRequest: request, context: ObjectContext(store: store), sectionNameKeyPath: sectioned ? "group" : nil)
                 try fresh.performFetch()
-                #expect((fresh.sections ?? []).map { $0.objects.map(\.id) } == model, "\(context)")
-                #expect(table.numberOfSections == model.count, "\(context)")
+                expectEqual((fresh.sections ?? []).map { $0.objects.map(\.id) }, model, "\(context)")
+                expectEqual(table.numberOfSections, model.count, "\(context)")
                 for (s, ids) in model.enumerated() {
-                    #expect(table.numberOfRows(inSection: s) == ids.count, "\(context)")
+                    expectEqual(table.numberOfRows(inSection: s), ids.count, "\(context)")
                     for (r, id) in ids.enumerated() {
                         let path = TablePath(row: r, section: s)
                         let note = store.object(Note.self, id: id)
-                        #expect(table.cellForRow(at: path)?.text == note.map(Self.text), "\(context): \(path)")
+                        expectEqual(table.cellForRow(at: path)?.text, note.map(Self.text), "\(context): \(path)")
                     }
                 }
                 // The move, once: no echo of the controller's report.
                 if source == destination {
-                    #expect(counter.updates.count == batchesBefore, "\(context)")
+                    expectEqual(counter.updates.count, batchesBefore, "\(context)")
                 } else if emptied {
                     // The controller's report: the section deleted, the row deleted and inserted — one batch.
-                    #expect(counter.updates.count == batchesBefore + 1, "\(context)")
-                    #expect(counter.updates.last?.batch.deletedSections == [source.section], "\(context)")
+                    expectEqual(counter.updates.count, batchesBefore + 1, "\(context)")
+                    expectEqual(counter.updates.last?.batch.deletedSections, [source.section], "\(context)")
                 } else {
-                    #expect(counter.updates.count == batchesBefore + 1, "\(context)")
+                    expectEqual(counter.updates.count, batchesBefore + 1, "\(context)")
                     let batch = counter.updates.last?.batch
                     #expect(batch?.movedRows.count == 1 && batch?.changeCount == 1, "\(context): \(String(describing: batch))")
-                    #expect(batch?.movedRows.first.map { [$0.from, $0.to] } == [source, destination], "\(context)")
+                    expectEqual(batch?.movedRows.first.map { [$0.from, $0.to] }, [source, destination], "\(context)")
                     // Every object written (the moved one, renumbered neighbours) shows its new values.
-                    #expect(counter.updates.last?.reconfiguredRows.count == changed, "\(context)")
+                    expectEqual(counter.updates.last?.reconfiguredRows.count, changed, "\(context)")
                 }
                 #expect(binding.lastError == nil, "\(context)")
                 table._checkInvariants()
@@ -329,34 +329,34 @@ import Testing
         let texts = table.visibleCells.map(\.text)
         let first = TablePath(row: 0, section: 0)
         // No ordering: no move.
-        #expect(throws: TableViewError.notMovable(first)) { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
-        #expect(throws: BindingMoveError.noOrdering) { try binding.tableView(table, moveRowAt: first, to: TablePath(row: 1, section: 0)) }
+        expectThrows(TableViewError.notMovable(first)) { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
+        expectThrows(BindingMoveError.noOrdering) { try binding.tableView(table, moveRowAt: first, to: TablePath(row: 1, section: 0)) }
         // An ordering by a key the request does not sort by.
         binding.ordering = .init(key: "version", \.version)
-        #expect(throws: BindingMoveError.notOrderedBy("version", sortKeys: ["group", "rank"], sectionKey: "group")) {
+        expectThrows(BindingMoveError.notOrderedBy("version", sortKeys: ["group", "rank"], sectionKey: "group")) {
             try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0))
         }
         // Across sections without a section key.
         binding.ordering = .init(key: "rank", \.rank)
-        #expect(throws: BindingMoveError.sectionKeyNotWritable(from: "a", to: "b")) {
+        expectThrows(BindingMoveError.sectionKeyNotWritable(from: "a", to: "b")) {
             try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 1))
         }
         // Bad index paths, asked of the binding directly.
-        #expect(throws: TableViewError.invalidIndexPath(TablePath(row: 5, section: 0), sectionCount: 2, rowCount: 3)) {
+        expectThrows(TableViewError.invalidIndexPath(TablePath(row: 5, section: 0), sectionCount: 2, rowCount: 3)) {
             try binding.tableView(table, moveRowAt: TablePath(row: 5, section: 0), to: first)
         }
-        #expect(throws: TableViewError.invalidIndexPath(TablePath(row: 4, section: 1), sectionCount: 2, rowCount: 4)) {
+        expectThrows(TableViewError.invalidIndexPath(TablePath(row: 4, section: 1), sectionCount: 2, rowCount: 4)) {
             try binding.tableView(table, moveRowAt: first, to: TablePath(row: 4, section: 1))
         }
-        #expect(table.visibleCells.map(\.text) == texts)
-        #expect(store.objects(Note.self).sorted { $0.id < $1.id }.map(\.rank) == Array(0..<6))
+        expectEqual(table.visibleCells.map(\.text), texts)
+        expectEqual(store.objects(Note.self).sorted { $0.id < $1.id }.map(\.rank), Array(0..<6))
         #expect(!context.hasChanges)
         // A row that may not move.
         binding.ordering?.canMove = { $0.id != 0 }
-        #expect(throws: TableViewError.notMovable(first)) { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
+        expectThrows(TableViewError.notMovable(first)) { try table.moveRowByUser(from: first, to: TablePath(row: 1, section: 0)) }
         // Within a section, the move lands once: 1 between 2 and... ranks 0 1 2 -> 0 2 1.
         try table.moveRowByUser(from: TablePath(row: 1, section: 0), to: TablePath(row: 2, section: 0))
-        #expect(table.visibleCells.map(\.text) == ["0 a 0", "2 a 2", "1 a 1026", "3 b 3", "4 b 4", "5 b 5"])
+        expectEqual(table.visibleCells.map(\.text), ["0 a 0", "2 a 2", "1 a 1026", "3 b 3", "4 b 4", "5 b 5"])
     }
 
     /// A `Double` order: midpoints while there is room.
@@ -388,17 +388,17 @@ import Testing
             binding.ordering = .init(key: "displayOrder", \.displayOrder).sectionKey(\.list)
             table.setEditing(true)
             """#
-        #expect(try DocumentedCode.linesMissing(from: "Sources/TableBindings/TableBindings.docc/TableBindings.md", shown) == [])
-        #expect(table.visibleCells.map(\.text) == ["1", "0", "3", "2"])   // descending
+        try expectEqual(DocumentedCode.linesMissing(from: "Sources/TableBindings/TableBindings.docc/TableBindings.md", shown), [])
+        expectEqual(table.visibleCells.map(\.text), ["1", "0", "3", "2"])   // descending
         // 0 from home to the middle of work: the midpoint 2.5, one object written.
         try table.moveRowByUser(from: TablePath(row: 1, section: 0), to: TablePath(row: 1, section: 1))
-        #expect(table.visibleCells.map(\.text) == ["1", "3", "0", "2"])
-        #expect(store.object(Task.self, id: 0) == Task(id: 0, list: "work", displayOrder: 2.5))
-        #expect(store.objects(Task.self).filter { $0.id != 0 }.map(\.displayOrder).sorted() == [1, 2, 3])
+        expectEqual(table.visibleCells.map(\.text), ["1", "3", "0", "2"])
+        expectEqual(store.object(Task.self, id: 0), Task(id: 0, list: "work", displayOrder: 2.5))
+        expectEqual(store.objects(Task.self).filter { $0.id != 0 }.map(\.displayOrder).sorted(), [1, 2, 3])
         // To the top of work: past the largest (descending: spacing above it).
         try table.moveRowByUser(from: TablePath(row: 2, section: 1), to: TablePath(row: 0, section: 1))
-        #expect(table.visibleCells.map(\.text) == ["1", "2", "3", "0"])
-        #expect(store.object(Task.self, id: 2)?.displayOrder == 4)
+        expectEqual(table.visibleCells.map(\.text), ["1", "2", "3", "0"])
+        expectEqual(store.object(Task.self, id: 2)?.displayOrder, 4)
     }
 
     // MARK: The plan

@@ -56,7 +56,7 @@ import Testing
                     Issue.record("\(context): UIKit refuses \(update.logLines().joined(separator: "; ")): \(refusal)")
                     return
                 case .success(let result):
-                    #expect(result == new, "\(context)")
+                    expectEqual(result, new, "\(context)")
                 }
                 // Same objects: nothing is reloaded; a row present before and after is never deleted and reinserted unless its section came or went.
                 #expect(update.reloadedRows.isEmpty && update.reloadedSections.isEmpty, "\(context)")
@@ -64,14 +64,14 @@ import Testing
                 let oldSection = Dictionary(old.flatMap { s in s.rows.map { ($0.id, s.name) } }, uniquingKeysWith: { a, _ in a })
                 let newSection = Dictionary(new.flatMap { s in s.rows.map { ($0.id, s.name) } }, uniquingKeysWith: { a, _ in a })
                 let staying = Set(oldSection.keys).intersection(newSection.keys).filter { oldNames.contains(newSection[$0]!) && newNames.contains(oldSection[$0]!) }
-                #expect(update.deletedRows.count == old.flatMap(\.rows).count - staying.count - old.filter { !newNames.contains($0.name) }.flatMap(\.rows).count, "\(context)")
+                expectEqual(update.deletedRows.count, old.flatMap(\.rows).count - staying.count - old.filter { !newNames.contains($0.name) }.flatMap(\.rows).count, "\(context)")
                 BindingTests.check(table, controller, context)
                 #expect(binding.lastError == nil, "\(context)")
                 if g.chance(0.3) { try table.setContentOffset(Double(g.int(0...1_000))) }
                 batches += 1
             }
         }
-        #expect(batches == 300)
+        expectEqual(batches, 300)
     }
 
     @Test func switchingTheSortOrderAnimatesAsMoves() throws {
@@ -85,15 +85,15 @@ import Testing
         let update = try #require(try binding.performFetch(with: FetchRequest<Note>(sortKeys: [SortKey("group", ascending: false), SortKey("rank", ascending: false)])))
         #expect(update.deletedRows.isEmpty && update.insertedRows.isEmpty && update.deletedSections.isEmpty && update.insertedSections.isEmpty)
         #expect(!update.movedRows.isEmpty && update.movedSections.count == 1)
-        #expect(table.visibleCells.map(\.text) == ["5 b 5 v0", "4 b 4 v0", "3 b 3 v0", "2 a 2 v0", "1 a 1 v0", "0 a 0 v0"])
+        expectEqual(table.visibleCells.map(\.text), ["5 b 5 v0", "4 b 4 v0", "3 b 3 v0", "2 a 2 v0", "1 a 1 v0", "0 a 0 v0"])
         // A failing request changes nothing.
-        #expect(throws: FetchError.noSortKeys) { try binding.performFetch(with: FetchRequest<Note>()) }
-        #expect(controller.fetchRequest.sortKeys == [SortKey("group", ascending: false), SortKey("rank", ascending: false)])
-        #expect(table.visibleCells.map(\.text) == ["5 b 5 v0", "4 b 4 v0", "3 b 3 v0", "2 a 2 v0", "1 a 1 v0", "0 a 0 v0"])
+        expectThrows(FetchError.noSortKeys) { try binding.performFetch(with: FetchRequest<Note>()) }
+        expectEqual(controller.fetchRequest.sortKeys, [SortKey("group", ascending: false), SortKey("rank", ascending: false)])
+        expectEqual(table.visibleCells.map(\.text), ["5 b 5 v0", "4 b 4 v0", "3 b 3 v0", "2 a 2 v0", "1 a 1 v0", "0 a 0 v0"])
         // The table follows saves under the new request.
         try context.insert(Note(id: 9, group: "a", rank: 9))
         try context.save()
-        #expect(table.visibleCells.map(\.text) == ["5 b 5 v0", "4 b 4 v0", "3 b 3 v0", "9 a 9 v0", "2 a 2 v0", "1 a 1 v0", "0 a 0 v0"])
+        expectEqual(table.visibleCells.map(\.text), ["5 b 5 v0", "4 b 4 v0", "3 b 3 v0", "9 a 9 v0", "2 a 2 v0", "1 a 1 v0", "0 a 0 v0"])
         #expect(binding.lastError == nil)
     }
 
@@ -106,10 +106,10 @@ import Testing
         try table.register(NoteCell.self, forCellReuseIdentifier: "note")
         let binding = try table.bind(to: controller, cell: BindingTests.cell)
         let reversed = FetchRequest<Note>(sortKeys: [SortKey("rank", ascending: false)])
-        #expect(throws: FetchError.cacheMismatch(cacheName: "notes")) { try binding.performFetch(with: reversed) }
-        #expect(table.visibleCells.map(\.text) == ["0 - 0 v0", "1 - 1 v0", "2 - 2 v0", "3 - 3 v0"])
+        expectThrows(FetchError.cacheMismatch(cacheName: "notes")) { try binding.performFetch(with: reversed) }
+        expectEqual(table.visibleCells.map(\.text), ["0 - 0 v0", "1 - 1 v0", "2 - 2 v0", "3 - 3 v0"])
         FetchedResultsController<Note>.deleteCache(withName: "notes", in: context.store)
         try binding.performFetch(with: reversed)
-        #expect(table.visibleCells.map(\.text) == ["3 - 3 v0", "2 - 2 v0", "1 - 1 v0", "0 - 0 v0"])
+        expectEqual(table.visibleCells.map(\.text), ["3 - 3 v0", "2 - 2 v0", "1 - 1 v0", "0 - 0 v0"])
     }
 }

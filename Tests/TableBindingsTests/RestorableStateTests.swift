@@ -137,8 +137,8 @@ import Testing
             // The selection: the objects still there.
             let order = (second.controller.sections ?? []).flatMap { $0.objects.map(\.id) }
             let expected = allBut.map { excluded in order.filter { !excluded.contains($0) } } ?? order.filter(selected.contains)
-            #expect(Array(second.binding.selectedObjectIDs) == expected, "\(context)")
-            #expect(second.binding.numberOfSelectedObjects == expected.count, "\(context)")
+            expectEqual(Array(second.binding.selectedObjectIDs), expected, "\(context)")
+            expectEqual(second.binding.numberOfSelectedObjects, expected.count, "\(context)")
 
             // The place: the same object, or the nearest following one, at the same offset (unless the content ends first).
             guard let place, !order.isEmpty else { continue }
@@ -155,8 +155,8 @@ import Testing
             let atEnd = second.table.contentOffset >= second.table.contentHeight - second.table.viewportHeight - 1e-9
             let wanted = deleted.contains(place.id) ? 0 : place.offset
             if !atEnd {
-                #expect(second.table.contentOffset - rect.y == Swift.max(wanted, -rect.y), "\(context): offset into the anchor's row")
-                if wanted >= 0 { #expect(second.place?.id == anchor, "\(context): first visible \(String(describing: second.place)) instead of \(anchor)") }
+                expectEqual(second.table.contentOffset - rect.y, Swift.max(wanted, -rect.y), "\(context): offset into the anchor's row")
+                if wanted >= 0 { expectEqual(second.place?.id, anchor, "\(context): first visible \(String(describing: second.place)) instead of \(anchor)") }
             }
             // Rows whose heights the state carried were not measured again.
             let carried = Set(state.rowHeights.keys)
@@ -164,7 +164,7 @@ import Testing
             #expect(remeasured.isEmpty, "\(context): measured again \(remeasured.sorted())")
             for path in second.table.indexPathsForVisibleRows {
                 guard let id = second.controller.objectID(at: path), let note = later.first(where: { $0.id == id }) else { continue }
-                #expect(second.table.rectForRow(at: path)?.height == Self.height(note), "\(context): \(path)")
+                expectEqual(second.table.rectForRow(at: path)?.height, Self.height(note), "\(context): \(path)")
             }
         }
     }
@@ -174,10 +174,10 @@ import Testing
         let screen = try Screen(try Self.store((0..<50).map { Note(id: $0, group: nil, rank: $0) }), sectioned: false, viewport: 200)
         var state = screen.binding.restorableState
         state.offsetIntoFirstVisibleRow = .nan
-        #expect(throws: TableRestorationError.self) { try screen.binding.restore(state) }
+        expectThrows(TableRestorationError.self) { try screen.binding.restore(state) }
         state.offsetIntoFirstVisibleRow = 0
         state.rowHeights = [3: -1]
-        #expect(throws: TableRestorationError.invalidHeight(object: "3", height: -1)) { try screen.binding.restore(state) }
-        #expect(screen.table.contentOffset == 0)
+        expectThrows(TableRestorationError.invalidHeight(object: "3", height: -1)) { try screen.binding.restore(state) }
+        expectEqual(screen.table.contentOffset, 0)
     }
 }

@@ -102,9 +102,9 @@ import Testing
                 saves += 1
                 // The table against the results: counts, and every cell (all rows are in the window).
                 let where_ = "seed \(seed), round \(round), step \(step)"
-                #expect(table.numberOfSections == controller.numberOfSections, "\(where_)")
+                expectEqual(table.numberOfSections, controller.numberOfSections, "\(where_)")
                 for s in 0..<controller.numberOfSections {
-                    #expect(table.numberOfRows(inSection: s) == controller.numberOfObjects(inSection: s), "\(where_)")
+                    expectEqual(table.numberOfRows(inSection: s), controller.numberOfObjects(inSection: s), "\(where_)")
                     for r in 0..<controller.numberOfObjects(inSection: s) {
                         let path = TablePath(row: r, section: s), expected = TableViewCell(reuseIdentifier: nil)
                         SeedsTableCode.configure(expected, with: try controller.object(at: path))

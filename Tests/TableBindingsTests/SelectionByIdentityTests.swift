@@ -32,15 +32,15 @@ import Testing
         table._checkInvariants()
         binding.controller._checkInvariants()
         let expected = order.filter(model.contains)
-        #expect(binding.numberOfSelectedObjects == expected.count, "\(context)")
-        #expect(Array(binding.selectedObjectIDs) == expected, "\(context)")
-        for id in ids { #expect(binding.isObjectSelected(withID: id) == model.contains(id), "\(context): \(id)") }
+        expectEqual(binding.numberOfSelectedObjects, expected.count, "\(context)")
+        expectEqual(Array(binding.selectedObjectIDs), expected, "\(context)")
+        for id in ids { expectEqual(binding.isObjectSelected(withID: id), model.contains(id), "\(context): \(id)") }
         let paths = table.indexPathsForSelectedRows
-        #expect(paths.compactMap { binding.controller.objectID(at: $0) } == expected, "\(context)")
-        #expect(table.indexPathForSelectedRow == paths.first, "\(context)")
+        expectEqual(paths.compactMap { binding.controller.objectID(at: $0) }, expected, "\(context)")
+        expectEqual(table.indexPathForSelectedRow, paths.first, "\(context)")
         for path in table.indexPathsForVisibleRows {
             let id = binding.controller.objectID(at: path)
-            #expect(table.cellForRow(at: path)?.isSelected == id.map(model.contains), "\(context): cell \(path)")
+            expectEqual(table.cellForRow(at: path)?.isSelected, id.map(model.contains), "\(context): cell \(path)")
         }
     }
 
@@ -154,7 +154,7 @@ import Testing
             }
         }
         // The indexed runs did go through results read from an index.
-        #expect(indexed == (readFromIndex > 0), "seed \(seed): \(readFromIndex) steps over results read from an index")
+        expectEqual(indexed, (readFromIndex > 0), "seed \(seed): \(readFromIndex) steps over results read from an index")
     }
 
     /// `count` notes saved (identity = rank), a controller sorted by rank,
@@ -174,32 +174,32 @@ import Testing
         let binding = try table.bind(to: controller, cell: Self.cell)
 
         // Select-all needs multiple selection; nothing changes when it is refused.
-        #expect(throws: TableSelectionError.multipleSelectionNotAllowed) { try binding.selectAllObjects() }
-        #expect(binding.numberOfSelectedObjects == 0)
+        expectThrows(TableSelectionError.multipleSelectionNotAllowed) { try binding.selectAllObjects() }
+        expectEqual(binding.numberOfSelectedObjects, 0)
         table.allowsMultipleSelection = true
         try binding.selectAllObjects()
-        #expect(binding.numberOfSelectedObjects == 1_000)
+        expectEqual(binding.numberOfSelectedObjects, 1_000)
         binding.deselectObject(withID: 3)
-        #expect(binding.numberOfSelectedObjects == 999)
-        #expect(Array(binding.selectedObjectIDs.prefix(4)) == [0, 1, 2, 4])
-        #expect(table.cellForRow(at: TablePath(row: 3, section: 0))?.isSelected == false)
-        #expect(table.cellForRow(at: TablePath(row: 4, section: 0))?.isSelected == true)
+        expectEqual(binding.numberOfSelectedObjects, 999)
+        expectEqual(Array(binding.selectedObjectIDs.prefix(4)), [0, 1, 2, 4])
+        expectEqual(table.cellForRow(at: TablePath(row: 3, section: 0))?.isSelected, false)
+        expectEqual(table.cellForRow(at: TablePath(row: 4, section: 0))?.isSelected, true)
 
         // An object deleted leaves the count; one inserted is not selected.
         try context.delete(Note.self, id: 5)
         try context.insert(Note(id: 5_000, group: nil, rank: -1))
         try context.save()
-        #expect(binding.numberOfSelectedObjects == 998)
+        expectEqual(binding.numberOfSelectedObjects, 998)
         #expect(!binding.isObjectSelected(withID: 5_000))
-        #expect(table.cellForRow(at: TablePath(row: 0, section: 0))?.isSelected == false)
+        expectEqual(table.cellForRow(at: TablePath(row: 0, section: 0))?.isSelected, false)
         // A reload keeps the selection (UIKit's reloadData clears it: a binding keeps it by identity).
         try table.reloadData()
-        #expect(binding.numberOfSelectedObjects == 998)
-        #expect(table.indexPathForSelectedRow == TablePath(row: 1, section: 0))
+        expectEqual(binding.numberOfSelectedObjects, 998)
+        expectEqual(table.indexPathForSelectedRow, TablePath(row: 1, section: 0))
 
         // Selection off: selecting is refused, and says how to allow it.
         table.allowsSelection = false
-        #expect(throws: TableSelectionError.selectionNotAllowed) { try binding.selectObject(withID: 7) }
+        expectThrows(TableSelectionError.selectionNotAllowed) { try binding.selectObject(withID: 7) }
         #expect("\(TableSelectionError.selectionNotAllowed)".contains("allowsSelection"))
     }
 
@@ -226,19 +226,19 @@ import Testing
         try table.tapRow(at: TablePath(row: 1, section: 0))
         try table.tapRow(at: TablePath(row: 2, section: 0))   // refused
         try table.tapRow(at: TablePath(row: 3, section: 0))   // redirected to row 4
-        #expect(delegate.calls == ["will 1", "did 1", "will 2", "will 3", "will-deselect 1", "did-deselect 1", "did 4"])
-        #expect(Array(binding.selectedObjectIDs) == [4])
+        expectEqual(delegate.calls, ["will 1", "did 1", "will 2", "will 3", "will-deselect 1", "did-deselect 1", "did 4"])
+        expectEqual(Array(binding.selectedObjectIDs), [4])
         // The object moves: its row's selection goes with it.
         var note = try #require(try context.object(Note.self, id: 4))
         note.rank = 100
         try context.update(note)
         try context.save()
-        #expect(table.indexPathsForSelectedRows == [TablePath(row: 9, section: 0)])
+        expectEqual(table.indexPathsForSelectedRows, [TablePath(row: 9, section: 0)])
         // Deleting the selected object, with selectionFollowsDeletes: the next object takes its place.
         table.selectionFollowsDeletes = true
         try binding.selectObject(withID: 6)
         try context.delete(Note.self, id: 6)
         try context.save()
-        #expect(Array(binding.selectedObjectIDs) == [7])
+        expectEqual(Array(binding.selectedObjectIDs), [7])
     }
 }

@@ -50,24 +50,24 @@ import Testing
         search.onError = { reported.append($0) }
         try search.update(text: "a")
         try search.update(text: "an")
-        #expect(Self.shownIDs(search) == [.int(0), .int(2)])
+        expectEqual(Self.shownIDs(search), [.int(0), .int(2)])
 
         try context.update(Self.person(2, .int(7)))
         try context.save()
-        #expect(Self.shownIDs(search) == [.int(0)], "the row whose predicate throws is left out")
+        expectEqual(Self.shownIDs(search), [.int(0)], "the row whose predicate throws is left out")
         #expect(reported.count == 1 && reported.first?.error is FetchError, "\(reported)")
-        #expect(search.lastError.map { "\($0.error)" } == reported.first.map { "\($0.error)" })
+        expectEqual(search.lastError.map { "\($0.error)" }, reported.first.map { "\($0.error)" })
 
         // Neither "an" nor the wider "a" answers as remembered: each is the predicate's again, which throws.
-        #expect(throws: FetchError.self) { try search.update(text: "an") }
-        #expect(throws: FetchError.self) { try search.update(text: "a") }
+        expectThrows(FetchError.self) { try search.update(text: "an") }
+        expectThrows(FetchError.self) { try search.update(text: "a") }
 
         // A change that applies: nothing more reported, lastError cleared.
         try context.update(Self.person(2, .string("hannah")))
         try context.save()
         #expect(search.lastError == nil && reported.count == 1)
         try search.update(text: "an")
-        #expect(Self.shownIDs(search) == [.int(0), .int(2)])
+        expectEqual(Self.shownIDs(search), [.int(0), .int(2)])
     }
 
     /// A change whose cells the results table cannot make: the table is
@@ -79,7 +79,7 @@ import Testing
         try search.update(text: "a")
         try context.insert(Self.person(3, .string("a boom")))
         try context.save()
-        #expect(reported.count == 1, "\(reported)")
+        expectEqual(reported.count, 1, "\(reported)")
         #expect(reported.first?.error is Boom && reported.first?.reloadError is Boom, "\(reported)")
         #expect(search.lastError?.error is Boom)
         #expect(search.isActive && Self.shownIDs(search) == [.int(0), .int(2), .int(3)], "the results follow the change")
@@ -105,8 +105,8 @@ import Testing
         #expect(scoped.isActive && !(Self.shownIDs(scoped).contains(.int(3))))
         #expect(scoped.lastError != nil)
         while try !scoped.showFoundResults() {}
-        #expect(Self.shownIDs(scoped) == (0..<200).filter { $0 != 3 }.map { RecordValue.int($0) })
-        #expect(throws: FetchError.self, "searched again, the row throws") { try scoped.update(text: "anna") }
+        expectEqual(Self.shownIDs(scoped), (0..<200).filter { $0 != 3 }.map { RecordValue.int($0) })
+        expectThrows(FetchError.self, "searched again, the row throws") { try scoped.update(text: "anna") }
         withExtendedLifetime(table) {}
     }
 }

@@ -40,7 +40,7 @@ import TableTestSupport
             let shown = try (0..<search.resultsTable.numberOfSections).flatMap { section in
                 try (0..<search.resultsTable.numberOfRows(inSection: section)).map { try search.object(at: TablePath(row: $0, section: section)).id }
             }
-            #expect(shown == expected, "seed \(seed): \"\(text)\" by \(String(describing: search.lastUpdateMethod))")
+            expectEqual(shown, expected, "seed \(seed): \"\(text)\" by \(String(describing: search.lastUpdateMethod))")
             #expect(!expected.isEmpty || text == "x", "seed \(seed): \"\(text)\" finds rows")
         }
     }

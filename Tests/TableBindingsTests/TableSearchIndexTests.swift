@@ -59,7 +59,7 @@ import TableTestSupport
     static func waitForIndex(_ search: TableSearch<DynamicObject>) {
         // Up to a minute: a loaded machine (CI, sanitizers) makes it slowly.
         let ready = search.waitForSearchIndex(timeout: 60)
-        #expect(ready == search.usesSearchIndex, "the search index was not made within a minute")
+        expectEqual(ready, search.usesSearchIndex, "the search index was not made within a minute")
     }
 
     @Test(arguments: 0..<formats.count)
@@ -94,7 +94,7 @@ import TableTestSupport
             let layout: TableSearch<DynamicObject>.ResultsLayout = g.chance(0.5) ? .flat : .sectioned
             let scopes: [TableSearch<DynamicObject>.Scope] = [.init("All"), .init("Even", predicate: RecordPredicate { Self.int($0.fields["id"]) % 2 == 0 })]
             let search = try TableSearch(binding, format: format, results: layout, scopes: scopes)
-            #expect(search.usesSearchIndex == (formatIndex < 5), "\(format)")
+            expectEqual(search.usesSearchIndex, (formatIndex < 5), "\(format)")
             if g.chance(0.7) { Self.waitForIndex(search) }
             let arguments = max(1, format.components(separatedBy: "%@").count - 1)
             var text = ""
@@ -132,7 +132,7 @@ import TableTestSupport
                 // By hand: the main rows, filtered by the predicate, one row at a time.
                 let predicate = try FormatPredicate(format: format, arguments: Array(repeating: .string(text), count: arguments))
                 let main = controller.fetchedObjects ?? []
-                if saved { #expect(main.map(\.id) == (try context.fetch(request)).map(\.id), "\(where_): the main rows") }
+                if saved { expectEqual(main.map(\.id), (try context.fetch(request)).map(\.id), "\(where_): the main rows") }
                 let scope = search.selectedSearchScopeIndex
                 let handResult = Result(catching: { () throws -> [DynamicObject] in
                     try main.filter { object in try predicate.evaluate(with: object) && (scope == 0 || Self.int(object.fields["id"]) % 2 == 0) }
@@ -140,18 +140,18 @@ import TableTestSupport
                 do {
                     try search.update(text: text)
                     let expected = try handResult.get()
-                    #expect(search.fetchedObjects?.map(\.id) == expected.map(\.id), "\(where_): \"\(text.debugDescription)\" by \(String(describing: search.lastUpdateMethod))")
+                    expectEqual(search.fetchedObjects?.map(\.id), expected.map(\.id), "\(where_): \"\(text.debugDescription)\" by \(String(describing: search.lastUpdateMethod))")
                     let rows = (0..<search.resultsTable.numberOfSections).reduce(0) { $0 + search.resultsTable.numberOfRows(inSection: $1) }
-                    #expect(rows == expected.count, "\(where_)")
+                    expectEqual(rows, expected.count, "\(where_)")
                     for (k, object) in expected.prefix(3).enumerated() {
                         let path = search.resultsTable.indexPath(forFlatRow: k)
-                        #expect(try path.map { try search.object(at: $0).id } == object.id, "\(where_)")
-                        #expect(path.flatMap { search.mainIndexPath(forResultsIndexPath: $0) } == controller.indexPath(for: object), "\(where_)")
+                        try expectEqual(path.map { try search.object(at: $0).id }, object.id, "\(where_)")
+                        expectEqual(path.flatMap { search.mainIndexPath(forResultsIndexPath: $0) }, controller.indexPath(for: object), "\(where_)")
                     }
                     let method = search.lastUpdateMethod.map { "\($0)".components(separatedBy: "(").first ?? "" } ?? "nil"
                     methods[method + (search.lastUpdateNarrowed ? " narrowed" : ""), default: 0] += 1
                 } catch {
-                    #expect(throws: (any Error).self, "\(where_): the search threw \(error), by hand it did not") { try handResult.get() }
+                    expectThrows((any Error).self, "\(where_): the search threw \(error), by hand it did not") { try handResult.get() }
                 }
             }
             search.cancel()

@@ -108,7 +108,7 @@ import TableTestSupport
             search.slices.scanInBackgroundFrom = 0
             search.slices.slice = _TestSlice(rows: 5, nanoseconds: nil, scanPositions: 7)
             TableSearchIndexTests.waitForIndex(search)
-            #expect(search.isSearchIndexReady == (formatIndex < 2))
+            expectEqual(search.isSearchIndexReady, (formatIndex < 2))
             let arguments = format.components(separatedBy: "%@").count - 1
             var text = ""
             for step in 0..<30 {
@@ -149,7 +149,7 @@ import TableTestSupport
                 // Never fewer than two screens while more rows match, whatever the way (and narrowing from a search still finding rows).
                 let first = try Self.shownIDs(search)
                 #expect(first.count >= min(search.firstScanRows, expected.count), "\(where_): \"\(text)\" showed \(first.count) of \(expected.count)")
-                #expect(Array(expected.prefix(first.count)) == first, "\(where_): \"\(text)\": the first results, in order")
+                expectEqual(Array(expected.prefix(first.count)), first, "\(where_): \"\(text)\": the first results, in order")
                 #expect(!leftFinding || search.isFindingResults || expected.count <= first.count, "\(where_): every row, its rest left to find")
                 // Sometimes the thread is waited for, sometimes taken when done, sometimes left running.
                 switch leftFinding ? 2 : g.int(0..<3) {
@@ -158,10 +158,10 @@ import TableTestSupport
                 default: break
                 }
                 let shown = try Self.shownIDs(search)
-                #expect(Self.rowCount(search.resultsTable) == shown.count, "\(where_)")
+                expectEqual(Self.rowCount(search.resultsTable), shown.count, "\(where_)")
                 if search.isFindingResults {
                     partial += 1
-                    #expect(Array(expected.prefix(shown.count)) == shown, "\(where_): \"\(text)\": the first results, in order")
+                    expectEqual(Array(expected.prefix(shown.count)), shown, "\(where_): \"\(text)\": the first results, in order")
                     // The selection stays on its row when the rest comes in
                     // (waited for, or taken in idle turns).
                     let selected = shown.isEmpty ? nil : TablePath(row: 0, section: 0)
@@ -176,10 +176,10 @@ import TableTestSupport
                         }
                     }
                     #expect(!search.isFindingResults)
-                    #expect(search.resultsTable.indexPathForSelectedRow == selected, "\(where_)")
+                    expectEqual(search.resultsTable.indexPathForSelectedRow, selected, "\(where_)")
                 }
-                #expect(try Self.shownIDs(search) == expected, "\(where_): \"\(text)\" by \(String(describing: search.lastUpdateMethod))")
-                #expect(search.fetchedObjects?.count == expected.count, "\(where_)")
+                try expectEqual(Self.shownIDs(search), expected, "\(where_): \"\(text)\" by \(String(describing: search.lastUpdateMethod))")
+                expectEqual(search.fetchedObjects?.count, expected.count, "\(where_)")
             }
             search.cancel()
             #expect(!search.isFindingResults)
@@ -222,7 +222,7 @@ import TableTestSupport
             // Tested until two screens are found (or the index is made, which then finds them).
             let first = try Self.shownIDs(search)
             #expect(first.count >= min(search.firstScanRows, expected.count) && first == Array(expected.prefix(first.count)), "\(where_): \"\(text)\"")
-            #expect(search.lastUpdateMethod == .predicate(narrowedFrom: nil), "\(where_)")
+            expectEqual(search.lastUpdateMethod, .predicate(narrowedFrom: nil), "\(where_)")
             // Some slices tested, a row found so far selected.
             for _ in 0..<g.int(0...20) where search.isFindingResults { try search.showFoundResults() }
             let shownBefore = try Self.shownIDs(search)
@@ -241,14 +241,14 @@ import TableTestSupport
             try search.showFoundResults()
             if wasFinding {
                 switched += 1
-                #expect(search.lastUpdateMethod == .index(narrowedFrom: nil), "\(where_): the index took over")
+                expectEqual(search.lastUpdateMethod, .index(narrowedFrom: nil), "\(where_): the index took over")
             }
-            #expect(try Array(Self.shownIDs(search).prefix(shownBefore.count)) == shownBefore, "\(where_): the rows found so far keep their places")
+            try expectEqual(Array(Self.shownIDs(search).prefix(shownBefore.count)), shownBefore, "\(where_): the rows found so far keep their places")
             let selected = search.resultsTable.indexPathForSelectedRow
-            #expect(try selected.map { try search.object(at: $0).id } == selectedID, "\(where_): the selected row")
+            try expectEqual(selected.map { try search.object(at: $0).id }, selectedID, "\(where_): the selected row")
             while try !search.showFoundResults(waiting: true) {}
-            #expect(try Self.shownIDs(search) == expected, "\(where_): \"\(text)\"")
-            #expect(search.resultsTable.indexPathForSelectedRow == selected, "\(where_): the selection once every row is shown")
+            try expectEqual(Self.shownIDs(search), expected, "\(where_): \"\(text)\"")
+            expectEqual(search.resultsTable.indexPathForSelectedRow, selected, "\(where_): the selection once every row is shown")
         }
         #expect(switched > 0, "seed \(seed): no search was typed before its index was made")
     }
@@ -290,12 +290,12 @@ import TableTestSupport
         tests.count = 0
         try search.update(text: "an")
         let an = try matching("an")
-        #expect(search.lastUpdateMethod == .predicate(narrowedFrom: "a"))
+        expectEqual(search.lastUpdateMethod, .predicate(narrowedFrom: "a"))
         let first = try Self.shownIDs(search)
         #expect(first.count >= min(search.firstScanRows, an.count) && first == Array(an.prefix(first.count)))
         #expect(try search.showFoundResults(waiting: true))
-        #expect(try Self.shownIDs(search) == an)
-        #expect(tests.count == foundForA + (3_000 - testedForA), "the rows \"a\" found, then the rows it had not tested: \(tests.count)")
+        try expectEqual(Self.shownIDs(search), an)
+        expectEqual(tests.count, foundForA + (3_000 - testedForA), "the rows \"a\" found, then the rows it had not tested: \(tests.count)")
     }
 
     @Test func theRestIsShownByAnAsyncCallAndAChangeWaitsForIt() async throws {
@@ -313,10 +313,10 @@ import TableTestSupport
 
         try search.update(text: "a")
         #expect(search.isFindingResults)
-        #expect(Self.rowCount(search.resultsTable) == search.firstScanRows)
+        expectEqual(Self.rowCount(search.resultsTable), search.firstScanRows)
         try await search.showAllResults()
         #expect(!search.isFindingResults)
-        #expect(try Self.shownIDs(search) == all)
+        try expectEqual(Self.shownIDs(search), all)
 
         // A save while the rest is being found: the rest first, then the change.
         try search.update(text: "")
@@ -324,8 +324,8 @@ import TableTestSupport
         _ = try context.delete(DynamicObject.self, id: .int(2_999))
         try context.save()
         #expect(!search.isFindingResults)
-        #expect(try Self.shownIDs(search) == (controller.fetchedObjects ?? []).map(\.id))
-        #expect(Self.rowCount(search.resultsTable) == 2_999)
+        try expectEqual(Self.shownIDs(search), (controller.fetchedObjects ?? []).map(\.id))
+        expectEqual(Self.rowCount(search.resultsTable), 2_999)
     }
 
     /// A scope failing on a row tested in a later slice: that call throws (as
@@ -346,7 +346,7 @@ import TableTestSupport
         let atOnce = try TableSearch(binding, format: "name CONTAINS[cd] %@", scopes: scopes)
         TableSearchIndexTests.waitForIndex(atOnce)
         try atOnce.selectScope(at: 1)
-        #expect(throws: FetchError.self) { try atOnce.update(text: "a") }
+        expectThrows(FetchError.self) { try atOnce.update(text: "a") }
         #expect(!atOnce.isActive)
 
         // In slices: the first rows now (two screens: 64 rows, slices of 40
@@ -368,7 +368,7 @@ import TableTestSupport
         }
         #expect(failed && calls == 5, "the slice from 350 tests row 350 (190, 230, 270, 310, 350: the 5th call): \(calls)")
         #expect(!search.isFindingResults)
-        #expect(try Self.shownIDs(search) == first, "the rows shown stay")
+        try expectEqual(Self.shownIDs(search), first, "the rows shown stay")
         try search.update(text: "a")
         #expect(search.lastUpdateMethod != .remembered, "searched again: \(String(describing: search.lastUpdateMethod))")
     }

@@ -107,8 +107,8 @@ import Testing
                     if (0..<3).contains(index) {
                         try search.selectScope(at: index)
                     } else {
-                        #expect(throws: TableSearchError.scopeOutOfRange(index: index, scopeCount: 3)) { try search.selectScope(at: index) }
-                        #expect(search.selectedSearchScopeIndex == before)
+                        expectThrows(TableSearchError.scopeOutOfRange(index: index, scopeCount: 3)) { try search.selectScope(at: index) }
+                        expectEqual(search.selectedSearchScopeIndex, before)
                     }
                 default:
                     // A save: in the view context, or another one (merged, or not yet).
@@ -146,7 +146,7 @@ import Testing
                 let all = controller.fetchedObjects ?? []
                 #expect(all.allSatisfy(baseFilter), "\(context)")
                 let expected = all.filter { scope($0) && Self.handMatches($0.title, text) }
-                #expect(search.fetchedObjects?.map(\.id) == expected.map(\.id), "\(context): \"\(text)\" in scope \(search.selectedSearchScopeIndex), by \(String(describing: search.lastUpdateMethod))")
+                expectEqual(search.fetchedObjects?.map(\.id), expected.map(\.id), "\(context): \"\(text)\" in scope \(search.selectedSearchScopeIndex), by \(String(describing: search.lastUpdateMethod))")
                 let expectedSections: [String]
                 if layout == .flat || !sectioned {
                     expectedSections = [""]
@@ -155,13 +155,13 @@ import Testing
                 }
                 let results = search.resultsTable
                 let names = (0..<results.numberOfSections).map { results.dataSource?.tableView(results, titleForHeaderInSection: $0) ?? "" }
-                #expect(names == expectedSections, "\(context)")
-                #expect(results.numberOfSections == expectedSections.count, "\(context)")
-                #expect((0..<results.numberOfSections).reduce(0) { $0 + results.numberOfRows(inSection: $1) } == expected.count, "\(context)")
+                expectEqual(names, expectedSections, "\(context)")
+                expectEqual(results.numberOfSections, expectedSections.count, "\(context)")
+                expectEqual((0..<results.numberOfSections).reduce(0) { $0 + results.numberOfRows(inSection: $1) }, expected.count, "\(context)")
                 let expectedTitles = expectedSections.reduce(into: [String]()) { titles, name in
                     if let title = controller.sectionIndexTitle(forSectionName: name), !title.isEmpty, title != titles.last { titles.append(title) }
                 }
-                #expect(results.sectionIndexTitles == (layout == .flat || !sectioned ? nil : expectedTitles), "\(context)")
+                expectEqual(results.sectionIndexTitles, (layout == .flat || !sectioned ? nil : expectedTitles), "\(context)")
                 #expect(table.searchFieldText == text && search.resultsTable.searchFieldText == text)
                 #expect(table.searchScopeTitles == ["All", "Low", "Group a"] && table.selectedSearchScopeIndex == search.selectedSearchScopeIndex)
                 checks += 1
@@ -169,7 +169,7 @@ import Testing
             search.cancel()
             #expect(table.searchFieldText == nil && table.searchScopeTitles == nil)
         }
-        #expect(checks == 300)
+        expectEqual(checks, 300)
         #expect(narrowed > 20, "narrowed \(narrowed), fetched \(fetched)")
         // How many searches start from every row depends on the seed's
         // steps (17 and 20 of 300 in one run): the check is that such searches are
@@ -189,17 +189,17 @@ import Testing
         try plain.update(text: "jo")
         try plain.update(text: "jos")
         #expect(!plain.lastUpdateNarrowed)
-        #expect(plain.resultsTable.visibleCells.map(\.text) == ["Josef", "José"])
+        expectEqual(plain.resultsTable.visibleCells.map(\.text), ["Josef", "José"])
         let optedIn = TableSearch(binding, predicate: { text in RecordPredicate { $0.title.lowercased().hasPrefix(text.lowercased()) } },
                                   narrows: { new, old in new.lowercased().hasPrefix(old.lowercased()) })
         try optedIn.update(text: "jo")
         #expect(!optedIn.lastUpdateNarrowed)
         try optedIn.update(text: "jos")
         #expect(optedIn.lastUpdateNarrowed)
-        #expect(optedIn.resultsTable.visibleCells.map(\.text) == ["Josef", "José"])
+        expectEqual(optedIn.resultsTable.visibleCells.map(\.text), ["Josef", "José"])
         try optedIn.update(text: "j")   // wider: fetched
         #expect(!optedIn.lastUpdateNarrowed)
-        #expect(optedIn.resultsTable.visibleCells.map(\.text) == ["Jo", "Josef", "José", "Jonas"])
+        expectEqual(optedIn.resultsTable.visibleCells.map(\.text), ["Jo", "Josef", "José", "Jonas"])
         // A format search on a collection key never narrows (CONTAINS is membership there).
         let tags = try TableSearch(binding, format: "tags CONTAINS %@")
         try tags.update(text: "a")
@@ -219,22 +219,22 @@ import Testing
         try table.register(NoteCell.self, forCellReuseIdentifier: "note")
         let binding = try table.bind(to: controller, cell: Self.cell)
         let search = try TableSearch(binding, format: "title CONTAINS[cd] %@", results: .flat, scopes: Self.scopes)
-        #expect(search.searchScopeTitles == ["All", "Low", "Group a"])
+        expectEqual(search.searchScopeTitles, ["All", "Low", "Group a"])
         // Selecting before searching only selects.
         try search.selectScope(at: 1)
         #expect(!search.isActive && table.searchScopeTitles == nil)
-        #expect(throws: TableSearchError.scopeOutOfRange(index: 3, scopeCount: 3)) { try search.selectScope(at: 3) }
-        #expect("\(TableSearchError.scopeOutOfRange(index: 3, scopeCount: 3))" == "no scope at index 3: the search has 3 scopes (0...2)")
+        expectThrows(TableSearchError.scopeOutOfRange(index: 3, scopeCount: 3)) { try search.selectScope(at: 3) }
+        expectEqual("\(TableSearchError.scopeOutOfRange(index: 3, scopeCount: 3))", "no scope at index 3: the search has 3 scopes (0...2)")
         try search.update(text: "jo")
-        #expect(search.resultsTable.visibleCells.map(\.text) == ["Jo Abel", "Anna Jonas"])
+        expectEqual(search.resultsTable.visibleCells.map(\.text), ["Jo Abel", "Anna Jonas"])
         try search.selectScope(at: 0)
-        #expect(search.resultsTable.visibleCells.map(\.text) == ["Jo Abel", "José Anne", "Josef Müller", "Anna Jonas"])
+        expectEqual(search.resultsTable.visibleCells.map(\.text), ["Jo Abel", "José Anne", "Josef Müller", "Anna Jonas"])
         #expect(search.resultsTable.numberOfSections == 1 && search.resultsTable.sectionIndexTitles == nil)
         try search.update(text: "jos")
         #expect(search.lastUpdateNarrowed)
-        #expect(search.resultsTable.visibleCells.map(\.text) == ["José Anne", "Josef Müller"])
+        expectEqual(search.resultsTable.visibleCells.map(\.text), ["José Anne", "Josef Müller"])
         try search.selectScope(at: 2)
-        #expect(search.resultsTable.visibleCells.map(\.text) == ["José Anne"])
+        expectEqual(search.resultsTable.visibleCells.map(\.text), ["José Anne"])
 
         let renderer = try TextRenderer(width: 36, pointsPerLine: 44)
         var out = "Main table while searching:\n" + renderer.text(for: table.currentFrame)
@@ -246,8 +246,8 @@ import Testing
         // A sectioned search keeps the sections and the index.
         let sectioned = try TableSearch(binding, format: "title CONTAINS[cd] %@", results: .sectioned)
         try sectioned.update(text: "jo")
-        #expect(sectioned.resultsTable.numberOfSections == 3)
-        #expect(sectioned.resultsTable.sectionIndexTitles == ["A", "B", "C"])
-        #expect(throws: TableSearchError.scopeOutOfRange(index: 0, scopeCount: 0)) { try sectioned.selectScope(at: 0) }
+        expectEqual(sectioned.resultsTable.numberOfSections, 3)
+        expectEqual(sectioned.resultsTable.sectionIndexTitles, ["A", "B", "C"])
+        expectThrows(TableSearchError.scopeOutOfRange(index: 0, scopeCount: 0)) { try sectioned.selectScope(at: 0) }
     }
 }

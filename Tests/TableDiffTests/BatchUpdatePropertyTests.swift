@@ -25,9 +25,9 @@ import Testing
                 Issue.record("the oracle refuses a batch built to be valid: \(context)")
                 return
             }
-            #expect(oracle == c.expected, "\(context)")
+            expectEqual(oracle, c.expected, "\(context)")
             let shown = try c.update.applying(to: c.displayed, dataSource: c.data)
-            #expect(shown == c.expected, "\(context)")
+            expectEqual(shown, c.expected, "\(context)")
 
             // The mapping sends every row where it ends up, and back.
             let mapping = try c.update.validate(rowCountsBefore: c.displayed.rowCounts(), rowCountsAfter: c.data.rowCounts())
@@ -41,9 +41,9 @@ import Testing
                     let p = TablePath(row: r, section: s)
                     let lost = gone.contains(p) || c.update.deletedSections.contains(s) || c.update.reloadedSections.contains(s)
                     let expected = lost ? nil : whereIs[item.id]
-                    #expect(mapping.newIndexPath(forOld: p) == expected, "\(context): \(p)")
-                    if let expected { #expect(mapping.oldIndexPath(forNew: expected) == p, "\(context): back from \(expected)") }
-                    #expect(mapping.isRowReloaded(old: p) == (reloaded.contains(p) || c.update.reloadedSections.contains(s)))
+                    expectEqual(mapping.newIndexPath(forOld: p), expected, "\(context): \(p)")
+                    if let expected { expectEqual(mapping.oldIndexPath(forNew: expected), p, "\(context): back from \(expected)") }
+                    expectEqual(mapping.isRowReloaded(old: p), (reloaded.contains(p) || c.update.reloadedSections.contains(s)))
                 }
             }
             for p in c.update.insertedRows { #expect(mapping.oldIndexPath(forNew: p) == nil, "\(context): inserted \(p)") }
@@ -62,7 +62,7 @@ import Testing
             let library = Result { () throws(BatchUpdateError) in try update.applying(to: c.displayed, dataSource: c.data) }
             let context = "seed \(seed): \(describe(c.displayed)) with \(update.logLines().joined(separator: "; "))"
             switch (oracle, library) {
-            case (.success(let a), .success(let b)): #expect(a == b, "\(context)")
+            case (.success(let a), .success(let b)): expectEqual(a, b, "\(context)")
             case (.failure, .failure): refused += 1
             case (.success, .failure(let error)): Issue.record("the library refuses, the oracle accepts: \(error)\n\(context)")
             case (.failure(let refusal), .success): Issue.record("the oracle refuses (\(refusal)), the library accepts\n\(context)")

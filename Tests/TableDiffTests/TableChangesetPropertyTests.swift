@@ -27,7 +27,7 @@ import Testing
                 }
             }
         }
-        #expect(failures == 0, "seed \(seed): \(failures) of \(pairs) pairs failed")
+        expectEqual(failures, 0, "seed \(seed): \(failures) of \(pairs) pairs failed")
     }
 
     /// Thousands of tiny sections, many of them inserted, deleted, moved or renamed.

@@ -324,7 +324,7 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
                 if failures <= 3 { Issue.record("seed \(seed): \(describe(old)) → \(describe(new))\n\(problems.joined(separator: "\n"))") }
             }
         }
-        #expect(failures == 0, "seed \(seed)")
+        expectEqual(failures, 0, "seed \(seed)")
     }
 
     /// Reloaded sections come last, in a stage of their own, at their new
@@ -339,9 +339,9 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
         try new.insertSections(["C"], afterSection: "A")
         try new.reloadSections(["A", "C"])
         let stages = old.stages(to: new)
-        #expect(stages.count == 2)
-        #expect(stages.last?.update == { var u = BatchUpdate(); u.reloadSections([1]); return u }())
-        #expect(stages.last?.sectionIdentifiers == ["B", "A", "C"])
+        expectEqual(stages.count, 2)
+        expectEqual(stages.last?.update, { var u = BatchUpdate(); u.reloadSections([1]); return u }())
+        expectEqual(stages.last?.sectionIdentifiers, ["B", "A", "C"])
         #expect(old.stages(to: old).isEmpty)
     }
 
@@ -351,13 +351,13 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
         try snapshot.appendSections(["S"])
         try snapshot.appendItems(["a", "b"])
         let before = snapshot
-        #expect(throws: TableSnapshotError<String, String>.duplicateItems(["x", "b"])) {
+        expectThrows(TableSnapshotError<String, String>.duplicateItems(["x", "b"])) {
             try snapshot.appendItems(["w", "x", "x", "b", "y"])
         }
-        #expect(snapshot == before)
+        expectEqual(snapshot, before)
         #expect(snapshot.indexOfItem("w") == nil && snapshot.indexOfItem("x") == nil && snapshot.indexOfItem("y") == nil)
-        #expect(throws: TableSnapshotError<String, String>.duplicateItems(["a"])) { try snapshot.insertItems(["a"], beforeItem: "a") }
-        #expect(snapshot.indexPath(ofItem: "a") == TablePath(row: 0, section: 0))
+        expectThrows(TableSnapshotError<String, String>.duplicateItems(["a"])) { try snapshot.insertItems(["a"], beforeItem: "a") }
+        expectEqual(snapshot.indexPath(ofItem: "a"), TablePath(row: 0, section: 0))
     }
 
     /// A million items from an array: one call, every lookup right.
@@ -365,8 +365,8 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
         var snapshot = TableSnapshot<Int, Int>()
         try snapshot.appendSections([0])
         try snapshot.appendItems(Array(0..<1_000_000))
-        #expect(snapshot.numberOfItems == 1_000_000)
-        for item in stride(from: 0, to: 1_000_000, by: 9_973) { #expect(snapshot.indexOfItem(item) == item) }
+        expectEqual(snapshot.numberOfItems, 1_000_000)
+        for item in stride(from: 0, to: 1_000_000, by: 9_973) { expectEqual(snapshot.indexOfItem(item), item) }
     }
 
     /// Identifiers hashed as their bytes (`_BitwiseHashable`, as `UUID` is):
@@ -399,10 +399,10 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
                 }
             }
             snapshot._checkInvariants()
-            #expect(snapshot.itemIdentifiers == model)
-            for (k, p) in model.enumerated() where k % 5 == round % 5 { #expect(snapshot.indexOfItem(p) == k) }
+            expectEqual(snapshot.itemIdentifiers, model)
+            for (k, p) in model.enumerated() where k % 5 == round % 5 { expectEqual(snapshot.indexOfItem(p), k) }
             let absent = pair()
-            #expect(snapshot.indexOfItem(absent) == model.firstIndex(of: absent))
+            expectEqual(snapshot.indexOfItem(absent), model.firstIndex(of: absent))
         }
     }
 
@@ -430,7 +430,7 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
                 model[section ?? 4].append(value)
             } catch {
                 #expect(present && error == .duplicateItems([item]), "round \(round): \(error)")
-                #expect(snapshot == before)
+                expectEqual(snapshot, before)
                 refused += 1
             }
             if round % 97 == 96 {
@@ -442,13 +442,13 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
         }
         snapshot._checkInvariants()
         #expect(refused > 0)
-        #expect(snapshot.itemIdentifiers.map(\.value) == Array(model.joined()))
+        expectEqual(snapshot.itemIdentifiers.map(\.value), Array(model.joined()))
         var flat = 0
         for (s, rows) in model.enumerated() {
             for (r, value) in rows.enumerated() {
                 let item = Colliding(value: value, colliding: colliding)
-                #expect(snapshot.indexPath(ofItem: item) == TablePath(row: r, section: s))
-                #expect(snapshot.indexOfItem(item) == flat)
+                expectEqual(snapshot.indexPath(ofItem: item), TablePath(row: r, section: s))
+                expectEqual(snapshot.indexOfItem(item), flat)
                 flat += 1
             }
         }

@@ -35,7 +35,7 @@ import Testing
             if !UIKitOracle.problems(of: changeset, from: old, to: new).isEmpty { caught += 1 }
         }
         #expect(corrupted > 500)
-        #expect(caught == corrupted, "seed \(seed): the oracle missed \(corrupted - caught) of \(corrupted) corrupted changesets")
+        expectEqual(caught, corrupted, "seed \(seed): the oracle missed \(corrupted - caught) of \(corrupted) corrupted changesets")
     }
 
     @Test func oracleNamesAMissingReload() {
