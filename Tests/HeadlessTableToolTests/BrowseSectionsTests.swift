@@ -139,9 +139,12 @@ import Testing
     /// `--index city`.
     @Test func everyThreeObjectsSectionAsTheController() throws {
         let kinds: [RecordValue?] = [nil, .null, .int(1), .double(1), .string("1"), .string(""), .string("a"), .string("A"), .string("á")]
+        // Under a plain `swift test`, the third of the triples whose kinds'
+        // places add up to a multiple of 3: every two kinds still meet in
+        // every two places. All of them in the full run.
         var compared = 0
-        for a in kinds { for b in kinds { for c in kinds {
-            let objects = [a, b, c].enumerated().map { k, city in
+        for i in kinds.indices { for j in kinds.indices { for k in kinds.indices where TestScale.isFull || (i + j + k) % 3 == 0 {
+            let objects = [kinds[i], kinds[j], kinds[k]].enumerated().map { k, city in
                 DynamicObject(fields: DynamicRecord(fields: [("id", .int(k))] + (city.map { [("city", $0)] } ?? [])))
             }
             let english = TableIndexCollation(localeIdentifier: "en")
@@ -156,6 +159,6 @@ import Testing
                 compared += 1
             }
         } } }
-        expectEqual(compared, 9 * 9 * 9 * 3)
+        expectEqual(compared, (TestScale.isFull ? 9 * 9 * 9 : 9 * 9 * 3) * 3)
     }
 }

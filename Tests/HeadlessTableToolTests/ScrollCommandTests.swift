@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func reuseStaysAtTheWindowWhateverTheRows() throws {
-        for rows in [10, 1_000, 3_000] {
+        for rows in [10, 1_000] + (TestScale.isFull ? [3_000] : []) {
             let s = try stats(["--rows", "\(rows)", "--height", "600", "--row-height", "44", "--step", "10"])
             let end = max(0, Double(rows) * 44 - 600)
             expectEqual(s.rows, rows)
@@ -35,10 +35,11 @@ import Testing
         let steady = try stats(["--rows", "2000", "--step", "10"])
         #expect(steady.shownUnannounced == 0 && steady.prefetchCancelled == 0)
         expectEqual(steady.prefetched, 2000 - 14)   // all but the first window (600 / 44 → rows 0 … 13)
-        let random = try stats(["--rows", "5000", "--random-heights"])
-        #expect(random.cellsCreated <= random.maxVisibleRows + 1 && random.cellsCreated + random.cellsReused == 5000)
+        let many = TestScale.cases(2_000, full: 5_000)
+        let random = try stats(["--rows", "\(many)", "--random-heights"])
+        #expect(random.cellsCreated <= random.maxVisibleRows + 1 && random.cellsCreated + random.cellsReused == many)
         // Jumps of a whole window: two windows at most.
-        let jumps = try stats(["--rows", "5000", "--jump"])
+        let jumps = try stats(["--rows", "\(many)", "--jump"])
         #expect(jumps.cellsCreated <= 2 * jumps.maxVisibleRows)
     }
 

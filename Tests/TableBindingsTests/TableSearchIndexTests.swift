@@ -98,7 +98,7 @@ import TableTestSupport
             if g.chance(0.7) { Self.waitForIndex(search) }
             let arguments = max(1, format.components(separatedBy: "%@").count - 1)
             var text = ""
-            for step in 0..<(count > 1_000 ? 10 : 40) {
+            for step in 0..<(count > 1_000 ? TestScale.cases(5, full: 10) : TestScale.cases(20, full: 40)) {
                 let where_ = "seed \(seed), format \(format), round \(round), step \(step)"
                 var saved = false
                 switch g.int(0..<12) {

@@ -60,7 +60,7 @@ import Testing
     @Test func flatMovesAreFewestAndStagesFewestWithinCost() {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        for _ in 0..<3_000 {
+        for _ in 0..<TestScale.cases(1_000, full: 3_000) {
             // Small tables, and larger ones with long unchanged runs.
             let large = g.chance(0.3)
             let n = large ? g.int(20...80) : g.int(0...10)
