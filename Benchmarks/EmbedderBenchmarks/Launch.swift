@@ -77,4 +77,24 @@ public enum Launch {
         try controller.performFetch()
         return controller.numberOfObjects(inSection: 0)
     }
+
+    /// The people sorted by name (batch size 50) in a table of 24 lines with
+    /// a search by name, as an app's list with a search field: returns once
+    /// the search's index is made (false when it was not within two minutes).
+    public static func searchIndexMade(_ store: ObjectStore) throws -> Bool {
+        var request = FetchRequest<Person>(sortKeys: [SortKey("name")])
+        request.fetchBatchSize = 50
+        let controller = FetchedResultsController(fetchRequest: request, context: ObjectContext(store: store))
+        try controller.performFetch()
+        let table = TableView(viewportHeight: 24)
+        table.rowHeight = 1
+        try table.register(TableViewCell.self, forCellReuseIdentifier: "person")
+        let binding = try table.bind(to: controller) { table, path, person in
+            let cell = try table.dequeueReusableCell(withIdentifier: "person", for: path)
+            cell.text = person.name
+            return cell
+        }
+        let search = try TableSearch(binding, format: "name CONTAINS[cd] %@")
+        return search.waitForSearchIndex(timeout: 120)
+    }
 }

@@ -13,7 +13,7 @@ import Glibc
 /// fresh process to the first frame) beside SQLite's, and a predicate's
 /// range of an index.
 enum StoreWorkloads {
-    static var all: [Workload] { [save1(), reopen(), launch(1_000_000), launch(10_000_000), rangeOfAnIndex()] }
+    static var all: [Workload] { [save1(), reopen(), launch(1_000_000), launch(10_000_000), rangeOfAnIndex(), searchIndexOfAFile()] }
 
     typealias Person = FetchWorkloads.Person
 
@@ -203,6 +203,30 @@ enum StoreWorkloads {
                 ],
                 counters: ["people": store.count, "matches": rows],
                 maxSamples: 20)
+        }
+    }
+
+    static func searchIndexOfAFile() -> Workload {
+        Workload(
+            name: "store/search-index-1M",
+            summary: "a search by name over a file store of 1,000,000 people, sorted by name (an index on name, batch size 50): its index of folded names made, against a fetch that reads and tests every record (name BEGINSWITH 'Mi')",
+            targets: [Target(against: "everyRecord", atMost: 2)]
+        ) {
+            let url = launchFiles(1_000_000).store
+            guard let store = try? ObjectStore(model: Launch.model, fileURL: url) else { fatalError("the launch store cannot be opened") }
+            return Prepared(
+                subject: {
+                    do {
+                        guard try Launch.searchIndexMade(store) else { fatalError("search index benchmark: no index within two minutes") }
+                    } catch {
+                        fatalError("search index benchmark: \(error)")
+                    }
+                },
+                baselines: [
+                    Baseline(name: "everyRecord", run: { blackHole((try? Launch.fetchCount(store, predicate: "name BEGINSWITH 'Mi'")) ?? -1) }, maxSamples: 3)
+                ],
+                counters: ["people": store.count],
+                maxSamples: 3)
         }
     }
 

@@ -668,11 +668,22 @@ extension FetchedResultsController {
         let count = results.ordered.count
         let keyCount = slot.readers.count
         let read = access.sendableValueReader(slot.readers)
+        let readAll = count < Self.searchIndexInBackgroundFrom ? nil : access.sendableWholeValueReader(slot.readers, rowCount: count)
         let version = context.storeVersion
         let current = context.controllersAreCurrent
         @Sendable func make() -> (rows: _FoldedRows, stale: Bool) {
             var rows = _FoldedRows(keyCount: keyCount, capacity: count)
             var stale = !current
+            if let readAll {
+                // Every row at once, in the order of the store's file.
+                guard let (values, seen) = readAll(ids, { stop.withLock { $0 } }) else { return (rows, true) }
+                if seen != version { stale = true }
+                for k in 0..<count {
+                    rows.append(values[k * keyCount..<(k + 1) * keyCount])
+                    if rows.isFull { return (rows, true) }
+                }
+                return (rows, stale)
+            }
             for chunk in ids {
                 if stop.withLock({ $0 }) { return (rows, true) }
                 let (values, seen) = read(chunk)

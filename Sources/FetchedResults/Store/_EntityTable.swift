@@ -223,9 +223,17 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     func forEachBaseRecord<E: Error>(
         damaged: (StoreError) -> E, _ body: (Int, borrowing R, Int64, Int64) throws(E) -> Void
     ) throws(E) {
+        try forEachBaseRecord(inChunks: 0..<(base?.chunkOffsets.count ?? 0), damaged: damaged, body)
+    }
+
+    /// Calls `body` with every snapshot record not shadowed of the chunks
+    /// in `chunks`, in ordinal order.
+    func forEachBaseRecord<E: Error>(
+        inChunks chunks: Range<Int>, damaged: (StoreError) -> E, _ body: (Int, borrowing R, Int64, Int64) throws(E) -> Void
+    ) throws(E) {
         guard let base else { return }
         var failure: E?
-        for c in 0..<base.chunkOffsets.count {
+        for c in chunks.clamped(to: 0..<base.chunkOffsets.count) {
             do throws(StoreError) {
                 try base.forEachRecord(inChunk: c, from: 0) { ordinal, sequence, version, bytes throws(StoreError) in
                     if shadowed[ordinal] { return true }
