@@ -165,7 +165,7 @@ extension FetchedResultsController {
         // The keys' values at a position of the index.
         func values(at position: Int) throws(StoreError) -> (_SortValue, _SortValue) {
             let ordinal = try base.indexEntry(number, position).ordinal
-            let record = try table.decode(try base.record(ordinal).bytes, ordinal: ordinal)
+            let record = try table.baseRecordForAPass(ordinal)
             return (_SortValue(readers[0](record), comparison: .plain), second == nil ? .null : _SortValue(readers[1](record), comparison: .plain))
         }
         // The first position in `range` whose values are not before a bound.
@@ -308,8 +308,7 @@ extension FetchedResultsController {
                     if let matched {
                         guard matched[ordinal] else { continue }
                     } else if let test {
-                        let entry = try base.record(ordinal)
-                        let record = try table.decode(entry.bytes, ordinal: ordinal)
+                        let record = try table.baseRecordForAPass(ordinal)
                         do throws(FetchError) {
                             guard try test(record) else { continue }
                         } catch {

@@ -120,7 +120,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
         return noting { () throws(StoreError) -> R? in
             guard let ordinal = try baseOrdinal(of: id), !shadowed[ordinal] else { return nil }
             if let cached = cache[ordinal] { return cached.record }
-            return try decode(try base!.record(ordinal).bytes, ordinal: ordinal)
+            return try baseRecordForAPass(ordinal)
         } ?? nil
     }
 
@@ -156,6 +156,15 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
         let found = (try decode(entry.bytes, ordinal: ordinal), entry.version, entry.sequence)
         cache[ordinal] = found
         return found
+    }
+
+    /// Snapshot record `ordinal`, decoded without taking a place in the
+    /// cache (the records a window reads stay in it) and without looking
+    /// there first (a pass that may meet a cached record calls
+    /// ``recordForAPass(_:)``).
+    func baseRecordForAPass(_ ordinal: Int) throws(StoreError) -> R {
+        guard let base else { throw .corrupt(path: "the store", reason: "no snapshot to read record \(ordinal) from") }
+        return try decode(try base.record(ordinal).bytes, ordinal: ordinal)
     }
 
     /// A snapshot record's encoding, decoded.
