@@ -325,6 +325,14 @@ public final class ObjectStore: Sendable {
         }
     }
 
+    /// For tests: how many records of the file's snapshot an entity's cache
+    /// holds — the records read from the file and kept since it opened (0
+    /// for an entity the model does not have).
+    package func _cachedRecordCount(entity name: String) -> Int {
+        guard let k = model.byName[name] else { return 0 }
+        return state.withLock { $0.tables[k].cachedRecordCount }
+    }
+
     /// The store checks itself whole (debug builds; the store tests call it after their saves).
     package func _checkInvariants() {
         state.withLock { $0._checkInvariants() }

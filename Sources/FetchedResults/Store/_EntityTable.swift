@@ -39,6 +39,8 @@ class _AnyEntityTable: @unchecked Sendable {
     var damage: StoreError? { nil }
     /// The largest sequence held (0 for none).
     var maxSequence: Int64 { 0 }
+    /// How many records of the file's snapshot the cache holds.
+    var cachedRecordCount: Int { 0 }
     func _checkInvariants(version: Int64, nextSequence: Int64) {}
     /// The records a save wrote are where the index says (O(*k*)).
     func _checkInvariants(of part: _AnyEntityChangeSet, version: Int64, nextSequence: Int64) {}
@@ -269,6 +271,8 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     }
 
     override var maxSequence: Int64 { sequences.max() ?? 0 }
+
+    override var cachedRecordCount: Int { cache.count }
 
     override func stored() throws(StoreError) -> _AnyEntityChangeSet {
         var saved: [StoredRecord<R>] = []
