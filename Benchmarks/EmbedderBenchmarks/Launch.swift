@@ -45,12 +45,26 @@ public enum Launch {
         func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6 }
         let store = try ObjectStore(model: model, fileURL: url)
         let open = elapsed()
-        let context = ObjectContext(store: store)
-        var request = FetchRequest<Person>(sortKeys: [SortKey("name")])
-        request.fetchBatchSize = 50
-        let controller = FetchedResultsController(fetchRequest: request, context: context, cacheName: "people")
+        let controller = FetchedResultsController(fetchRequest: byName(), context: ObjectContext(store: store), cacheName: "people")
         try controller.performFetch()
         let fetch = elapsed()
+        let (table, binding) = try screen(of: controller)
+        let renderer = try TextRenderer(width: 80, pointsPerLine: 1)
+        let screen = renderer.text(for: table.currentFrame)
+        let frame = elapsed()
+        withExtendedLifetime(binding) {}
+        return Figures(open: open, fetch: fetch, frame: frame, rows: controller.numberOfObjects(inSection: 0), screen: screen)
+    }
+
+    /// The people sorted by name, a batch of 50 at a time.
+    static func byName() -> FetchRequest<Person> {
+        var request = FetchRequest<Person>(sortKeys: [SortKey("name")])
+        request.fetchBatchSize = 50
+        return request
+    }
+
+    /// A table of 24 lines bound to `controller`: each row a person's name and city.
+    static func screen(of controller: FetchedResultsController<Person>) throws -> (TableView, FetchedResultsTableBinding<Person>) {
         let table = TableView(viewportHeight: 24)
         table.rowHeight = 1
         try table.register(TableViewCell.self, forCellReuseIdentifier: "person")
@@ -60,18 +74,13 @@ public enum Launch {
             cell.detailText = person.city
             return cell
         }
-        let renderer = try TextRenderer(width: 80, pointsPerLine: 1)
-        let screen = renderer.text(for: table.currentFrame)
-        let frame = elapsed()
-        withExtendedLifetime(binding) {}
-        return Figures(open: open, fetch: fetch, frame: frame, rows: controller.numberOfObjects(inSection: 0), screen: screen)
+        return (table, binding)
     }
 
     /// Fetches the people whose names a predicate picks, sorted by name
     /// (batch size 50), as an app filters a list: returns how many.
     public static func fetchCount(_ store: ObjectStore, predicate format: String) throws -> Int {
-        var request = FetchRequest<Person>(sortKeys: [SortKey("name")])
-        request.fetchBatchSize = 50
+        var request = byName()
         request.predicate = try RecordPredicate(format: format)
         let controller = FetchedResultsController(fetchRequest: request, context: ObjectContext(store: store))
         try controller.performFetch()
@@ -82,19 +91,10 @@ public enum Launch {
     /// a search by name, as an app's list with a search field: returns once
     /// the search's index is made (false when it was not within two minutes).
     public static func searchIndexMade(_ store: ObjectStore) throws -> Bool {
-        var request = FetchRequest<Person>(sortKeys: [SortKey("name")])
-        request.fetchBatchSize = 50
-        let controller = FetchedResultsController(fetchRequest: request, context: ObjectContext(store: store))
+        let controller = FetchedResultsController(fetchRequest: byName(), context: ObjectContext(store: store))
         try controller.performFetch()
-        let table = TableView(viewportHeight: 24)
-        table.rowHeight = 1
-        try table.register(TableViewCell.self, forCellReuseIdentifier: "person")
-        let binding = try table.bind(to: controller) { table, path, person in
-            let cell = try table.dequeueReusableCell(withIdentifier: "person", for: path)
-            cell.text = person.name
-            return cell
-        }
+        let (table, binding) = try screen(of: controller)
         let search = try TableSearch(binding, format: "name CONTAINS[cd] %@")
-        return search.waitForSearchIndex(timeout: 120)
+        return withExtendedLifetime(table) { search.waitForSearchIndex(timeout: 120) }
     }
 }

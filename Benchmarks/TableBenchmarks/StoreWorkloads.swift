@@ -186,8 +186,7 @@ enum StoreWorkloads {
             summary: "a fetch of the names from \"Mi\" to \"Mj\" of a file store of 1,000,000 people (an index on name): a range of the index, against the same names by BEGINSWITH (every record read)",
             targets: [Target(against: "everyRecord", atMost: 0.2)]
         ) {
-            let url = launchFiles(1_000_000).store
-            guard let store = try? ObjectStore(model: Launch.model, fileURL: url) else { fatalError("the launch store cannot be opened") }
+            let store = launchStore1M()
             let range = "name >= 'Mi' AND name < 'Mj'", tested = range + " AND id >= 0", every = "name BEGINSWITH 'Mi'"
             func count(_ format: String) -> Int {
                 do { return try Launch.fetchCount(store, predicate: format) } catch { fatalError("range benchmark: \(error)") }
@@ -206,14 +205,22 @@ enum StoreWorkloads {
         }
     }
 
+    /// The 1M launch store (made on first use), opened.
+    static func launchStore1M() -> ObjectStore {
+        do {
+            return try ObjectStore(model: Launch.model, fileURL: launchFiles(1_000_000).store)
+        } catch {
+            fatalError("the launch store cannot be opened: \(error)")
+        }
+    }
+
     static func searchIndexOfAFile() -> Workload {
         Workload(
             name: "store/search-index-1M",
             summary: "a search by name over a file store of 1,000,000 people, sorted by name (an index on name, batch size 50): its index of folded names made, against a fetch that reads and tests every record (name BEGINSWITH 'Mi')",
             targets: [Target(against: "everyRecord", atMost: 2)]
         ) {
-            let url = launchFiles(1_000_000).store
-            guard let store = try? ObjectStore(model: Launch.model, fileURL: url) else { fatalError("the launch store cannot be opened") }
+            let store = launchStore1M()
             return Prepared(
                 subject: {
                     do {
