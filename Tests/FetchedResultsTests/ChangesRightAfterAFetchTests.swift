@@ -12,7 +12,7 @@ import TableTestSupport
     @Test func changesWhileTheIdentityIndexIsMadeAreExact() throws {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed &+ 4096)
-        for round in 0..<TestScale.cases(2, full: 3) {
+        for round in 0..<TestScale.cases(1, full: 3) {
             let context = ObjectContext(store: ObjectStore(for: Note.self))
             let count = 4_096 + g.int(0...3_000)
             for id in 0..<count {

@@ -180,7 +180,7 @@ import Testing
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed &+ UInt64(locale.unicodeScalars.reduce(0) { $0 &* 31 &+ Int($1.value) }))
         let collation = TableIndexCollation(localeIdentifier: locale)
-        for round in 0..<TestScale.cases(5, full: 20) {
+        for round in 0..<TestScale.cases(3, full: 20) {
             let generated = (0..<g.int(0...300)).map { _ in Self.name(&g) }
             let context = try makeContext(generated.map(\.0))
             let ascending = g.chance(0.7)
@@ -250,7 +250,7 @@ import Testing
     func wholeFetchesAndInsertsAgree(comparison: SortKey.StringComparison) throws {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        for round in 0..<TestScale.cases(3, full: 10) {
+        for round in 0..<TestScale.cases(2, full: 10) {
             var names = (0..<g.int(0...400)).map { _ in Self.name(&g).0 ?? "" }
             // Long shared prefixes and runs of digits, as in real lists.
             names += (0..<g.int(0...50)).map { _ in "Anna Berg " + String(g.int(0...10_000)) + (g.chance(0.5) ? "ä" : "") }

@@ -38,7 +38,8 @@ import Testing
         let burst = NoteChangeBurst(groups: groups, changes: 1...4, noGroupOnInsert: 0)
         var nextID = 0
         var checks = 0
-        for _ in 0..<12 {
+        let rounds = TestScale.cases(6, full: 12)
+        for _ in 0..<rounds {
             let store = ObjectStore(for: Note.self)
             let view = ObjectContext(store: store, name: "view")
             let writers = [ObjectContext(store: store, name: "w1"), ObjectContext(store: store, name: "w2")]
@@ -112,7 +113,7 @@ import Testing
                 checks += 1
             }
         }
-        expectEqual(checks, 12 * 25)
+        expectEqual(checks, rounds * 25)
     }
 
     /// Sections that the first sort key stops ordering (sorted by rank,

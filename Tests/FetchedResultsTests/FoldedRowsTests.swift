@@ -28,7 +28,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 3])
+    @Test(arguments: 1...TestScale.cases(1, full: 3))
     func everyChangeKeepsTheCandidatesThoseByHand(round: Int) throws {
         let seed = SeededGenerator.runSeed() &+ UInt64(round)
         var g = SeededGenerator(seed: seed)

@@ -116,7 +116,7 @@ import Testing
         return Case(arguments: arguments, request: try request([SortKey(key, collation: collation)] + sortKeys(more)), sectionKey: key, collation: collation)
     }
 
-    @Test(arguments: [1 as UInt64, 2, 3, 4, 5, 6, 7, 8])
+    @Test(arguments: (1...UInt64(TestScale.cases(4, full: 8))).map { $0 })
     func randomBrowsesSectionAsTheController(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         var errors = 0, sectioned = 0

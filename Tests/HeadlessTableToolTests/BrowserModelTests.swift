@@ -173,7 +173,7 @@ import ToolArguments
 
         var random = SeededGenerator(seed: seed)
         var history: [Key] = []
-        for step in 0..<400 {
+        for step in 0..<TestScale.cases(250, full: 400) {
             // Searches more likely than not: runs of letters.
             let key = Self.keys[Int(random.next() % UInt64(Self.keys.count))]
             history.append(key)

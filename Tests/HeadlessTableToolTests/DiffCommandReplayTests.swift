@@ -13,7 +13,7 @@ import Testing
         var g = SeededGenerator(seed: seed &+ 17 &+ UInt64(TableGenerator.Shape.allCases.firstIndex(of: shape)!))
         let folder = TemporaryFolder()
         var failures = 0
-        for k in 0..<TestScale.cases(60, full: 250) {   // × 6 shapes
+        for k in 0..<TestScale.cases(30, full: 250) {   // × 6 shapes
             let (old, new) = TableGenerator.pair(shape, &g)
             let oldPath = folder.file("old\(k).json", fetchResultJSON(old))
             let newPath = folder.file("new\(k).json", fetchResultJSON(new))

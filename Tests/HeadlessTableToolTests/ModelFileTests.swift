@@ -134,7 +134,8 @@ import Testing
         var g = SeededGenerator(seed: seed)
         let folder = TemporaryFolder()
         var nonEmpty = 0
-        for round in 0..<120 {
+        let rounds = TestScale.cases(50, full: 120)
+        for round in 0..<rounds {
             let world = World(&g, threeEntities: round % 2 == 1)
             let path = folder.file("graph-\(round).json", world.file(&g))
             for _ in 0..<4 {
@@ -145,7 +146,8 @@ import Testing
                 if !expected.isEmpty { nonEmpty += 1 }
             }
         }
-        #expect(nonEmpty > 100, "the queries match something often enough to check it")
+        // (More than 100 of 480 in the full run.)
+        #expect(nonEmpty > rounds * 100 / 120, "the queries match something often enough to check it")
     }
 
     // MARK: Inverses

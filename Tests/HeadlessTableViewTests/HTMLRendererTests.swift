@@ -184,7 +184,8 @@ import Testing
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
         var operationsSeen = Set<String>()
-        for round in 0..<600 {
+        let rounds = TestScale.cases(300, full: 600)
+        for round in 0..<rounds {
             let c = BatchGenerator.generate(&g)
             let style = TableView.Style.allCases.randomElement(using: &g)!
             let (table, source, renderer, outputs) = try Self.makeTable(
@@ -250,7 +251,7 @@ import Testing
         }
         // The rounds reach every kind of operation but a reset.
         for name in ["remove", "insert", "move", "replace", "setSpacers", "setGrid", "setSearchField", "setIndex"] {
-            #expect(operationsSeen.contains(name), "no \(name) in 600 rounds (seed \(seed))")
+            #expect(operationsSeen.contains(name), "no \(name) in \(rounds) rounds (seed \(seed))")
         }
     }
 

@@ -91,7 +91,8 @@ struct OutlineModel: Equatable {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
         var steps = 0, refusals = 0, shownOrHidden = 0   // rows shown or hidden by the kept snapshot
-        for round in 0..<40 {
+        let rounds = TestScale.cases(20, full: 40)
+        for round in 0..<rounds {
             var model = OutlineModel()
             var plain = TableSectionSnapshot<Int>()   // the order dropped by every change
             var kept = TableSectionSnapshot<Int>()    // the order kept (rebuilt after each change of the tree)
@@ -218,7 +219,9 @@ struct OutlineModel: Equatable {
                 steps += 1
             }
         }
-        #expect(steps > 1_500 && refusals > 100 && shownOrHidden > 150, "\(steps) steps, \(refusals) refusals, \(shownOrHidden) rows shown")
+        // (At least 1,500 steps, 100 refusals and 150 rows shown or hidden in 40 rounds.)
+        #expect(steps > 1_500 * rounds / 40 && refusals > 100 * rounds / 40 && shownOrHidden > 150 * rounds / 40,
+                "\(steps) steps, \(refusals) refusals, \(shownOrHidden) rows shown")
     }
 
     static func error(_ body: () throws -> Void) -> TableSectionSnapshotError<Int>? {

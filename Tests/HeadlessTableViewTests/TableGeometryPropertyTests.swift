@@ -249,7 +249,7 @@ import Testing
         var g = SeededGenerator(seed: seed)
         var refusals: [Origin: Int] = [:]
         var fresh = 0
-        for round in 0..<300 {
+        for round in 0..<TestScale.cases(150, full: 300) {
             let origin = Origin.allCases[g.int(0..<Origin.allCases.count)]
             let (table, source) = try Self.makeTable(origin, Self.randomSections(&g, fresh: &fresh), viewport: Double(g.int(0...160)))
             for step in 0..<20 {

@@ -36,7 +36,7 @@ import TableTestSupport
     func floatingHeadersAgreeWithTheModel(_ style: TableView.Style) throws {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        for round in 0..<400 {
+        for round in 0..<TestScale.cases(150, full: 400) {
             var ids = Array(0..<200).shuffled(using: &g)
             let sections = TableGenerator.randomTable(&g, sections: 0...6, rows: 0...8, ids: &ids)
             let source = ItemSource(sections)

@@ -144,7 +144,7 @@ import Testing
     @Test func printedTreesParseBackToThemselves() throws {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        for _ in 0..<3_000 {
+        for _ in 0..<TestScale.cases(1_000, full: 3_000) {
             let condition = PredicateTreeGenerator.condition(&g, depth: 4)
             let text = condition.description
             let parsed: C

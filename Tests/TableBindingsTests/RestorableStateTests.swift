@@ -99,7 +99,7 @@ import Testing
             #expect(notes.isEmpty || screen.controller._readFromIndex, "seed \(seed): \(name) not read from an index")
             return screen
         }
-        for round in 0..<TestScale.cases(indexed ? 5 : 15, full: indexed ? 60 : 200) {
+        for round in 0..<TestScale.cases(indexed ? 3 : 8, full: indexed ? 60 : 200) {
             let context = "seed \(seed), round \(round)"
             let notes = (0..<g.int(0...300)).map { id in
                 Note(id: id, group: groups[g.int(0..<groups.count)], rank: g.int(0...50), title: String(repeating: "n", count: g.int(0...11)))

@@ -89,7 +89,7 @@ import Testing
             var model = Set<Int>()
             var order = try Self.freshOrder(current, view, sectioned: sectioned)
 
-            for step in 0..<TestScale.cases(40, full: 80) {
+            for step in 0..<TestScale.cases(25, full: 80) {
                 let context = "seed \(seed), round \(round), step \(step)"
                 let ids = store.objects(Note.self).map(\.id)
                 switch g.int(0..<12) {

@@ -72,7 +72,7 @@ import Testing
     @Test func keepingChangedValues() {
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
-        for _ in 0..<3_000 {
+        for _ in 0..<TestScale.cases(1_000, full: 3_000) {
             let values: [Int32] = (0..<Int32(g.int(0...10))).shuffled(using: &g)
             let changed = values.map { _ in g.chance(0.3) }
             let kept = _longestIncreasingKeeping(values: values[...], isChanged: { changed[$0] })

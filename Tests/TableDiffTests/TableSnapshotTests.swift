@@ -265,7 +265,7 @@ private func differences<Item: Hashable & Sendable>(_ s: TableSnapshot<Int, Item
         let seed = SeededGenerator.runSeed()
         var g = SeededGenerator(seed: seed)
         var refusals = 0, calls = 0
-        for run in 0..<TestScale.cases(15, full: 60) {
+        for run in 0..<TestScale.cases(8, full: 60) {
             var snapshot = TableSnapshot<Int, Item>()
             var model = SnapshotModel()
             var history: [String] = []

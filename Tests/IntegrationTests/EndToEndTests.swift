@@ -1,11 +1,10 @@
 import Foundation
-@testable import HeadlessTableTool
-import TableSnapshotTesting
 import TableTestSupport
 import Testing
 
 /// The built tool, run as a separate process: exit statuses and streams.
-@Suite struct EndToEndTests {
+@Suite(.enabled(if: TestScale.isFull, TestScale.integrationNote))
+struct EndToEndTests {
     static func run(_ arguments: [String]) throws -> CLIResult { try BuiltExecutable.run("headless-table", arguments) }
 
     @Test func demoRunsAndSaysTheSameAsInProcess() throws {
