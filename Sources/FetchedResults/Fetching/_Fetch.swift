@@ -101,21 +101,6 @@ struct _CompiledRequest<R: Record & Codable> {
     }
 }
 
-/// A section's name from its key's value: a string as it is, nil as "", other
-/// values as they print.
-@usableFromInline
-func _sectionName(_ value: RecordValue) -> String {
-    switch value {
-    case .string(let s): return s
-    case .null: return ""
-    case .date(let d): return ISO8601.string(from: d)
-    case .int(let i): return String(i)
-    case .double(let d): return Int64(exactly: d).map(String.init) ?? "\(d)"
-    case .bool(let b): return b ? "true" : "false"
-    default: return JSON.string(value)
-    }
-}
-
 /// How a fetch names a match's section: as `_CompiledRequest.element`
 /// does, from the match's first sort value when the section key is the
 /// first sort key, from its record otherwise.

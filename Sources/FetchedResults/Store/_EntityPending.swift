@@ -101,36 +101,6 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
         return context.store.state.withLock { state in table(state).lookup(id)?.sequence }
     }
 
-    /// Calls `body` with every record this context sees, unordered: the store's
-    /// under its lock (pending changes on top), then pending inserts.
-    ///
-    /// - Throws: what `body` throws; ``FetchError/unreadable(_:)`` when a
-    ///   record cannot be read from the store's file.
-    @inlinable
-    func forEachRecord(in store: ObjectStore, _ body: (borrowing R, Int64) throws(FetchError) -> Void) throws(FetchError) {
-        let updated = pending.updated, deleted = pending.deleted
-        let changed = !updated.isEmpty || !deleted.isEmpty
-        let entity = entity
-        try store.state.withLock { state throws(FetchError) in
-            let table = state.table(entity, R.self)
-            // The body borrows each record, no copy.
-            try table.forEachRecord(damaged: { FetchError.unreadable($0) }) { record, sequence, _ throws(FetchError) in
-                if changed {
-                    let id = record.id
-                    if deleted.contains(id) { return }
-                    if let update = updated[id] {
-                        try body(update, sequence)
-                        return
-                    }
-                }
-                try body(record, sequence)
-            }
-        }
-        for id in pending.insertedIDs {
-            if let record = pending.inserted[id], let sequence = pending.insertedSequences[id] { try body(record, sequence) }
-        }
-    }
-
     override func forEachErased(in context: ObjectContext, _ body: (any Record & Codable) throws -> Void) throws {
         let updated = pending.updated, deleted = pending.deleted
         var records: [R] = []

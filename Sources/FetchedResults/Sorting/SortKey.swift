@@ -289,3 +289,18 @@ func _standardCollationKey(_ s: String) -> [UInt32] {
     flushDigits()
     return key
 }
+
+/// A section's name from its key's value: a string as it is, nil as "", other
+/// values as they print. A collation sorts values by it too.
+@usableFromInline
+func _sectionName(_ value: RecordValue) -> String {
+    switch value {
+    case .string(let s): return s
+    case .null: return ""
+    case .date(let d): return ISO8601.string(from: d)
+    case .int(let i): return String(i)
+    case .double(let d): return Int64(exactly: d).map(String.init) ?? "\(d)"
+    case .bool(let b): return b ? "true" : "false"
+    default: return JSON.string(value)
+    }
+}
