@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TableDiff", targets: ["TableDiff"]),
         .library(name: "Records", targets: ["Records"]),
         .library(name: "PredicateFormat", targets: ["PredicateFormat"]),
+        .library(name: "RecordStore", targets: ["RecordStore"]),
         .library(name: "FetchedResults", targets: ["FetchedResults"]),
         .library(name: "HeadlessTableView", targets: ["HeadlessTableView"]),
         .library(name: "TableBindings", targets: ["TableBindings"]),
@@ -36,16 +37,20 @@ let package = Package(
         .target(name: "Records", dependencies: ["InternalTableUtilities"]),
         // The predicate format language over records (as NSPredicate lives in Foundation).
         .target(name: "PredicateFormat", dependencies: ["Records", "InternalTableUtilities"]),
-        // The store and its journal file, contexts, merge policies, fetch requests,
-        // sorting, collation and the fetched results controller.
-        .target(name: "FetchedResults", dependencies: ["Records", "PredicateFormat", "TableDiff", "InternalTableUtilities"]),
+        // The store: the model, the store and its journal file (indexes kept in
+        // it, records read as they are needed), contexts, merge policies,
+        // relationships, and sorting (the store keeps its indexes in order).
+        .target(name: "RecordStore", dependencies: ["Records", "PredicateFormat", "TableDiff", "InternalTableUtilities"]),
+        // The query over the store: fetch requests, a context's fetches, the
+        // fetched results controller and the search index. Re-exports RecordStore.
+        .target(name: "FetchedResults", dependencies: ["RecordStore", "Records", "PredicateFormat", "TableDiff", "InternalTableUtilities"]),
         // The table without the store: the table view, reuse, layout, rendering and
         // the diffable data source.
         .target(name: "HeadlessTableView", dependencies: ["TableDiff", "InternalTableUtilities"]),
         // Tables bound to fetched results controllers, and search.
         .target(name: "TableBindings", dependencies: ["HeadlessTableView", "FetchedResults", "Records", "PredicateFormat", "TableDiff", "InternalTableUtilities"]),
         // The umbrella: `import HeadlessTable` re-exports every module above.
-        .target(name: "HeadlessTable", dependencies: ["TableDiff", "Records", "PredicateFormat", "FetchedResults", "HeadlessTableView", "TableBindings"]),
+        .target(name: "HeadlessTable", dependencies: ["TableDiff", "Records", "PredicateFormat", "RecordStore", "FetchedResults", "HeadlessTableView", "TableBindings"]),
         // Text snapshots for XCTest and Swift Testing.
         .target(name: "TableSnapshotTesting", dependencies: ["InternalTableUtilities"]),
         // The seeds' photo diary: the tool's demo plays its story, and so does the photo-diary example.
@@ -97,8 +102,11 @@ let package = Package(
             dependencies: ["PredicateFormat", "Records", "InternalTableUtilities", "TableSnapshotTesting", "TableTestSupport"],
             exclude: ["__Snapshots__"]),
         .testTarget(
+            name: "RecordStoreTests",
+            dependencies: ["RecordStore", "FetchedResults", "Records", "PredicateFormat", "InternalTableUtilities", "TableTestSupport"]),
+        .testTarget(
             name: "FetchedResultsTests",
-            dependencies: ["FetchedResults", "Records", "PredicateFormat", "TableDiff", "InternalTableUtilities", "TableTestSupport", "TableSnapshotTesting"]),
+            dependencies: ["FetchedResults", "RecordStore", "Records", "PredicateFormat", "TableDiff", "InternalTableUtilities", "TableTestSupport", "TableSnapshotTesting"]),
         .testTarget(
             name: "HeadlessTableViewTests",
             dependencies: ["HeadlessTableView", "TableDiff", "TableTestSupport", "TableSnapshotTesting"],

@@ -1,6 +1,7 @@
 @testable import FetchedResults
 import Foundation
 import InternalTableUtilities
+@testable import RecordStore
 import Records
 import TableTestSupport
 import Testing

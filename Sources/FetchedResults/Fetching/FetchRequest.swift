@@ -1,5 +1,6 @@
 import Foundation
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 
@@ -199,7 +200,7 @@ public enum FetchError: Error, Hashable, Sendable, CustomStringConvertible {
     /// exist (a `noAction` delete not yet repaired).
     case danglingReference(object: ObjectID, relationship: String, destination: ObjectID)
     /// An object could not be read from the store's file: the file is
-    /// damaged where it is (``StoreError/damaged(path:offset:reason:)``).
+    /// damaged where it is (`StoreError.damaged(path:offset:reason:)`).
     /// Records are read from the file as they are needed, so damage shows
     /// when the damaged part is first read, not when the store opens.
     case unreadable(StoreError)

@@ -1,4 +1,5 @@
 import InternalTableUtilities
+import RecordStore
 import Records
 import TableDiff
 

@@ -1,3 +1,4 @@
+import RecordStore
 import TableDiff
 
 /// How many batches a controller with a batch size read from its context:

@@ -1,5 +1,6 @@
 import Foundation
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 

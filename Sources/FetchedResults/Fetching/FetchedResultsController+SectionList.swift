@@ -1,4 +1,5 @@
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 // The sections followed object by object: a change moves a few objects, and

@@ -1,6 +1,7 @@
 import Foundation
 import InternalTableUtilities
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 
@@ -23,7 +24,7 @@ import TableDiff
 /// no objects there are none; a nil section value goes into the section "".
 ///
 /// **Changes.** While a delegate is set, the controller follows its context:
-/// changes processed there (``ObjectContext/processPendingChanges()``, which
+/// changes processed there (`ObjectContext.processPendingChanges()`, which
 /// `save()` does first), rolled back, or merged from another context's save.
 /// It works out each change from the records that changed — O(*k* log *n*) for
 /// *k* changed records in results of *n* — and reports it to the delegate. Without

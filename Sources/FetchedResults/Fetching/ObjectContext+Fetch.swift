@@ -1,3 +1,4 @@
+import RecordStore
 import Records
 
 // A context's fetches: the query side's way into a context (the store and

@@ -1,3 +1,4 @@
+import RecordStore
 import Records
 
 // The controller's way into the results kept in the store

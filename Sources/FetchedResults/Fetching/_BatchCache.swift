@@ -1,4 +1,5 @@
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 /// The last few batches of records a controller with a batch size read on

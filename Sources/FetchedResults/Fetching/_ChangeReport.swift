@@ -1,4 +1,5 @@
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 

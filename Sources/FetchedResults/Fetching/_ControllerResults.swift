@@ -1,3 +1,4 @@
+import RecordStore
 import Records
 import TableDiff
 

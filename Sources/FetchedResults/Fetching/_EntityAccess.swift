@@ -1,5 +1,6 @@
 import Foundation
 import InternalTableUtilities
+import RecordStore
 import Records
 
 /// A context seen as the records of one entity (and of its sub-entities of

@@ -1,5 +1,6 @@
 import Foundation
 import PredicateFormat
+import RecordStore
 import Records
 
 /// A fetch request made ready: readers resolved, predicate ready.

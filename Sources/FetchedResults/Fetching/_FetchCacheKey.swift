@@ -1,4 +1,5 @@
 import PredicateFormat
+import RecordStore
 import Records
 /// What identifies a request's results in the store's cache (see
 /// `FetchedResultsController.cacheName`): the record type, the predicate,

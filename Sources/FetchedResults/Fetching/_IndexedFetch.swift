@@ -1,5 +1,6 @@
 import Foundation
 import PredicateFormat
+import RecordStore
 import Records
 
 // A fetch read from an index of the store's file (format 2): the index

@@ -1,5 +1,6 @@
 import InternalTableUtilities
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 

@@ -1,5 +1,6 @@
 import InternalTableUtilities
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 /// One fetched object as a controller keeps it: what places it (its record,

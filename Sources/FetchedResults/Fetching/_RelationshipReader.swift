@@ -1,5 +1,6 @@
 import Foundation
 import PredicateFormat
+import RecordStore
 import Records
 
 /// Reads key paths that go through relationships, as a context sees the

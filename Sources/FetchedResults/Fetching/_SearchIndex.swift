@@ -1,6 +1,7 @@
 import Foundation
 import InternalTableUtilities
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 

@@ -1,4 +1,5 @@
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 /// A section of a controller's results, or a run of consecutive elements

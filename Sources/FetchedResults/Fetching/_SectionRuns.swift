@@ -1,4 +1,5 @@
 import PredicateFormat
+import RecordStore
 import Records
 import TableDiff
 /// Sections made from section names in order: consecutive equal names make

@@ -4,13 +4,13 @@ import Records
 /// One entity's records in the store, erased: what the store's lock guards
 /// for each entity of the model. The typed table is ``_EntityTable``.
 @usableFromInline
-class _AnyEntityTable: @unchecked Sendable {
+package class _AnyEntityTable: @unchecked Sendable {
     /// The entity's index in the model.
     @usableFromInline let entity: Int
 
     init(entity: Int) { self.entity = entity }
 
-    @usableFromInline var count: Int { 0 }
+    @usableFromInline package var count: Int { 0 }
     func contains(_ id: AnyHashable) -> Bool { false }
     /// The record with an identity, erased.
     func erasedRecord(_ id: AnyHashable) -> (any Record & Codable)? { nil }
@@ -56,11 +56,11 @@ class _AnyEntityTable: @unchecked Sendable {
 /// A snapshot's record that a save updated or deleted is *shadowed*: the
 /// table answers with the record in memory, or with none.
 @usableFromInline
-final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Sendable {
+package final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Sendable {
     /// The records in memory, densely; a deleted record's place is taken by the last one.
-    @usableFromInline var records: [R] = []
+    @usableFromInline package var records: [R] = []
     /// For every record, the order it was first inserted in (stable, never reused).
-    @usableFromInline var sequences: [Int64] = []
+    @usableFromInline package var sequences: [Int64] = []
     /// For every record, the version of the save that last wrote it.
     @usableFromInline var versions = _Versions()
     /// Identity to position in `records`.
@@ -73,10 +73,10 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     var deletedVersions = _ReplacedVersions<R>()
 
     /// The snapshot's records of the entity (format 2), read as needed.
-    var base: _BaseEntity?
+    package var base: _BaseEntity?
     /// The snapshot's records a save updated or deleted since.
-    var shadowed = _Bits(count: 0)
-    var shadowedCount = 0
+    package var shadowed = _Bits(count: 0)
+    package var shadowedCount = 0
     /// The snapshot's records read most recently.
     var cache = _RecordCache<R>(capacity: 4096)
     /// How identities are kept in the file.
@@ -90,7 +90,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     ///
     /// - Complexity: O(1) on average.
     @inlinable
-    func position(of id: R.ID) -> Int? { index.position(of: id, in: records) }
+    package func position(of id: R.ID) -> Int? { index.position(of: id, in: records) }
 
     /// A record with its version and first-insertion order: in memory, or
     /// read from the snapshot.
@@ -106,7 +106,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     }
 
     /// `find(_:)`, the damage kept (``damage``) rather than thrown: nil then.
-    func lookup(_ id: R.ID) -> (record: R, version: Int64, sequence: Int64)? {
+    package func lookup(_ id: R.ID) -> (record: R, version: Int64, sequence: Int64)? {
         if let k = position(of: id) { return (records[k], versions[k], sequences[k]) }
         guard base != nil else { return nil }
         return noting { () throws(StoreError) in try find(id) } ?? nil
@@ -116,7 +116,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     /// from memory, or read from the snapshot without taking a place in the
     /// cache (the records a window reads stay in it); nil for none, or for
     /// one the file's damage hides (the damage kept: ``damage``).
-    func recordForAPass(_ id: R.ID) -> R? {
+    package func recordForAPass(_ id: R.ID) -> R? {
         if let k = position(of: id) { return records[k] }
         guard base != nil else { return nil }
         return noting { () throws(StoreError) -> R? in
@@ -151,7 +151,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     }
 
     /// Snapshot record `ordinal`, decoded (or from the cache).
-    func baseRecord(_ ordinal: Int) throws(StoreError) -> (record: R, version: Int64, sequence: Int64) {
+    package func baseRecord(_ ordinal: Int) throws(StoreError) -> (record: R, version: Int64, sequence: Int64) {
         if let cached = cache[ordinal] { return cached }
         guard let base else { throw .corrupt(path: "the store", reason: "no snapshot to read record \(ordinal) from") }
         let entry = try base.record(ordinal)
@@ -164,13 +164,13 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     /// cache (the records a window reads stay in it) and without looking
     /// there first (a pass that may meet a cached record calls
     /// ``recordForAPass(_:)``).
-    func baseRecordForAPass(_ ordinal: Int) throws(StoreError) -> R {
+    package func baseRecordForAPass(_ ordinal: Int) throws(StoreError) -> R {
         guard let base else { throw .corrupt(path: "the store", reason: "no snapshot to read record \(ordinal) from") }
         return try decode(try base.record(ordinal).bytes, ordinal: ordinal)
     }
 
     /// A snapshot record's encoding, decoded.
-    func decode(_ bytes: UnsafeRawBufferPointer, ordinal: Int) throws(StoreError) -> R {
+    package func decode(_ bytes: UnsafeRawBufferPointer, ordinal: Int) throws(StoreError) -> R {
         do {
             return try _BinaryRecordDecoder(bytes: bytes).decode(R.self, at: 0)
         } catch {
@@ -181,7 +181,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
 
     /// The identity of snapshot record `ordinal` whose kept bytes are at
     /// `identity`: read from them, or from the record.
-    func baseIdentity(_ ordinal: Int, _ identity: UnsafeRawPointer) throws(StoreError) -> R.ID {
+    package func baseIdentity(_ ordinal: Int, _ identity: UnsafeRawPointer) throws(StoreError) -> R.ID {
         if let base, base.identityWidth > 0, base.identityWidth == layout.width { return layout.read(identity) }
         return try baseRecord(ordinal).record.id
     }
@@ -189,12 +189,12 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     /// How the snapshot's identities are read from the bytes kept in its
     /// columns; nil when they are not kept (they are read from the records:
     /// ``baseIdentity(_:_:)``).
-    var keptIdentityReader: ((UnsafeRawPointer) -> R.ID)? {
+    package var keptIdentityReader: ((UnsafeRawPointer) -> R.ID)? {
         guard let base, base.identityWidth > 0, base.identityWidth == layout.width else { return nil }
         return layout.reader
     }
 
-    @usableFromInline override var count: Int { records.count + (base?.count ?? 0) - shadowedCount }
+    @usableFromInline override package var count: Int { records.count + (base?.count ?? 0) - shadowedCount }
 
     override func contains(_ id: AnyHashable) -> Bool {
         guard let id = id.base as? R.ID else { return false }
@@ -217,7 +217,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     /// - Throws: what `body` throws, or ``StoreError`` (as `E`, by `damaged`)
     ///   when the file is damaged.
     @inlinable
-    func forEachRecord<E: Error>(
+    package func forEachRecord<E: Error>(
         damaged: (StoreError) -> E, _ body: (borrowing R, Int64, Int64) throws(E) -> Void
     ) throws(E) {
         // Inlined where the record type is known: the loop over the records
@@ -239,7 +239,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
 
     /// Calls `body` with every snapshot record not shadowed of the chunks
     /// in `chunks`, in ordinal order.
-    func forEachBaseRecord<E: Error>(
+    package func forEachBaseRecord<E: Error>(
         inChunks chunks: Range<Int>, damaged: (StoreError) -> E, _ body: (Int, borrowing R, Int64, Int64) throws(E) -> Void
     ) throws(E) {
         guard let base else { return }
@@ -428,7 +428,7 @@ final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @unchecked Senda
     /// A record as it was at a version, with its sequence: the current one
     /// when it is not newer, else one a recent save replaced or deleted; nil
     /// when the record did not exist then, or that version is no longer known.
-    func record(_ id: R.ID, asOf version: Int64) -> (record: R, sequence: Int64)? {
+    package func record(_ id: R.ID, asOf version: Int64) -> (record: R, sequence: Int64)? {
         if let current = lookup(id) {
             if current.version <= version { return (current.record, current.sequence) }
             return replaced.newest(of: id, where: { $0 <= version }).map { ($0.record, current.sequence) }

@@ -4,13 +4,13 @@ import Records
 /// What the store, the contexts and the file do with one entity's records:
 /// made typed once, when the entity is declared (``_TypedEntityKind``), and
 /// used erased by the code that serves every entity of a model.
-class _EntityKind: @unchecked Sendable {
+package class _EntityKind: @unchecked Sendable {
     func makeTable(_ entity: Int) -> _AnyEntityTable { _AnyEntityTable(entity: entity) }
     func makeChangeSet(_ entity: Int) -> _AnyEntityChangeSet { _AnyEntityChangeSet(entity: entity) }
     func makePart(_ entity: Int) -> _AnyEntityPart { _AnyEntityPart(entity: entity) }
     func makePending(_ entity: Int) -> _AnyEntityPending { _AnyEntityPending(entity: entity) }
     /// The identity of a record of this entity (nil: of another type).
-    func id(of record: any Record & Codable) -> AnyHashable? { nil }
+    package func id(of record: any Record & Codable) -> AnyHashable? { nil }
     /// A record of this type read back from the store's binary form.
     func decode(_ bytes: UnsafeRawBufferPointer) throws -> any Record & Codable { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "no record type")) }
     /// The record's binary form.

@@ -9,7 +9,7 @@ import Musl
 #error("the store tests need a POSIX C library: Darwin, Glibc or Musl")
 #endif
 import Testing
-import FetchedResults
+import RecordStore
 import Records
 import PredicateFormat
 import TableTestSupport

@@ -6,9 +6,9 @@ import Records
 /// erased. The typed part is ``_EntityPending``; the context holds one per
 /// entity of its store's model.
 @usableFromInline
-class _AnyEntityPending {
+package class _AnyEntityPending {
     /// The entity's index in the model.
-    @usableFromInline let entity: Int
+    @usableFromInline package let entity: Int
 
     init(entity: Int) { self.entity = entity }
 
@@ -53,9 +53,9 @@ class _AnyEntityPending {
 /// replaced whole by a save and by a rollback) and the versions it read of
 /// saves it has not merged.
 @usableFromInline
-final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
+package final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
     /// The changes not yet saved, and those not yet processed.
-    @usableFromInline var pending = _PendingChanges<R>()
+    @usableFromInline package var pending = _PendingChanges<R>()
     /// Records read with `object(_:id:)` whose version came from a save this
     /// context has not merged: what it read.
     var snapshots: [R.ID: _Base<R>] = [:]
@@ -71,7 +71,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
     /// The record with an identity as this context sees it: its pending change,
     /// or the store's; nil when absent or deleted here. Reading a record
     /// counts as having read its version.
-    func object(_ id: R.ID, in context: ObjectContext) -> R? {
+    package func object(_ id: R.ID, in context: ObjectContext) -> R? {
         if pending.deleted.contains(id) { return nil }
         if let record = pending.inserted[id] { return record }
         guard let saved = context.store.state.withLock({ table($0).lookup(id) }) else { return nil }
@@ -96,7 +96,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
     }
 
     /// The sequence (first-insertion order) of a record this context sees.
-    func sequence(of id: R.ID, in context: ObjectContext) -> Int64? {
+    package func sequence(of id: R.ID, in context: ObjectContext) -> Int64? {
         if pending.inserted[id] != nil { return pending.insertedSequences[id] }
         return context.store.state.withLock { state in table(state).lookup(id)?.sequence }
     }
@@ -354,7 +354,7 @@ final class _EntityPending<R: Record & Codable>: _AnyEntityPending {
 /// The identities whose records may have changed in a context, by entity,
 /// and the records of those that left it (which the store may no longer
 /// have): what the context's observers — its controllers — are told.
-struct _ContextChange {
+package struct _ContextChange {
     /// Each entity's part, by entity index.
     var parts: [Int: _AnyContextChangePart] = [:]
 
@@ -377,17 +377,17 @@ struct _ContextChange {
     }
 
     /// Entity `k`'s part, typed.
-    func part<R: Record & Codable>(_ k: Int, _ type: R.Type) -> _ContextChangePart<R>? { parts[k] as? _ContextChangePart<R> }
+    package func part<R: Record & Codable>(_ k: Int, _ type: R.Type) -> _ContextChangePart<R>? { parts[k] as? _ContextChangePart<R> }
 
     /// Every changed object, as a reference (for the controllers that read
     /// through relationships).
-    func refs(_ model: ObjectModel) -> [_Ref] {
+    package func refs(_ model: ObjectModel) -> [_Ref] {
         parts.values.flatMap { part in part.erasedIDs().map { _Ref(family: model.roots[part.entity], id: $0) } }
     }
 }
 
 /// One entity's part of a context's change, erased.
-class _AnyContextChangePart {
+package class _AnyContextChangePart {
     let entity: Int
     init(entity: Int) { self.entity = entity }
     var isEmpty: Bool { true }
@@ -396,11 +396,11 @@ class _AnyContextChangePart {
 
 /// One entity's part of a context's change: the identities (in order, with
 /// repeats) and the records of those that left.
-final class _ContextChangePart<R: Record & Codable>: _AnyContextChangePart {
+package final class _ContextChangePart<R: Record & Codable>: _AnyContextChangePart {
     /// The identities, in order, each once.
-    var ids: [R.ID] = []
+    package var ids: [R.ID] = []
     var seen: Set<R.ID> = []
-    var removed: [R.ID: R] = [:]
+    package var removed: [R.ID: R] = [:]
     /// The records updated, as the context showed them before the change
     /// (where known): what the controllers compare the new ones with.
     var replaced: [R.ID: R] = [:]
@@ -409,7 +409,7 @@ final class _ContextChangePart<R: Record & Codable>: _AnyContextChangePart {
     var replacedInStore: ((R.ID) -> R?)?
 
     /// The record an updated identity replaced, as the context showed it; nil when not known.
-    func replaced(_ id: R.ID) -> R? { replaced[id] ?? replacedInStore?(id) }
+    package func replaced(_ id: R.ID) -> R? { replaced[id] ?? replacedInStore?(id) }
     override var isEmpty: Bool { ids.isEmpty }
     override func erasedIDs() -> [AnyHashable] { ids.map(AnyHashable.init) }
 }
@@ -462,16 +462,21 @@ final class _ContextNoticePart<R: Record & Codable>: _AnyContextNoticePart {
 /// An object of a model, by reference: its hierarchy's root entity and its
 /// identity (of the hierarchy's identity type).
 @usableFromInline
-struct _Ref: Hashable, @unchecked Sendable {
+package struct _Ref: Hashable, @unchecked Sendable {
     /// The index of the root entity of the object's hierarchy.
-    var family: Int
-    var id: AnyHashable
+    package var family: Int
+    package var id: AnyHashable
+
+    package init(family: Int, id: AnyHashable) {
+        self.family = family
+        self.id = id
+    }
 }
 
 extension Dictionary {
     /// Adds `other`'s entries whose keys this does not have; taking `other`
     /// whole when this is empty (O(1), where a merge hashes every key).
-    mutating func mergeKeepingFirst(_ other: [Key: Value]) {
+    package mutating func mergeKeepingFirst(_ other: [Key: Value]) {
         if isEmpty { self = other } else if !other.isEmpty { merge(other) { first, _ in first } }
     }
 }

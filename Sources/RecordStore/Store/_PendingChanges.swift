@@ -12,17 +12,17 @@ import TableDiff
 /// changes the context while being told is the one way something is left
 /// unprocessed after a save, and the save keeps that part.
 @usableFromInline
-struct _PendingChanges<R: Record> {
+package struct _PendingChanges<R: Record> {
     /// The pending inserts' identities, in the order inserted.
-    @usableFromInline var insertedIDs: [R.ID] = []
+    @usableFromInline package var insertedIDs: [R.ID] = []
     /// The pending inserts.
-    @usableFromInline var inserted: [R.ID: R] = [:]
+    @usableFromInline package var inserted: [R.ID: R] = [:]
     /// The first-insertion order reserved for each pending insert.
-    @usableFromInline var insertedSequences: [R.ID: Int64] = [:]
+    @usableFromInline package var insertedSequences: [R.ID: Int64] = [:]
     /// The pending updates of saved records.
-    @usableFromInline var updated: [R.ID: R] = [:]
+    @usableFromInline package var updated: [R.ID: R] = [:]
     /// The pending deletes of saved records.
-    @usableFromInline var deleted: Set<R.ID> = []
+    @usableFromInline package var deleted: Set<R.ID> = []
     /// For each pending update and delete, what the change was based on.
     var bases: [R.ID: _Base<R>] = [:]
     /// What changed since the last `processPendingChanges()`.

@@ -50,7 +50,7 @@ public struct RelationshipDescription: Sendable, CustomStringConvertible {
     let destinationType: ObjectIdentifier
     let destinationTypeName: String
     /// The destinations' identities (nil: the record is not of the source's type).
-    let destinations: @Sendable (any Record & Codable) -> [AnyHashable]?
+    package let destinations: @Sendable (any Record & Codable) -> [AnyHashable]?
     /// The record without the destination (nil: not of the source's type).
     let removing: @Sendable (any Record & Codable, AnyHashable) -> (any Record & Codable)?
     /// The record with the destination added (a to-one relationship's set);
@@ -208,11 +208,11 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
     let idType: ObjectIdentifier
     let idTypeName: String
     /// What the store, the contexts and the file do with its records, typed.
-    let kind: _EntityKind
+    package let kind: _EntityKind
     /// The value of one key (not a path) of a record of this type.
-    let value: @Sendable (any Record & Codable, String) -> RecordValue?
+    package let value: @Sendable (any Record & Codable, String) -> RecordValue?
     /// The declared keys (nil: read by a lookup).
-    let declaredKeys: [String]?
+    package let declaredKeys: [String]?
 
     /// An entity of the record type `type`, named `name` (the type's name by
     /// default), a sub-entity of `parent`'s entity if given, with these
@@ -322,17 +322,17 @@ public enum ObjectModelError: Error, Hashable, Sendable, CustomStringConvertible
 public struct ObjectModel: Sendable, CustomStringConvertible {
     /// The entities, in the order declared.
     public let entities: [EntityDescription]
-    let byName: [String: Int]
+    package let byName: [String: Int]
     let byType: [ObjectIdentifier: Int]
     /// Each entity's root (the entity whose identities it shares), by index.
-    let roots: [Int]
+    package let roots: [Int]
     /// Each entity's family: itself, then its sub-entities depth first, by index.
-    let families: [[Int]]
+    package let families: [[Int]]
     /// For each entity, the relationships of every entity that point to it
     /// (or to an ancestor): (source entity, relationship index).
     let incoming: [[(entity: Int, relationship: Int)]]
     /// Whether any entity has a relationship.
-    let hasRelationships: Bool
+    package let hasRelationships: Bool
 
     /// A model of these entities.
     ///
@@ -478,7 +478,7 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
     /// one entity of that record type.
     ///
     /// - Throws: ``ContextError/unknownEntity(_:)``.
-    func entityIndex<R: Record>(of type: R.Type, named name: String?) throws(ContextError) -> Int {
+    package func entityIndex<R: Record>(of type: R.Type, named name: String?) throws(ContextError) -> Int {
         if let name {
             guard let k = byName[name], entities[k].recordTypeID == ObjectIdentifier(R.self) else {
                 throw .unknownEntity(byName[name] == nil ? name : "\(name) (its records are \(entities[byName[name]!].recordType), not \(R.self))")
@@ -495,12 +495,12 @@ public struct ObjectModel: Sendable, CustomStringConvertible {
     /// The entities of `k`'s family whose records are of `R`: what a typed
     /// request for `k` reads (a sub-entity of another record type is read
     /// by a request for its own entity).
-    func typedFamily<R: Record>(of k: Int, _ type: R.Type) -> [Int] {
+    package func typedFamily<R: Record>(of k: Int, _ type: R.Type) -> [Int] {
         families[k].filter { entities[$0].recordTypeID == ObjectIdentifier(R.self) }
     }
 
     /// The identity of an object of entity `k`, as messages show it.
-    func objectID(_ k: Int, _ id: AnyHashable) -> ObjectID {
+    package func objectID(_ k: Int, _ id: AnyHashable) -> ObjectID {
         ObjectID(rootEntityName: entities[roots[k]].name, key: _objectKey(id))
     }
 

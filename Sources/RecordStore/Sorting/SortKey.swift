@@ -30,7 +30,7 @@ public struct SortKey: Hashable, Sendable, CustomStringConvertible {
         /// orders: the section first, then letter by letter, then plainly.
         /// Values that are not strings order as their section names do (nil
         /// as "", so in `#`), so that sections by the same collation
-        /// (``FetchedResultsController/sectionCollation``) are always in order.
+        /// (`FetchedResultsController.sectionCollation`) are always in order.
         case collation(TableIndexCollation)
     }
 
@@ -70,8 +70,8 @@ public struct SortKey: Hashable, Sendable, CustomStringConvertible {
 
 /// A collated string's collation key and the string itself.
 @usableFromInline
-final class _Collated: Sendable {
-    @usableFromInline let key: [UInt32]
+package final class _Collated: Sendable {
+    @usableFromInline package let key: [UInt32]
     @usableFromInline let string: String
 
     @inlinable
@@ -83,7 +83,7 @@ final class _Collated: Sendable {
 
 /// A value made ready for fast comparisons under a sort key.
 @usableFromInline
-enum _SortValue: Sendable {
+package enum _SortValue: Sendable {
     case null
     case bool(Bool)
     case int(Int)
@@ -102,7 +102,7 @@ enum _SortValue: Sendable {
     static func collatedString(_ key: [UInt32], _ string: String) -> _SortValue { .collated(_Collated(key, string)) }
 
     @inlinable
-    init(_ value: RecordValue, comparison: SortKey.StringComparison) {
+    package init(_ value: RecordValue, comparison: SortKey.StringComparison) {
         if case .collation(let collation) = comparison {
             // Every value as its section name: one order, the sections'.
             let name = _sectionName(value)
@@ -122,7 +122,7 @@ enum _SortValue: Sendable {
     }
 
     @usableFromInline
-    var rank: Int {
+    package var rank: Int {
         switch self {
         case .null: 0
         case .bool: 1
@@ -135,7 +135,7 @@ enum _SortValue: Sendable {
 
     /// -1, 0 or 1.
     @usableFromInline
-    static func compare(_ a: _SortValue, _ b: _SortValue) -> Int {
+    package static func compare(_ a: _SortValue, _ b: _SortValue) -> Int {
         switch (a, b) {
         case (.null, .null): return 0
         case let (.bool(x), .bool(y)): return x == y ? 0 : (!x ? -1 : 1)
@@ -164,7 +164,7 @@ enum _SortValue: Sendable {
     }
 
     @usableFromInline
-    var recordValue: RecordValue {
+    package var recordValue: RecordValue {
         switch self {
         case .null: .null
         case .bool(let b): .bool(b)
@@ -182,14 +182,14 @@ enum _SortValue: Sendable {
 /// The kinds of the values an index's key holds, kept in the store's file
 /// with the index: the sort ranks of its values other than nil, and whether
 /// one is a NaN (unordered: an index holding one is not a range).
-struct _KeyKinds: OptionSet, Sendable {
-    let rawValue: UInt64
+package struct _KeyKinds: OptionSet, Sendable {
+    package let rawValue: UInt64
 
-    init(rawValue: UInt64) { self.rawValue = rawValue }
+    package init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// Values of a sort rank (``_SortValue/rank``).
-    static func rank(_ rank: Int) -> _KeyKinds { _KeyKinds(rawValue: 1 << UInt64(rank)) }
-    static let nan = _KeyKinds(rawValue: 1 << 8)
+    package static func rank(_ rank: Int) -> _KeyKinds { _KeyKinds(rawValue: 1 << UInt64(rank)) }
+    package static let nan = _KeyKinds(rawValue: 1 << 8)
 
     mutating func add(_ value: _SortValue) {
         switch value {
@@ -204,27 +204,27 @@ struct _KeyKinds: OptionSet, Sendable {
 /// A record's sort values, one per sort key: the first two inline (no
 /// allocation for the usual one or two keys), the others in an array.
 @usableFromInline
-struct _SortValues: Sendable {
-    @usableFromInline var first: _SortValue
+package struct _SortValues: Sendable {
+    @usableFromInline package var first: _SortValue
     @usableFromInline var second: _SortValue
     @usableFromInline var rest: [_SortValue]
 
     @inlinable
-    init(first: _SortValue, second: _SortValue = .null) {
+    package init(first: _SortValue, second: _SortValue = .null) {
         self.first = first
         self.second = second
         rest = []
     }
 
     @inlinable
-    init(_ values: [_SortValue]) {
+    package init(_ values: [_SortValue]) {
         first = values.first ?? .null
         second = values.count > 1 ? values[1] : .null
         rest = values.count > 2 ? Array(values[2...]) : []
     }
 
     @inlinable
-    subscript(k: Int) -> _SortValue {
+    package subscript(k: Int) -> _SortValue {
         k == 0 ? first : (k == 1 ? second : rest[k - 2])
     }
 }
@@ -293,7 +293,7 @@ func _standardCollationKey(_ s: String) -> [UInt32] {
 /// A section's name from its key's value: a string as it is, nil as "", other
 /// values as they print. A collation sorts values by it too.
 @usableFromInline
-func _sectionName(_ value: RecordValue) -> String {
+package func _sectionName(_ value: RecordValue) -> String {
     switch value {
     case .string(let s): return s
     case .null: return ""

@@ -6,15 +6,15 @@ import Records
 /// last save, the next first-insertion order, the subscribers to its saves
 /// and the fetch caches.
 @usableFromInline
-struct _StoreState {
+package struct _StoreState {
     /// One table per entity, in the model's order.
-    @usableFromInline var tables: [_AnyEntityTable]
+    @usableFromInline package var tables: [_AnyEntityTable]
     @usableFromInline var nextSequence: Int64 = 1
     /// The version of the last save.
-    @usableFromInline var version: Int64 = 0
+    @usableFromInline package var version: Int64 = 0
     var subscribers: [UUID: AsyncStream<ContextDidSave>.Continuation] = [:]
     /// Cached fetch results, by cache name (see `FetchedResultsController`).
-    @usableFromInline var fetchCaches: [String: _FetchCacheEntry] = [:]
+    @usableFromInline package var fetchCaches: [String: _FetchCacheEntry] = [:]
     /// Damage the persistence repaired.
     var recoveries: [StoreRecovery] = []
 
@@ -46,7 +46,7 @@ struct _StoreState {
 
     /// Entity `k`'s table, typed (`R` must be its record type).
     @inlinable
-    func table<R: Record & Codable>(_ k: Int, _ type: R.Type) -> _EntityTable<R> {
+    package func table<R: Record & Codable>(_ k: Int, _ type: R.Type) -> _EntityTable<R> {
         unsafeDowncast(tables[k], to: _EntityTable<R>.self)
     }
 
@@ -54,7 +54,7 @@ struct _StoreState {
     var count: Int { tables.reduce(0) { $0 + $1.count } }
 
     /// The first damage met reading records from the file, in any entity.
-    var damage: StoreError? { tables.lazy.compactMap(\.damage).first }
+    package var damage: StoreError? { tables.lazy.compactMap(\.damage).first }
 
     // MARK: Applying saves
 

@@ -127,7 +127,7 @@ public final class ObjectContext {
 
     /// Entity `k`'s part, typed (`R` must be its record type).
     @inlinable
-    func pending<R: Record & Codable>(_ k: Int, _ type: R.Type) -> _EntityPending<R> {
+    package func pending<R: Record & Codable>(_ k: Int, _ type: R.Type) -> _EntityPending<R> {
         unsafeDowncast(entities[k], to: _EntityPending<R>.self)
     }
 
@@ -182,7 +182,7 @@ public final class ObjectContext {
 
     /// An object as this context sees it, by reference, without counting as
     /// a read: its entity and record.
-    func peek(_ ref: _Ref) -> (entity: Int, record: any Record & Codable)? {
+    package func peek(_ ref: _Ref) -> (entity: Int, record: any Record & Codable)? {
         for member in model.families[ref.family] {
             if let record = entities[member].peekErased(ref.id, in: self) { return (member, record) }
         }
@@ -513,7 +513,7 @@ public final class ObjectContext {
     /// Calls `observer` with the identities whose records may have changed, each
     /// time changes are processed, rolled back or merged. Keep the token: the
     /// observation ends when it is released.
-    func addObserver(_ observer: @escaping (_ContextChange) -> Void) -> _ObservationToken {
+    package func addObserver(_ observer: @escaping (_ContextChange) -> Void) -> _ObservationToken {
         let key = nextObserver
         nextObserver += 1
         observers[key] = observer
@@ -638,7 +638,7 @@ struct _ContextStreams {
 }
 
 /// Ends an observation when released.
-final class _ObservationToken {
+package final class _ObservationToken {
     private let cancel: () -> Void
     init(_ cancel: @escaping () -> Void) { self.cancel = cancel }
     deinit { cancel() }

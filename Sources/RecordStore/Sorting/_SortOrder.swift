@@ -7,7 +7,7 @@ import TableDiff
 /// One sort key's values for every match, in the most direct form for
 /// comparing: typed buffers, so that a comparison costs no reference counting.
 @usableFromInline
-enum _TypedColumn {
+package enum _TypedColumn {
     case strings(UnsafeMutableBufferPointer<String>)
     case ints(UnsafeMutableBufferPointer<Int>)
     case doubles(UnsafeMutableBufferPointer<Double>)
@@ -107,7 +107,7 @@ enum _TypedColumn {
 
     /// The value at position `k`, as the fetch found it.
     @inlinable
-    func value(at k: Int) -> _SortValue {
+    package func value(at k: Int) -> _SortValue {
         switch self {
         case .strings(let v): return .string(v[k])
         case .ints(let v): return .int(v[k])
@@ -203,7 +203,7 @@ enum _TypedColumn {
 /// a builder let go before that — a fetch whose predicate throws half-way —
 /// frees them (and the values in them) in its `deinit`.
 @usableFromInline
-final class _ColumnBuilder {
+package final class _ColumnBuilder {
     private enum Kind { case none, strings, ints, doubles, dates, collated, general }
     private var kind = Kind.none
     private var capacity: Int
@@ -219,7 +219,7 @@ final class _ColumnBuilder {
     /// Room for `capacity` values (more grow the buffers, as an array grows:
     /// a store may gain records between counting them and reading them).
     @usableFromInline
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = Swift.max(1, capacity)
     }
 
@@ -260,7 +260,7 @@ final class _ColumnBuilder {
     /// Appends the value of the next match under `comparison`: a string
     /// under a collation goes into a collated column as its key and itself.
     @usableFromInline
-    func append(_ value: RecordValue, comparison: SortKey.StringComparison) {
+    package func append(_ value: RecordValue, comparison: SortKey.StringComparison) {
         if kind == .collated || kind == .none {
             switch comparison {
             case .collation(let collation):
@@ -359,7 +359,7 @@ final class _ColumnBuilder {
     /// The column of the values appended: its buffers are the column's now,
     /// and the builder is empty.
     @usableFromInline
-    func column() -> _TypedColumn {
+    package func column() -> _TypedColumn {
         defer { handOver() }
         switch kind {
         case .strings: return .strings(strings.extracting(0..<count))
@@ -406,11 +406,11 @@ func _indexOrder(_ count: Int, keys: [(Int) -> RecordValue], sequences: [Int64])
 /// The sort values of a fetch's matches, a column per sort key; freed with it.
 /// Read-only once made (a fetch cache and a controller may share it).
 @usableFromInline
-final class _SortColumns: @unchecked Sendable {
-    @usableFromInline let columns: [_TypedColumn]
+package final class _SortColumns: @unchecked Sendable {
+    @usableFromInline package let columns: [_TypedColumn]
 
     @usableFromInline
-    init(_ columns: [_TypedColumn]) {
+    package init(_ columns: [_TypedColumn]) {
         self.columns = columns
     }
 
@@ -420,7 +420,7 @@ final class _SortColumns: @unchecked Sendable {
 
     /// The sort values of match `k`, one per column.
     @inlinable @inline(__always)
-    func sortValues(at k: Int) -> _SortValues {
+    package func sortValues(at k: Int) -> _SortValues {
         switch columns.count {
         case 0: return _SortValues(first: .null)
         case 1: return _SortValues(first: columns[0].value(at: k))
@@ -493,7 +493,7 @@ struct _SortEntry {
 /// - Complexity: O(*m*) for the radix passes, plus O(*r* log *r*) for each
 ///   tied run of *r*; O(*m* log *m*) at worst (no keys).
 @usableFromInline
-func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int64]) -> [Int32] {
+package func _sortOrder(keys columns: [_TypedColumn], ascending: [Bool], sequences: [Int64]) -> [Int32] {
     let count = sequences.count
     // No sort keys, and the matches found in insertion order (as a store's
     // records are until a delete moves one): nothing to sort, and no entries

@@ -47,7 +47,7 @@ extension _JournalFormat {
 }
 
 /// Fixed-width entries in blocks: where entry `i` is.
-struct _ColumnLayout: Sendable {
+package struct _ColumnLayout: Sendable {
     /// Where the first block's frame starts.
     let start: Int
     let count: Int
@@ -72,12 +72,12 @@ struct _ColumnLayout: Sendable {
 }
 
 /// A set of small integers, as bits.
-struct _Bits: Sendable {
+package struct _Bits: Sendable {
     private var words: [UInt64] = []
 
-    init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
+    package init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
 
-    subscript(i: Int) -> Bool {
+    package subscript(i: Int) -> Bool {
         get { words[i >> 6] & (1 << UInt64(i & 63)) != 0 }
         set {
             if newValue { words[i >> 6] |= 1 << UInt64(i & 63) } else { words[i >> 6] &= ~(1 << UInt64(i & 63)) }
@@ -125,25 +125,25 @@ final class _FileSnapshot: @unchecked Sendable {
 /// One entity's records in a snapshot of format 2: read from the file as
 /// they are needed, each chunk and block checked the first time it is read.
 /// Used under the store's lock (what it has checked is its state).
-final class _BaseEntity: @unchecked Sendable {
+package final class _BaseEntity: @unchecked Sendable {
     /// The file's bytes (kept mapped while the entity is read).
     let mapping: _MappedBytes
     let reader: _JournalReader
     /// The number of records.
-    let count: Int
+    package let count: Int
     /// Each chunk's frame offset, and the ordinal of its first record (one
     /// more entry: the count).
-    let chunkOffsets: [Int]
+    package let chunkOffsets: [Int]
     let chunkFirsts: [Int]
     /// The width of the identities kept in the columns (0: none).
     let identityWidth: Int
     /// The identity index: (hash, ordinal, identity), sorted by hash.
     let identities: _ColumnLayout
     /// The declared indexes: keys, and (ordinal, identity) in order.
-    let indexes: [(keys: [String], column: _ColumnLayout)]
+    package let indexes: [(keys: [String], column: _ColumnLayout)]
     /// The kinds of each index's keys, key by key (nil in a file written
     /// before they were kept): what a range read needs to know.
-    let keyKinds: [[_KeyKinds]?]
+    package let keyKinds: [[_KeyKinds]?]
     private var checkedChunks: _Bits
     private var checkedBlocks: [Int: _Bits] = [:]
 
@@ -229,7 +229,7 @@ final class _BaseEntity: @unchecked Sendable {
     /// Calls `body` with each record of chunk `c` from ordinal `from` on, in
     /// order: its ordinal, sequence, version and encoding; `body` returns
     /// false to stop.
-    func forEachRecord(inChunk c: Int, from: Int, _ body: (Int, Int64, Int64, UnsafeRawBufferPointer) throws(StoreError) -> Bool) throws(StoreError) {
+    package func forEachRecord(inChunk c: Int, from: Int, _ body: (Int, Int64, Int64, UnsafeRawBufferPointer) throws(StoreError) -> Bool) throws(StoreError) {
         let range = try chunkPayload(c)
         var payload = _JournalReader.Payload(reader: reader, frameStart: chunkOffsets[c], p: range.lowerBound, end: range.upperBound)
         let n = try payload.count()
@@ -326,7 +326,7 @@ final class _BaseEntity: @unchecked Sendable {
     /// types' metadata.)
     ///
     /// - Complexity: O(*m*) entries for *m* positions.
-    func forEachBlock(ofIndex k: Int, in positions: Range<Int>? = nil, _ body: (IndexBlock) throws(StoreError) -> Bool) throws(StoreError) {
+    package func forEachBlock(ofIndex k: Int, in positions: Range<Int>? = nil, _ body: (IndexBlock) throws(StoreError) -> Bool) throws(StoreError) {
         let column = indexes[k].column
         let positions = positions.map { $0.clamped(to: 0..<count) } ?? 0..<count
         var first = positions.lowerBound
@@ -343,19 +343,19 @@ final class _BaseEntity: @unchecked Sendable {
 
     /// A block of an index's entries: each the ordinal of a record (4
     /// bytes), then its identity's bytes.
-    struct IndexBlock {
+    package struct IndexBlock {
         let start: UnsafeRawPointer
-        let count: Int
+        package let count: Int
         let width: Int
 
         /// The ordinal of entry `j`.
-        func ordinal(_ j: Int) -> Int { Int(UInt32(littleEndian: (start + j * width).loadUnaligned(as: UInt32.self))) }
+        package func ordinal(_ j: Int) -> Int { Int(UInt32(littleEndian: (start + j * width).loadUnaligned(as: UInt32.self))) }
         /// The identity's bytes of entry `j`.
-        func identity(_ j: Int) -> UnsafeRawPointer { start + j * width + 4 }
+        package func identity(_ j: Int) -> UnsafeRawPointer { start + j * width + 4 }
     }
 
     /// Entry `i` of declared index `k`: the ordinal, and the identity's bytes.
-    func indexEntry(_ k: Int, _ i: Int) throws(StoreError) -> (ordinal: Int, identity: UnsafeRawPointer) {
+    package func indexEntry(_ k: Int, _ i: Int) throws(StoreError) -> (ordinal: Int, identity: UnsafeRawPointer) {
         let p = try entry(i, of: indexes[k].column)
         let ordinal = Int(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
         guard ordinal < count else { throw reader.damaged(indexes[k].column.block(i / indexes[k].column.perBlock).frame, "an index names record \(ordinal) of \(count)") }

@@ -1,9 +1,9 @@
 import Foundation
 import InternalTableUtilities
+@testable import RecordStore
+@testable import Records
 import TableTestSupport
 import Testing
-@testable import FetchedResults
-@testable import Records
 
 /// Records held as bytes (`DynamicRecord`'s storage) give back exactly the
 /// values they were made of — kind, bits, bytes of strings, order of fields —

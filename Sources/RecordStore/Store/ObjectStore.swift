@@ -50,7 +50,7 @@ public final class ObjectStore: Sendable {
     /// lock of a save (`_LockLevel.objectStore`; the order of the store's
     /// locks is in `_LockLevel+Store.swift` and <doc:StoreFileFormat>). A
     /// save holds it while the persistence takes its own locks and writes.
-    @usableFromInline let state: _Lock<_StoreState>
+    @usableFromInline package let state: _Lock<_StoreState>
     let persistence: _PersistenceBase
 
     /// A store of `model`'s objects in memory (its persistence keeps nothing).
@@ -149,7 +149,7 @@ public final class ObjectStore: Sendable {
     /// are read from the file as they are needed, and each part of it is
     /// checked the first time it is read: damage shows then, as an error of
     /// the call that read it (``ContextError/unreadable(_:)``,
-    /// ``FetchError/unreadable(_:)``) and here. Nil while none was found.
+    /// `FetchError.unreadable(_:)`) and here. Nil while none was found.
     public var damage: StoreError? { state.withLock { $0.damage } }
 
     /// The version of the last save (0 before the first).

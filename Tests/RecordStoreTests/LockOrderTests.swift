@@ -1,8 +1,8 @@
 import Foundation
 import InternalTableUtilities
-import Testing
-import FetchedResults
+import RecordStore
 import TableTestSupport
+import Testing
 
 /// The order of the store's locks (`_LockLevel+Store.swift`): the tracker
 /// that debug builds keep per thread catches a lock taken out of order — here

@@ -11,6 +11,7 @@ import Musl
 import InternalTableUtilities
 import Testing
 import FetchedResults
+import RecordStore
 import Records
 import PredicateFormat
 import TableTestSupport

@@ -4,15 +4,15 @@
 /// when it changes; the query side reads and writes them
 /// (`ObjectStore+FetchCache.swift`).
 @usableFromInline
-struct _FetchCacheEntry: @unchecked Sendable {
-    @usableFromInline var key: AnyHashable
-    @usableFromInline var keepsRecords: Bool
-    @usableFromInline var storeVersion: Int64
+package struct _FetchCacheEntry: @unchecked Sendable {
+    @usableFromInline package var key: AnyHashable
+    @usableFromInline package var keepsRecords: Bool
+    @usableFromInline package var storeVersion: Int64
     /// The results, of a type the query side knows.
-    @usableFromInline var results: Any
+    @usableFromInline package var results: Any
 
     @inlinable
-    init(key: AnyHashable, keepsRecords: Bool, storeVersion: Int64, results: Any) {
+    package init(key: AnyHashable, keepsRecords: Bool, storeVersion: Int64, results: Any) {
         self.key = key
         self.keepsRecords = keepsRecords
         self.storeVersion = storeVersion
@@ -22,7 +22,7 @@ struct _FetchCacheEntry: @unchecked Sendable {
 
 extension ObjectStore {
     /// Forgets the results kept by `name` (every name when nil), and the sections kept on disk by it.
-    func deleteCache(named name: String?) {
+    package func deleteCache(named name: String?) {
         state.withLock { state in
             if let name { state.fetchCaches[name] = nil } else { state.fetchCaches.removeAll() }
         }

@@ -8,22 +8,36 @@ import Records
 /// store version (in this process or another, after a relaunch) takes them
 /// instead of reading every row's section name; any other finds them stale
 /// and replaces them. A cache that cannot be read is not used.
-struct _SectionCache: Codable, Equatable {
-    struct Section: Codable, Equatable {
-        var name: String
-        var count: Int
+package struct _SectionCache: Codable, Equatable {
+    package struct Section: Codable, Equatable {
+        package var name: String
+        package var count: Int
+
+        package init(name: String, count: Int) {
+            self.name = name
+            self.count = count
+        }
     }
 
     /// The cache name.
-    var name: String
+    package var name: String
     /// The store's identifier (kept by compactions) and version.
-    var storeID: UInt64
-    var storeVersion: Int64
+    package var storeID: UInt64
+    package var storeVersion: Int64
     /// The request, as `_FetchCacheKey.persistentDescription` writes it.
-    var request: String
-    var sections: [Section]
+    package var request: String
+    package var sections: [Section]
     /// The index titles as a controller without a delegate gives them.
-    var indexTitles: [String]
+    package var indexTitles: [String]
+
+    package init(name: String, storeID: UInt64, storeVersion: Int64, request: String, sections: [Section], indexTitles: [String]) {
+        self.name = name
+        self.storeID = storeID
+        self.storeVersion = storeVersion
+        self.request = request
+        self.sections = sections
+        self.indexTitles = indexTitles
+    }
 }
 
 extension ObjectStore {
@@ -41,14 +55,14 @@ extension ObjectStore {
 
     /// The identifier of the store's file and its version now, when the
     /// store has a file (nil otherwise: no cache is kept on disk).
-    var cacheIdentity: (storeID: UInt64, version: Int64)? {
+    package var cacheIdentity: (storeID: UInt64, version: Int64)? {
         guard fileURL != nil, let storeID = persistence.storeIdentifier else { return nil }
         return (storeID, version)
     }
 
     /// The sections kept under `name` for `request` at `version`; nil when
     /// there are none, they are stale, or they cannot be read.
-    func sectionCache(named name: String, request: String, version: Int64) -> _SectionCache? {
+    package func sectionCache(named name: String, request: String, version: Int64) -> _SectionCache? {
         guard let url = sectionCacheURL(name), let storeID = persistence.storeIdentifier,
             let data = FileManager.default.contents(atPath: url.path),
             let cache = try? JSONDecoder().decode(_SectionCache.self, from: data),   // unreadable: recomputed
@@ -60,7 +74,7 @@ extension ObjectStore {
     /// Keeps `cache` on disk, replacing what its name held: written aside,
     /// then renamed over. A cache that cannot be written is not kept (the
     /// next fetch computes the sections again): it is a cache, not data.
-    func keepSectionCache(_ cache: _SectionCache) {
+    package func keepSectionCache(_ cache: _SectionCache) {
         guard let folder = sectionCacheFolder, let url = sectionCacheURL(cache.name) else { return }
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         guard let data = try? JSONEncoder().encode(cache) else { return }
