@@ -1,5 +1,4 @@
 import InternalTableUtilities
-import PredicateFormat
 import RecordStore
 import Records
 import TableDiff

@@ -1,4 +1,3 @@
-import PredicateFormat
 import RecordStore
 import Records
 import TableDiff

@@ -1,4 +1,3 @@
-import PredicateFormat
 import Records
 import TableDiff
 /// CRC-32C (Castagnoli): the checksum of every part of a journal file.

@@ -8,9 +8,6 @@
 // there is.
 
 #if canImport(Darwin)
-import TableDiff
-import PredicateFormat
-import Records
 import Darwin
 #elseif canImport(Glibc)
 import Glibc

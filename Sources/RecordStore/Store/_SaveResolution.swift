@@ -1,5 +1,4 @@
 import Foundation
-import PredicateFormat
 import Records
 
 /// What a context read of a record before changing it.

@@ -1,5 +1,4 @@
 import Foundation
-import PredicateFormat
 import Records
 
 /// The state behind a store's lock: each entity's table, the version of the
