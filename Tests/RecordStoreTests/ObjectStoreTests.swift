@@ -17,11 +17,10 @@ import PredicateFormat
 import TableTestSupport
 
 @Suite struct ObjectStoreTests {
-    func temporaryURL(_ name: String = "store.json") -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-tests-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.appendingPathComponent(name)
-    }
+    /// Removed with everything in it when the test ends.
+    let folder = TemporaryFolder("store-tests")
+
+    func temporaryURL(_ name: String = "store.json") -> URL { folder.freshURL(name) }
 
     /// A store made from records is the store a context's inserts and one
     /// save make: the same fetches (ties in insertion order), version and
@@ -287,9 +286,9 @@ import TableTestSupport
     }
 
     @Test func anUnreadableOrUnwritableStoreIsAnError() throws {
-        let folder = temporaryURL("folder")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        expectThrows(StoreError.unreadable(path: folder.path, reason: "it is a folder")) { try ObjectStore(for: Note.self, fileURL: folder) }
+        let directory = temporaryURL("folder")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        expectThrows(StoreError.unreadable(path: directory.path, reason: "it is a folder")) { try ObjectStore(for: Note.self, fileURL: directory) }
         // A store whose folder disappears cannot save; memory stays as it was.
         let url = temporaryURL()
         let store = try ObjectStore(for: Note.self, fileURL: url)

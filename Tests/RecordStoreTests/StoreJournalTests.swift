@@ -17,11 +17,10 @@ import TableTestSupport
 /// The journal file: saves cost the change, damage is an error, a torn tail
 /// is dropped and reported, the old JSON file opens.
 @Suite struct StoreJournalTests {
-    func temporaryURL(_ name: String = "store.htstore") -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-tests-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.appendingPathComponent(name)
-    }
+    /// Removed with everything in it when the test ends.
+    let folder = TemporaryFolder("journal-tests")
+
+    func temporaryURL(_ name: String = "store.htstore") -> URL { folder.freshURL(name) }
 
     func fileSize(_ url: URL) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? -1

@@ -23,6 +23,20 @@ public final class TemporaryFolder: @unchecked Sendable {
     /// The URL of `name` in the folder.
     public func url(_ name: String) -> URL { url.appendingPathComponent(name) }
 
+    /// The URL of `name` in a new, empty subfolder of its own: for a test
+    /// that makes several stores of one name, each with the files a store
+    /// keeps beside its own.
+    public func freshURL(_ name: String) -> URL {
+        let folder = url.appendingPathComponent(UUID().uuidString)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            // The test's first file in it fails then, naming the folder.
+            print("TemporaryFolder: cannot create \(folder.path): \(error)")
+        }
+        return folder.appendingPathComponent(name)
+    }
+
     /// Writes `text` to the file `name` in the folder and returns its path.
     @discardableResult
     public func file(_ name: String, _ text: String) -> String {
