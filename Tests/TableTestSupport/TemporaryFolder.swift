@@ -10,10 +10,15 @@ public final class TemporaryFolder: @unchecked Sendable {
     /// A new, empty folder named `prefix` and a unique suffix.
     public init(_ prefix: String = "headless-table-tests") {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        Self.create(url)
+    }
+
+    /// Creates the folder at `url`; when it cannot, the test's first file in
+    /// it fails, naming the folder, after this says why.
+    private static func create(_ url: URL) {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
-            // The test's first file in it fails then, naming the folder.
             print("TemporaryFolder: cannot create \(url.path): \(error)")
         }
     }
@@ -28,12 +33,7 @@ public final class TemporaryFolder: @unchecked Sendable {
     /// keeps beside its own.
     public func freshURL(_ name: String) -> URL {
         let folder = url.appendingPathComponent(UUID().uuidString)
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            // The test's first file in it fails then, naming the folder.
-            print("TemporaryFolder: cannot create \(folder.path): \(error)")
-        }
+        Self.create(folder)
         return folder.appendingPathComponent(name)
     }
 
