@@ -76,8 +76,8 @@ let package = Package(
         .executableTarget(name: "groceries", dependencies: ["HeadlessTable"], path: "Examples/Groceries"),
         .executableTarget(name: "names", dependencies: ["HeadlessTable"], path: "Examples/Names", resources: [.copy("names.txt")]),
         .executableTarget(name: "contacts", dependencies: ["HeadlessTable"], path: "Examples/Contacts"),
-        .target(name: "DirectoryStore", dependencies: ["FetchedResults"], path: "Examples/DirectoryStore/Persistence"),
-        .executableTarget(name: "directory-store", dependencies: ["DirectoryStore"], path: "Examples/DirectoryStore/App"),
+        .target(name: "DirectoryStore", dependencies: ["RecordStore", "Records"], path: "Examples/DirectoryStore/Persistence"),
+        .executableTarget(name: "directory-store", dependencies: ["DirectoryStore", "FetchedResults", "Records", "TableDiff"], path: "Examples/DirectoryStore/App"),
 
         // The one test-support module: seeded generators, the independent UIKit
         // oracle, the records the tests share, fixtures and temporary folders.
@@ -120,7 +120,7 @@ let package = Package(
             name: "HeadlessTableToolTests",
             dependencies: ["HeadlessTableTool", "HeadlessTable", "InternalTableUtilities", "TableSnapshotTesting", "TableTestSupport", "ToolArguments"],
             exclude: ["__Snapshots__"]),
-        .testTarget(name: "ExamplesTests", dependencies: ["DirectoryStore", "FetchedResults", "TableTestSupport"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["DirectoryStore", "FetchedResults", "Records", "TableDiff", "TableTestSupport"]),
         // Process-level and long tests — processes killed mid-save, two
         // processes on one file, the terminal through tmux, generated files of
         // a million rows, every example and the demo run as processes — as

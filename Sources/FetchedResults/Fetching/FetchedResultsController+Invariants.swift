@@ -34,6 +34,9 @@ extension FetchedResultsController {
             precondition(section.count >= 0 && results.sectionStarts[k + 1] == results.sectionStarts[k] + section.count, "section \(k) starts at \(results.sectionStarts[k]), holds \(section.count), next at \(results.sectionStarts[k + 1])")
         }
         precondition(results.sectionStarts.last == results.ordered.count, "the sections hold \(results.sectionStarts.last ?? 0) objects, the results \(results.ordered.count)")
+        // An order read from an index your persistence serves: its records
+        // are not read here (every row, from that database).
+        if indexIsServed && results.ordered.isLean { return }
         // A lean order whose details are not all known any more (damage in the
         // store's file, or versions forgotten) cannot be checked by them.
         let detailsKnown = (0..<results.ordered.count).allSatisfy { results.ordered.element(at: $0) != nil }

@@ -169,6 +169,10 @@ public final class FetchedResultsController<R: Record & Codable> {
     /// The positions of the index the last fetch read from the store's file,
     /// when its predicate bounded them (`_IndexedFetch.swift`; for tests).
     package internal(set) var _indexPositionsRead: Range<Int>?
+    /// Whether the last fetch read its order from an index a persistence of
+    /// your own serves (`_IndexedFetch.swift`): the debug builds' check then
+    /// reads no record (it would read every row from that database).
+    var indexIsServed = false
 
     /// A controller of a request's results in a context, in sections by a key
     /// path's value (one section without), its results kept under a cache

@@ -134,7 +134,7 @@ struct _EntityAccess<R: Record & Codable> {
                         return
                     }
                     file = ObjectIdentifier(base)
-                    let chunks = next..<Swift.min(base.chunkOffsets.count, next + 8)   // about 64 KB
+                    let chunks = next..<Swift.min(base.chunkCount, next + 8)   // about 64 KB of a file
                     do throws(StoreError) {
                         try table.forEachBaseRecord(inChunks: chunks, damaged: { $0 }) { (_, record: borrowing R, _, _) throws(StoreError) in
                             guard let row = rowOf[record.id].map(Int.init) else { return }
@@ -147,7 +147,7 @@ struct _EntityAccess<R: Record & Codable> {
                         // here are read by identity after, as row by row.
                     }
                     next = chunks.upperBound
-                    done = next >= base.chunkOffsets.count
+                    done = next >= base.chunkCount
                 }
             }
             // The rows not read from the file, by identity.

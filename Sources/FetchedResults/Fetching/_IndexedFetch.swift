@@ -30,6 +30,7 @@ extension FetchedResultsController {
     @usableFromInline
     func indexedFetch(_ compiled: _CompiledRequest<R>, access: _EntityAccess<R>) throws(FetchError) -> (ordered: _OrderedElements<R>, sections: [_SectionRun])? {
         _indexPositionsRead = nil
+        indexIsServed = false
         let request = compiled.request
         guard request.fetchBatchSize > 0, !deliversWholeChanges, compiled.relationships == nil, access.members.count == 1, let k = access.entity,
             request.sortKeys.allSatisfy({ $0.ascending && $0.comparison == .plain })
@@ -39,13 +40,12 @@ extension FetchedResultsController {
         let store = context.store
         let sectioned = sectionNameKeyPath != nil
 
-        let result: Result<(ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64, positions: Range<Int>?)?, FetchError> = store.state.withLock { state in
+        let result: Result<(ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64, positions: Range<Int>?, served: Bool)?, FetchError> = store.state.withLock { state in
             let table = state.table(k, R.self)
-            guard let base = table.base, let number = base.indexes.firstIndex(where: { $0.keys == keys }) else { return .success(nil) }
+            guard let base = table.base, let number = base.indexKeys.firstIndex(of: keys) else { return .success(nil) }
             do throws(FetchError) {
-                var read = try Self.readIndex(number, of: table, base: base, pending: pending, compiled: compiled)
-                read.version = state.version
-                return .success(read)
+                let read = try Self.readIndex(number, of: table, base: base, pending: pending, compiled: compiled)
+                return .success((read.ids, read.placed, state.version, read.positions, base.findsIdentities))
             } catch {
                 return .failure(error)
             }
@@ -53,6 +53,7 @@ extension FetchedResultsController {
         guard var read = try result.get() else { return nil }
         let version = read.version
         _indexPositionsRead = read.positions
+        indexIsServed = read.served
 
         // Offset and limit.
         let start = min(max(0, request.fetchOffset), read.ids.count)
@@ -144,7 +145,7 @@ extension FetchedResultsController {
         _ number: Int, of table: _EntityTable<R>, base: _BaseEntity, compiled: _CompiledRequest<R>
     ) throws(StoreError) -> (positions: Range<Int>, exact: Bool)? {
         guard let kinds = base.keyKinds[number], let predicate = compiled.request.predicate else { return nil }
-        let keys = base.indexes[number].keys, readers = compiled.sortReaders
+        let keys = base.indexKeys[number], readers = compiled.sortReaders
         // The leading comparisons of the first key, and of the second, with
         // constants of their values' kind: a range of each.
         let (comparisons, alone) = _leadingComparisons(predicate)
@@ -165,7 +166,7 @@ extension FetchedResultsController {
         let second = first.isOneValue ? found[1] : nil
         // The keys' values at a position of the index.
         func values(at position: Int) throws(StoreError) -> (_SortValue, _SortValue) {
-            let ordinal = try base.indexEntry(number, position).ordinal
+            let ordinal = try base.indexOrdinal(number, position)
             let record = try table.baseRecordForAPass(ordinal)
             return (_SortValue(readers[0](record), comparison: .plain), second == nil ? .null : _SortValue(readers[1](record), comparison: .plain))
         }
@@ -205,7 +206,7 @@ extension FetchedResultsController {
     /// (a lean order keeps them). Runs under the store's lock.
     static func readIndex(
         _ number: Int, of table: _EntityTable<R>, base: _BaseEntity, pending: _PendingChanges<R>, compiled: _CompiledRequest<R>
-    ) throws(FetchError) -> (ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64, positions: Range<Int>?) {
+    ) throws(FetchError) -> (ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], positions: Range<Int>?) {
         let matches = compiled.matches
         // The records not read from the index: in memory, and unsaved.
         var extras: [(record: R, details: _ElementDetails, unsaved: Bool)] = []
@@ -261,7 +262,7 @@ extension FetchedResultsController {
         if let test, (positions?.count ?? base.count) >= base.count / 3 * 2 {
             var bits = _Bits(count: base.count)
             do throws(StoreError) {
-                for c in 0..<base.chunkOffsets.count where failure == nil {
+                for c in 0..<base.chunkCount where failure == nil {
                     try base.forEachRecord(inChunk: c, from: 0) { ordinal, _, _, bytes throws(StoreError) in
                         if shadowing && shadowed[ordinal] { return true }
                         let record = try table.decode(bytes, ordinal: ordinal)
@@ -304,7 +305,13 @@ extension FetchedResultsController {
                     let ordinal = block.ordinal(j)
                     if shadowing && shadowed[ordinal] { continue }
                     let id: R.ID
-                    if let readKept { id = readKept(block.identity(j)) } else { id = try table.baseIdentity(ordinal, block.identity(j)) }
+                    if let identities = block.identities {
+                        id = identities.assumingMemoryBound(to: R.ID.self)[j]
+                    } else if let readKept {
+                        id = readKept(block.identity(j))
+                    } else {
+                        id = try table.baseIdentity(ordinal, block.identity(j))
+                    }
                     if hiding && hidden.contains(id) { continue }
                     if let matched {
                         guard matched[ordinal] else { continue }
@@ -332,7 +339,7 @@ extension FetchedResultsController {
         if let failure { throw failure }
         var placed: [R.ID: _ElementDetails] = [:]
         for extra in extras where extra.unsaved { placed[extra.record.id] = extra.details }
-        guard !extras.isEmpty else { return (ids, placed, 0, positions) }
+        guard !extras.isEmpty else { return (ids, placed, positions) }
 
         // Each extra's place among the index's rows: by binary search.
         func details(at position: Int) throws(StoreError) -> _ElementDetails {
@@ -359,7 +366,7 @@ extension FetchedResultsController {
             throw .unreadable(error)
         }
         merged.append(contentsOf: flat[next...])
-        return (_ChunkedIDs(merged), placed, 0, positions)
+        return (_ChunkedIDs(merged), placed, positions)
     }
 }
 

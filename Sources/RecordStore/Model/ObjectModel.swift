@@ -255,6 +255,25 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
     public func relationship(named name: String) -> RelationshipDescription? {
         relationships.first { $0.name == name }
     }
+
+    /// The order of an index of `keys` over `records`, as a persistence that
+    /// serves a snapshot keeps it (``StoreSnapshotEntity``): the positions of
+    /// `records`, ordered by the keys' values, each ascending and compared
+    /// as a ``SortKey`` compares them by default, ties by first insertion
+    /// (``StoredRecord/sequence``) — the order of a fetch sorted by those keys.
+    ///
+    /// - Throws: ``StoreError/unencodable(_:)`` for a key the record type
+    ///   does not read.
+    /// - Complexity: O(*n* log *n*) for *n* records.
+    public static func indexOrder<R: Record & Codable>(_ keys: [String], of records: [StoredRecord<R>]) throws(StoreError) -> [Int] {
+        guard records.count <= Int(Int32.max) else { throw .unencodable("an index of \(records.count) records is more than an order holds (2³¹ − 1)") }
+        var readers: [RecordReader<R>] = []
+        for key in keys {
+            do throws(RecordKeyError) { readers.append(try R._reader(forKeyPath: key)) } catch { throw .unencodable("the index key \(key): \(error)") }
+        }
+        let columns = readers.map { reader in { (k: Int) -> RecordValue in reader(records[k].record) } }
+        return _indexOrder(records.count, keys: columns, sequences: records.map(\.sequence)).map(Int.init)
+    }
 }
 
 /// Why a model cannot be made: the declaration names what is wrong.

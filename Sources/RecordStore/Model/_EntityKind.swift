@@ -24,6 +24,10 @@ package class _EntityKind: @unchecked Sendable {
     func readLegacy(_ bytes: [UInt8], path: String) throws(StoreError) -> _Contents { _Contents() }
     /// Whether the record type reads a key path (an index's key).
     func readsKey(_ key: String) -> Bool { false }
+    /// The entity's records in a snapshot a persistence serves, as the store reads them.
+    func makeServed(_ source: any StoreSnapshotEntity, name: String) throws(StoreError) -> _BaseEntity {
+        throw .unknownEntity(name)
+    }
 }
 
 final class _TypedEntityKind<R: Record & Codable>: _EntityKind, @unchecked Sendable where R.ID: Codable {
@@ -49,6 +53,10 @@ final class _TypedEntityKind<R: Record & Codable>: _EntityKind, @unchecked Senda
         let record = try _BinaryRecordDecoder(bytes: bytes).decode(R.self, at: 0)
         let typed = part.typed(R.self)
         if deleted { typed.deleted.append(record) } else { typed.saved.append(StoredRecord(record: record, sequence: sequence, version: version)) }
+    }
+
+    override func makeServed(_ source: any StoreSnapshotEntity, name: String) throws(StoreError) -> _BaseEntity {
+        try _ServedEntity<R>(source, name: name)
     }
 
     override func readsKey(_ key: String) -> Bool {

@@ -77,7 +77,7 @@ public final class JournalFilePersistence: StorePersistence {
     ///
     /// - Complexity: O(*n*) in the size of the file.
     public func load(model: ObjectModel) throws(StoreError) -> StoreContents {
-        StoreContents(try load(model), model: model)
+        try StoreContents(try load(model), model: model)
     }
 
     /// Opens the file and reads it, each entity's records typed.
@@ -141,7 +141,7 @@ public final class JournalFilePersistence: StorePersistence {
                     recoveries.append(StoreRecovery(path: displayPath, offset: torn.offset, length: size - torn.offset, reason: torn.reason))
                 }
                 return _Contents(
-                    snapshot: read.snapshot, parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence,
+                    snapshot: read.snapshot?.entities, parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence,
                     changeSets: read.changeSets, recoveries: recoveries)
             }
             throw .unreadable(path: displayPath, reason: "the file kept being replaced while it was read")
@@ -359,7 +359,7 @@ public final class JournalFilePersistence: StorePersistence {
     ///   store compacted the file meanwhile.
     public func changesSinceLastRead() throws(StoreError) -> ExternalChanges {
         let model = try state.withLock { state throws(StoreError) in try codec(state).model }
-        return ExternalChanges(try changes(), model: model)
+        return try ExternalChanges(try changes(), model: model)
     }
 
     /// The saves other stores appended, each entity's records typed.
@@ -429,7 +429,7 @@ public final class JournalFilePersistence: StorePersistence {
             if read == nil {
                 let whole = try readStore(replacement, size: size, codec: codec)
                 changes.replacement = _Contents(
-                    snapshot: whole.snapshot, parts: whole.parts, version: whole.snapshotVersion, nextSequence: whole.nextSequence, changeSets: whole.changeSets)
+                    snapshot: whole.snapshot?.entities, parts: whole.parts, version: whole.snapshotVersion, nextSequence: whole.nextSequence, changeSets: whole.changeSets)
                 changes.changeSets = []
                 read = whole
             }
@@ -494,7 +494,7 @@ public final class JournalFilePersistence: StorePersistence {
     public func commit(_ prepare: (ExternalChanges) throws(StoreError) -> StoreChangeSet?) throws(StoreError) {
         let model = try state.withLock { state throws(StoreError) in try codec(state).model }
         try commit { changes throws(StoreError) in
-            try prepare(ExternalChanges(changes, model: model)).map { changeSet throws(StoreError) in try _ChangeSet(changeSet, model: model) }
+            try prepare(try ExternalChanges(changes, model: model)).map { changeSet throws(StoreError) in try _ChangeSet(changeSet, model: model) }
         }
     }
 
@@ -548,7 +548,7 @@ public final class JournalFilePersistence: StorePersistence {
         let folded = try _StoreState(
             model: codec.model,
             contents: _Contents(
-                snapshot: read.snapshot, parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets))
+                snapshot: read.snapshot?.entities, parts: read.parts, version: read.snapshotVersion, nextSequence: read.nextSequence, changeSets: read.changeSets))
         let snapshot = try Self.snapshot(of: folded, model: codec.model, storeID: read.storeID, codec: codec)
         let temporary = try writeTemporary(snapshot, next: path)
         var renamed = false

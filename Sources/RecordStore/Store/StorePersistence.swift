@@ -5,19 +5,29 @@ import Records
 /// Where an ``ObjectStore`` keeps its objects between launches: the seam for
 /// an app's own database.
 ///
-/// A store over a persistence of this protocol keeps every object in
-/// memory and hands durability to its persistence: it loads everything
-/// once, commits each save as one ``StoreChangeSet``, and asks for the
-/// changes others made. (The store's own file, compacted, is read as rows
-/// are needed instead, by its indexes — see <doc:StoreFileFormat>; this
-/// protocol cannot serve records on demand yet.) The package has
-/// two: ``JournalFilePersistence`` (the store's file: a checksummed snapshot
-/// and an append-only journal, shared safely between processes) and
-/// ``MemoryPersistence`` (nothing is kept). An app that outgrows the embedded
-/// file implements this protocol over its own database and passes it to
+/// A store hands durability to its persistence: it reads what is kept once,
+/// when it opens, commits each save as one ``StoreChangeSet``, and asks for
+/// the changes others made. What it reads comes in one of two forms
+/// (``StoreContents``):
+/// - **every object**, loaded into memory at once: the simplest persistence
+///   to write (``MemoryPersistence``, and any database read whole);
+/// - **a snapshot served as it is read** (``StoreContents/snapshot``): each
+///   entity's records, at one version, handed out by position, by identity
+///   and in the order of each declared index (``StoreSnapshotEntity``) — what
+///   Core Data's `NSIncrementalStore` serves. A store then reads a record when
+///   a context, a fetch or a batch of rows needs it, keeps the recent ones in
+///   a bounded cache, and a controller sorted by an index reads identities
+///   from it, records a batch at a time. Opening costs what the snapshot's
+///   `count` and `indexes` cost.
+///
+/// The package has two: ``JournalFilePersistence`` (the store's file: a
+/// checksummed snapshot, read as rows are needed, and an append-only journal,
+/// shared safely between processes) and ``MemoryPersistence`` (nothing is
+/// kept). An app that outgrows the embedded file implements this protocol
+/// over its own database and passes it to
 /// ``ObjectStore/init(model:persistence:)``; contexts, controllers and tables
 /// do not change. The `directory-store` example (`Examples/DirectoryStore`)
-/// keeps one file per object.
+/// keeps one file per object and serves them as they are read.
 ///
 /// Objects cross the seam as ``StoredObject``s: an entity's name and a record
 /// of its type (the model says which: ``EntityDescription/recordType``).
@@ -36,8 +46,9 @@ import Records
 /// others are lost. A persistence belongs to one store; several stores share
 /// data by each having a persistence over the same database.
 public protocol StorePersistence: AnyObject, Sendable {
-    /// Reads everything kept: called once, when the store opens, with the
-    /// model of the store's objects.
+    /// Reads what is kept — every object, or a snapshot to serve them from
+    /// as they are read, and the saves after it — called once, when the store
+    /// opens, with the model of the store's objects.
     ///
     /// - Throws: ``StoreError`` when what is kept cannot be read or is damaged.
     func load(model: ObjectModel) throws(StoreError) -> StoreContents
@@ -129,10 +140,16 @@ public struct StoreChangeSet: Sendable {
     }
 }
 
-/// Everything a persistence keeps: objects, then saves to apply to them in order.
+/// Everything a persistence keeps: objects — in memory, or a snapshot that
+/// serves them as they are read — then saves to apply to them in order.
 public struct StoreContents: Sendable {
-    /// The objects, in any order.
+    /// The objects, in any order (none when a ``snapshot`` serves them).
     public var objects: [StoredObject]
+    /// The objects served as they are read instead, each entity's records by
+    /// the entity's name (an entity without records may be left out): a
+    /// snapshot at ``version``, which must not change while the store reads
+    /// it. Empty: the objects are in ``objects``.
+    public var snapshot: [String: any StoreSnapshotEntity]
     /// The version of the last save the objects include (0 for none).
     public var version: Int64
     /// The next first-insertion order to hand out.
@@ -143,12 +160,87 @@ public struct StoreContents: Sendable {
     public var recoveries: [StoreRecovery]
 
     /// Creates one from its parts.
-    public init(objects: [StoredObject] = [], version: Int64 = 0, nextSequence: Int64 = 1, changeSets: [StoreChangeSet] = [], recoveries: [StoreRecovery] = []) {
+    public init(
+        objects: [StoredObject] = [], snapshot: [String: any StoreSnapshotEntity] = [:], version: Int64 = 0, nextSequence: Int64 = 1,
+        changeSets: [StoreChangeSet] = [], recoveries: [StoreRecovery] = []
+    ) {
         self.objects = objects
+        self.snapshot = snapshot
         self.version = version
         self.nextSequence = nextSequence
         self.changeSets = changeSets
         self.recoveries = recoveries
+    }
+}
+
+/// One entity's records in a snapshot a persistence serves as they are read
+/// (``StoreContents/snapshot``): what a database gives by row, by key and by
+/// index, as Core Data's `NSIncrementalStore` does.
+///
+/// A record's *ordinal* is its place among the entity's records in the
+/// snapshot, `0..<count`. The snapshot is at one version and never changes
+/// while a store reads it: saves after it reach the store as change sets
+/// (the records they write shadow the snapshot's), and a new snapshot as a
+/// ``ExternalChanges/replacement``. A database keeps one open by a read
+/// transaction; files, by writing each snapshot once, beside the last.
+///
+/// The store calls it with its own lock held, one call at a time, always
+/// with the entity's record type (`R`), and checks every answer: as many
+/// records and entries as asked for, ordinals in range, a record found by
+/// an identity holding it — a wrong answer is reported as
+/// ``StoreError/corrupt(path:reason:)``, never shown.
+///
+/// **Indexes.** ``indexes`` names those kept, each by its keys — the model
+/// declares them (``EntityDescription/indexes``), and a persistence keeps
+/// those it can. An index's entries are every record, in the order of its
+/// keys' values, each ascending, compared as a ``SortKey`` compares them by
+/// default (``SortKey/StringComparison/plain``: nil first, numbers by value,
+/// strings by the Unicode scalars of their NFC forms), ties by first
+/// insertion (``StoredRecord/sequence``);
+/// ``EntityDescription/indexOrder(_:of:)`` computes it. A controller with a batch size, sorted by exactly an
+/// index's keys, reads its identities from the index and its records a
+/// batch at a time; a fetch no index covers reads every record.
+public protocol StoreSnapshotEntity: AnyObject, Sendable {
+    /// How many records the snapshot holds of the entity.
+    var count: Int { get }
+
+    /// The records at `ordinals` (a range within `0..<count`), in order.
+    func records<R: Record & Codable>(_ ordinals: Range<Int>, as type: R.Type) throws(StoreError) -> [StoredRecord<R>] where R.ID: Codable
+
+    /// The ordinal of the record with an identity; nil when the snapshot has none.
+    func ordinal<R: Record & Codable>(of id: R.ID, as type: R.Type) throws(StoreError) -> Int? where R.ID: Codable
+
+    /// The keys of each index kept, in the order ``indexEntries(ofIndex:_:as:)``
+    /// numbers them. The default: none.
+    var indexes: [[String]] { get }
+
+    /// Entries `positions` (a range within `0..<count`) of index `k`, in the
+    /// index's order: each the ordinal and the identity of a record.
+    func indexEntries<R: Record & Codable>(ofIndex k: Int, _ positions: Range<Int>, as type: R.Type) throws(StoreError) -> [StoreIndexEntry<R.ID>]
+    where R.ID: Codable
+}
+
+extension StoreSnapshotEntity {
+    public var indexes: [[String]] { [] }
+
+    public func indexEntries<R: Record & Codable>(ofIndex k: Int, _ positions: Range<Int>, as type: R.Type) throws(StoreError) -> [StoreIndexEntry<R.ID>]
+    where R.ID: Codable {
+        throw .corrupt(path: "the persistence", reason: "its snapshot keeps no index \(k)")
+    }
+}
+
+/// An entry of an index a persistence serves: a record's ordinal in the
+/// snapshot, and its identity.
+public struct StoreIndexEntry<ID: Hashable & Sendable>: Hashable, Sendable {
+    /// The record's place among the entity's records in the snapshot.
+    public var ordinal: Int
+    /// The record's identity.
+    public var id: ID
+
+    /// Creates one from its parts.
+    public init(ordinal: Int, id: ID) {
+        self.ordinal = ordinal
+        self.id = id
     }
 }
 
@@ -297,9 +389,24 @@ extension StoreChangeSet {
 }
 
 extension _Contents {
+    /// What a persistence of your own read, typed.
+    ///
+    /// - Throws: ``StoreError/unknownEntity(_:)``, or
+    ///   ``StoreError/corrupt(path:reason:)`` for contents with both a
+    ///   snapshot and objects, or for a snapshot's count out of range.
     init(_ contents: StoreContents, model: ObjectModel) throws(StoreError) {
-        let snapshot = try _ChangeSet(StoreChangeSet(version: contents.version, nextSequence: contents.nextSequence, saved: contents.objects, deleted: []), model: model)
-        parts = snapshot.parts
+        if !contents.snapshot.isEmpty {
+            guard contents.objects.isEmpty else {
+                throw .corrupt(path: "the persistence", reason: "its contents hold a snapshot and \(contents.objects.count) objects besides; a snapshot serves every object")
+            }
+            var entities: [String: _BaseEntity] = [:]
+            for (name, source) in contents.snapshot {
+                guard let k = model.byName[name] else { throw .unknownEntity(name) }
+                entities[name] = try model.entities[k].kind.makeServed(source, name: name)
+            }
+            snapshot = entities
+        }
+        parts = try _ChangeSet(StoreChangeSet(version: contents.version, nextSequence: contents.nextSequence, saved: contents.objects, deleted: []), model: model).parts
         version = contents.version
         nextSequence = contents.nextSequence
         changeSets = []
@@ -309,9 +416,33 @@ extension _Contents {
 }
 
 extension StoreContents {
-    /// What a persistence loaded, erased.
-    init(_ contents: _Contents, model: ObjectModel) {
-        let snapshot = StoreChangeSet(_ChangeSet(version: contents.version, nextSequence: contents.nextSequence, parts: contents.parts), model: model)
+    /// What a persistence loaded, erased: a file's snapshot decoded into
+    /// objects (this form is for code that reads a ``JournalFilePersistence``
+    /// through the protocol; a store reads the file's snapshot as rows are
+    /// needed).
+    ///
+    /// - Throws: ``StoreError/damaged(path:offset:reason:)`` when a record of
+    ///   the snapshot cannot be read.
+    init(_ contents: _Contents, model: ObjectModel) throws(StoreError) {
+        var parts = contents.parts
+        for (name, entity) in contents.snapshot ?? [:] {
+            guard let k = model.byName[name] else { throw .unknownEntity(name) }
+            let kind = model.entities[k].kind
+            let part = parts.first { $0.entity == k } ?? kind.makeChangeSet(k)
+            if !parts.contains(where: { $0 === part }) { parts.append(part) }
+            for c in 0..<entity.chunkCount {
+                try entity.forEachRecord(inChunk: c, from: 0) { ordinal, sequence, version, bytes throws(StoreError) in
+                    do {
+                        try kind.append(bytes, sequence: sequence, version: version, deleted: false, to: part)
+                    } catch {
+                        throw entity.damaged(ordinal, "record \(ordinal) cannot be decoded as \(model.entities[k].recordType): \(error)")
+                    }
+                    return true
+                }
+            }
+        }
+        parts.sort { $0.entity < $1.entity }
+        let snapshot = StoreChangeSet(_ChangeSet(version: contents.version, nextSequence: contents.nextSequence, parts: parts), model: model)
         self.init(
             objects: snapshot.saved, version: contents.version, nextSequence: contents.nextSequence,
             changeSets: contents.changeSets.map { StoreChangeSet($0, model: model) }, recoveries: contents.recoveries)
@@ -320,10 +451,10 @@ extension StoreContents {
 
 extension ExternalChanges {
     /// Others' saves, erased.
-    init(_ changes: _External, model: ObjectModel) {
+    init(_ changes: _External, model: ObjectModel) throws(StoreError) {
         self.init(
             changeSets: changes.changeSets.map { StoreChangeSet($0, model: model) },
-            replacement: changes.replacement.map { StoreContents($0, model: model) }, recoveries: changes.recoveries)
+            replacement: try changes.replacement.map { contents throws(StoreError) in try StoreContents(contents, model: model) }, recoveries: changes.recoveries)
     }
 }
 

@@ -100,8 +100,9 @@ struct _ChangeSet: Sendable {
 /// Everything a persistence keeps: each entity's records, then saves to
 /// apply to them in order.
 struct _Contents: Sendable {
-    /// A snapshot of format 2, whose records are read as they are needed.
-    var snapshot: _FileSnapshot?
+    /// A snapshot whose records are read as they are needed, each entity's
+    /// by name: of the store's file (format 2), or served by a persistence.
+    var snapshot: [String: _BaseEntity]?
     var parts: [_AnyEntityChangeSet] = []
     var version: Int64 = 0
     var nextSequence: Int64 = 1

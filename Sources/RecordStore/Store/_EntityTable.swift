@@ -139,6 +139,13 @@ package final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @uncheck
     /// The ordinal of a snapshot record with an identity (shadowed or not).
     func baseOrdinal(of id: R.ID) throws(StoreError) -> Int? {
         guard let base else { return nil }
+        if base.findsIdentities {
+            // Served: the persistence finds it; the record must hold it.
+            guard let ordinal = try base.servedOrdinal(of: id) else { return nil }
+            let found = try baseRecord(ordinal).record.id
+            guard found == id else { throw base.damaged(ordinal, "the identity \(id) leads to record \(ordinal), whose identity is \(found)") }
+            return ordinal
+        }
         let hash = try layout.stableHash(id)
         for candidate in try base.ordinals(withHash: hash) {
             if base.identityWidth > 0 && base.identityWidth == layout.width {
@@ -234,7 +241,7 @@ package final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @uncheck
     func forEachBaseRecord<E: Error>(
         damaged: (StoreError) -> E, _ body: (Int, borrowing R, Int64, Int64) throws(E) -> Void
     ) throws(E) {
-        try forEachBaseRecord(inChunks: 0..<(base?.chunkOffsets.count ?? 0), damaged: damaged, body)
+        try forEachBaseRecord(inChunks: 0..<(base?.chunkCount ?? 0), damaged: damaged, body)
     }
 
     /// Calls `body` with every snapshot record not shadowed of the chunks
@@ -244,7 +251,7 @@ package final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @uncheck
     ) throws(E) {
         guard let base else { return }
         var failure: E?
-        for c in chunks.clamped(to: 0..<base.chunkOffsets.count) {
+        for c in chunks.clamped(to: 0..<base.chunkCount) {
             do throws(StoreError) {
                 try base.forEachRecord(inChunk: c, from: 0) { ordinal, sequence, version, bytes throws(StoreError) in
                     if shadowed[ordinal] { return true }

@@ -94,7 +94,7 @@ final class _FileSnapshot: @unchecked Sendable {
     let nextSequence: Int64
     /// Where the journal begins.
     let end: Int
-    let entities: [String: _BaseEntity]
+    let entities: [String: _FileEntity]
 
     /// Reads and checks the head, the catalog and the directories of the
     /// snapshot in `bytes` (the file's first bytes, to the snapshot's end at least).
@@ -110,40 +110,127 @@ final class _FileSnapshot: @unchecked Sendable {
             throw reader.damaged(head.catalog, "the snapshot's catalog is missing")
         }
         var payload = _JournalReader.Payload(reader: reader, frameStart: head.catalog, p: catalog.lowerBound, end: catalog.upperBound)
-        var entities: [String: _BaseEntity] = [:]
+        var entities: [String: _FileEntity] = [:]
         for _ in 0..<(try payload.count()) {
             let name = try payload.string()
             let directory = try payload.offset(below: head.end)
             guard entities[name] == nil else { throw reader.damaged(head.catalog, "the catalog names \(name) twice") }
-            entities[name] = try _BaseEntity(mapping: bytes, reader: reader, directory: directory, end: head.end)
+            entities[name] = try _FileEntity(mapping: bytes, reader: reader, directory: directory, end: head.end)
         }
         try payload.finish()
         self.entities = entities
     }
 }
 
+/// One entity's records in a snapshot that the store reads as they are
+/// needed, by *ordinal* — a record's place among the entity's records in
+/// the snapshot, `0..<count`, fixed while the snapshot is open: of the
+/// store's file (``_FileEntity``) or served by a persistence of your own
+/// (`_ServedEntity`). Records cross in the store's binary form; a pass
+/// reads them a chunk (a run of ordinals) at a time. Used under the store's
+/// lock. This class answers as an empty snapshot; its subclasses read.
+package class _BaseEntity: @unchecked Sendable {
+    /// The number of records.
+    package let count: Int
+    /// The number of chunks.
+    package let chunkCount: Int
+    /// The width of the identities' bytes in index blocks (0: none there).
+    let identityWidth: Int
+    /// Each declared index's keys.
+    package let indexKeys: [[String]]
+    /// The kinds of each index's keys, key by key; nil when not known:
+    /// what a range read needs to know (see `indexRange`).
+    package let keyKinds: [[_KeyKinds]?]
+
+    init(count: Int, chunkCount: Int, identityWidth: Int, indexKeys: [[String]], keyKinds: [[_KeyKinds]?]) {
+        self.count = count
+        self.chunkCount = chunkCount
+        self.identityWidth = identityWidth
+        self.indexKeys = indexKeys
+        self.keyKinds = keyKinds
+    }
+
+    /// The chunk holding ordinal `i`.
+    func chunk(of i: Int) -> Int { 0 }
+
+    /// Calls `body` with each record of chunk `c` from ordinal `from` on, in
+    /// order: its ordinal, sequence, version and binary encoding (valid
+    /// during the call); `body` returns false to stop.
+    package func forEachRecord(inChunk c: Int, from: Int, _ body: (Int, Int64, Int64, UnsafeRawBufferPointer) throws(StoreError) -> Bool) throws(StoreError) {}
+
+    /// Record `i`: its sequence, version and encoding (valid until the next read).
+    func record(_ i: Int) throws(StoreError) -> (sequence: Int64, version: Int64, bytes: UnsafeRawBufferPointer) {
+        throw damaged(i, "record \(i) is missing")
+    }
+
+    /// A damage report about the record at `ordinal`.
+    func damaged(_ ordinal: Int, _ reason: String) -> StoreError { .corrupt(path: "the store", reason: reason) }
+
+    /// Whether identities are found by ``servedOrdinal(of:)`` (a served
+    /// snapshot) rather than by their stable hash (``ordinals(withHash:)``).
+    package var findsIdentities: Bool { false }
+
+    /// The ordinal of the record with an identity, asked of a served snapshot.
+    func servedOrdinal<ID: Hashable>(of id: ID) throws(StoreError) -> Int? { nil }
+
+    /// The ordinals whose identities have this stable hash, with their
+    /// identities' bytes (candidates: identities may share a hash).
+    func ordinals(withHash hash: UInt64) throws(StoreError) -> [(ordinal: Int, identity: UnsafeRawPointer)] { [] }
+
+    /// Calls `body` with each block of declared index `k`'s entries in
+    /// `positions` (all when nil), in the index's order — an
+    /// ``IndexBlock``, its entries contiguous — every ordinal in it
+    /// checked. `body` returns false to stop. (A block at a time: a
+    /// caller's loop over its entries is one loop, not a call per entry —
+    /// in unspecialized generic code, each call asks again for its types'
+    /// metadata.)
+    ///
+    /// - Complexity: O(*m*) entries for *m* positions.
+    package func forEachBlock(ofIndex k: Int, in positions: Range<Int>? = nil, _ body: (IndexBlock) throws(StoreError) -> Bool) throws(StoreError) {}
+
+    /// The ordinal of entry `i` of declared index `k`.
+    package func indexOrdinal(_ k: Int, _ i: Int) throws(StoreError) -> Int { throw damaged(0, "index \(k) has no entry \(i)") }
+
+    /// A block of an index's entries: each the ordinal of a record (4
+    /// bytes), then its identity's bytes (``_BaseEntity/identityWidth``) —
+    /// or, from a served snapshot, the identities as values, apart.
+    package struct IndexBlock {
+        let start: UnsafeRawPointer
+        package let count: Int
+        let width: Int
+        /// The entries' identities as values of the record type's `ID`, one
+        /// after the other; nil when they are bytes in the entries (or not kept).
+        package let identities: UnsafeRawPointer?
+
+        init(start: UnsafeRawPointer, count: Int, width: Int, identities: UnsafeRawPointer? = nil) {
+            self.start = start
+            self.count = count
+            self.width = width
+            self.identities = identities
+        }
+
+        /// The ordinal of entry `j`.
+        package func ordinal(_ j: Int) -> Int { Int(UInt32(littleEndian: (start + j * width).loadUnaligned(as: UInt32.self))) }
+        /// The identity's bytes of entry `j`.
+        package func identity(_ j: Int) -> UnsafeRawPointer { start + j * width + 4 }
+    }
+}
+
 /// One entity's records in a snapshot of format 2: read from the file as
 /// they are needed, each chunk and block checked the first time it is read.
 /// Used under the store's lock (what it has checked is its state).
-package final class _BaseEntity: @unchecked Sendable {
+final class _FileEntity: _BaseEntity, @unchecked Sendable {
     /// The file's bytes (kept mapped while the entity is read).
     let mapping: _MappedBytes
     let reader: _JournalReader
-    /// The number of records.
-    package let count: Int
     /// Each chunk's frame offset, and the ordinal of its first record (one
     /// more entry: the count).
-    package let chunkOffsets: [Int]
+    let chunkOffsets: [Int]
     let chunkFirsts: [Int]
-    /// The width of the identities kept in the columns (0: none).
-    let identityWidth: Int
     /// The identity index: (hash, ordinal, identity), sorted by hash.
     let identities: _ColumnLayout
-    /// The declared indexes: keys, and (ordinal, identity) in order.
-    package let indexes: [(keys: [String], column: _ColumnLayout)]
-    /// The kinds of each index's keys, key by key (nil in a file written
-    /// before they were kept): what a range read needs to know.
-    package let keyKinds: [[_KeyKinds]?]
+    /// Each declared index's (ordinal, identity) entries, in its order.
+    let columns: [_ColumnLayout]
     private var checkedChunks: _Bits
     private var checkedBlocks: [Int: _Bits] = [:]
 
@@ -154,9 +241,9 @@ package final class _BaseEntity: @unchecked Sendable {
             throw reader.damaged(directory, "an entity's directory is missing")
         }
         var payload = _JournalReader.Payload(reader: reader, frameStart: directory, p: range.lowerBound, end: range.upperBound)
-        let count = try payload.varint()
-        guard count <= UInt64(UInt32.max) else { throw reader.damaged(directory, "an entity of \(count) records") }
-        self.count = Int(count)
+        let declared = try payload.varint()
+        guard declared <= UInt64(UInt32.max) else { throw reader.damaged(directory, "an entity of \(declared) records") }
+        let count = Int(declared)
         let chunkCount = try payload.count()
         var offsets: [Int] = [], firsts: [Int] = [0]
         offsets.reserveCapacity(chunkCount)
@@ -164,39 +251,39 @@ package final class _BaseEntity: @unchecked Sendable {
         for _ in 0..<chunkCount {
             offsets.append(try payload.offset(below: end))
             let n = try payload.varint()
-            guard n <= UInt64(self.count - firsts[firsts.count - 1]) else { throw reader.damaged(directory, "the chunks hold more records than the entity") }
+            guard n <= UInt64(count - firsts[firsts.count - 1]) else { throw reader.damaged(directory, "the chunks hold more records than the entity") }
             firsts.append(firsts[firsts.count - 1] + Int(n))
         }
-        guard firsts[firsts.count - 1] == self.count else { throw reader.damaged(directory, "the chunks hold \(firsts[firsts.count - 1]) records, the entity \(count)") }
+        guard firsts[firsts.count - 1] == count else { throw reader.damaged(directory, "the chunks hold \(firsts[firsts.count - 1]) records, the entity \(count)") }
         chunkOffsets = offsets
         chunkFirsts = firsts
         let width = try payload.varint()
         guard width <= 64 else { throw reader.damaged(directory, "identities of \(width) bytes") }
-        identityWidth = Int(width)
-        identities = _ColumnLayout(start: try payload.offset(below: end), count: self.count, width: 12 + identityWidth)
-        var indexes: [(keys: [String], column: _ColumnLayout)] = []
+        identities = _ColumnLayout(start: try payload.offset(below: end), count: count, width: 12 + Int(width))
+        var keys: [[String]] = [], columns: [_ColumnLayout] = []
         for _ in 0..<(try payload.count()) {
-            var keys: [String] = []
-            for _ in 0..<(try payload.count()) { keys.append(try payload.string()) }
-            indexes.append((keys, _ColumnLayout(start: try payload.offset(below: end), count: self.count, width: 4 + identityWidth)))
+            var ofIndex: [String] = []
+            for _ in 0..<(try payload.count()) { ofIndex.append(try payload.string()) }
+            keys.append(ofIndex)
+            columns.append(_ColumnLayout(start: try payload.offset(below: end), count: count, width: 4 + Int(width)))
         }
         // The kinds of the indexes' keys, after the indexes (a file written
         // before they were kept ends here).
-        var kinds = [[_KeyKinds]?](repeating: nil, count: indexes.count)
+        var kinds = [[_KeyKinds]?](repeating: nil, count: keys.count)
         if payload.p < payload.end {
-            for k in indexes.indices {
+            for k in keys.indices {
                 var ofKeys: [_KeyKinds] = []
-                for _ in indexes[k].keys { ofKeys.append(_KeyKinds(rawValue: try payload.varint())) }
+                for _ in keys[k] { ofKeys.append(_KeyKinds(rawValue: try payload.varint())) }
                 kinds[k] = ofKeys
             }
         }
-        keyKinds = kinds
         try payload.finish()
-        for column in [identities] + indexes.map(\.column) where column.end > end {
+        for column in [identities] + columns where column.end > end {
             throw reader.damaged(column.start, "a column runs past the snapshot's end")
         }
-        self.indexes = indexes
+        self.columns = columns
         checkedChunks = _Bits(count: chunkCount)
+        super.init(count: count, chunkCount: chunkCount, identityWidth: Int(width), indexKeys: keys, keyKinds: kinds)
     }
 
     private var base: UnsafeRawPointer { reader.bytes.baseAddress! }
@@ -204,7 +291,7 @@ package final class _BaseEntity: @unchecked Sendable {
     // MARK: Records
 
     /// The chunk holding ordinal `i`.
-    func chunk(of i: Int) -> Int {
+    override func chunk(of i: Int) -> Int {
         var low = 0, high = chunkOffsets.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
@@ -229,7 +316,7 @@ package final class _BaseEntity: @unchecked Sendable {
     /// Calls `body` with each record of chunk `c` from ordinal `from` on, in
     /// order: its ordinal, sequence, version and encoding; `body` returns
     /// false to stop.
-    package func forEachRecord(inChunk c: Int, from: Int, _ body: (Int, Int64, Int64, UnsafeRawBufferPointer) throws(StoreError) -> Bool) throws(StoreError) {
+    override package func forEachRecord(inChunk c: Int, from: Int, _ body: (Int, Int64, Int64, UnsafeRawBufferPointer) throws(StoreError) -> Bool) throws(StoreError) {
         let range = try chunkPayload(c)
         var payload = _JournalReader.Payload(reader: reader, frameStart: chunkOffsets[c], p: range.lowerBound, end: range.upperBound)
         let n = try payload.count()
@@ -247,7 +334,7 @@ package final class _BaseEntity: @unchecked Sendable {
     }
 
     /// Record `i`: its sequence, version and encoding.
-    func record(_ i: Int) throws(StoreError) -> (sequence: Int64, version: Int64, bytes: UnsafeRawBufferPointer) {
+    override func record(_ i: Int) throws(StoreError) -> (sequence: Int64, version: Int64, bytes: UnsafeRawBufferPointer) {
         var found: (Int64, Int64, UnsafeRawBufferPointer)?
         try forEachRecord(inChunk: chunk(of: i), from: i) { _, sequence, version, bytes throws(StoreError) in
             found = (sequence, version, bytes)
@@ -258,7 +345,7 @@ package final class _BaseEntity: @unchecked Sendable {
     }
 
     /// A damage report about the record at `ordinal` (its chunk's offset).
-    func damaged(_ ordinal: Int, _ reason: String) -> StoreError {
+    override func damaged(_ ordinal: Int, _ reason: String) -> StoreError {
         reader.damaged(chunkOffsets[chunk(of: ordinal)], reason)
     }
 
@@ -287,7 +374,7 @@ package final class _BaseEntity: @unchecked Sendable {
     /// may share a hash), found by interpolation on the uniform hashes.
     ///
     /// - Complexity: O(log log *n*) entries read on average, O(log *n*) at worst.
-    func ordinals(withHash hash: UInt64) throws(StoreError) -> [(ordinal: Int, identity: UnsafeRawPointer)] {
+    override func ordinals(withHash hash: UInt64) throws(StoreError) -> [(ordinal: Int, identity: UnsafeRawPointer)] {
         var low = 0, high = count   // the first entry with a hash ≥ `hash` is in low...high
         var rounds = 0
         while low < high {
@@ -317,17 +404,9 @@ package final class _BaseEntity: @unchecked Sendable {
         return found
     }
 
-    /// Calls `body` with each block of declared index `k`'s entries in
-    /// `positions` (all when nil), in the index's order — an
-    /// ``IndexBlock``, its entries contiguous — each block checked once,
-    /// every ordinal in it too. `body` returns false to stop. (A block at a
-    /// time: a caller's loop over its entries is one loop, not a call per
-    /// entry — in unspecialized generic code, each call asks again for its
-    /// types' metadata.)
-    ///
-    /// - Complexity: O(*m*) entries for *m* positions.
-    package func forEachBlock(ofIndex k: Int, in positions: Range<Int>? = nil, _ body: (IndexBlock) throws(StoreError) -> Bool) throws(StoreError) {
-        let column = indexes[k].column
+    /// Each block of the index's column is checked the first time it is read.
+    override package func forEachBlock(ofIndex k: Int, in positions: Range<Int>? = nil, _ body: (IndexBlock) throws(StoreError) -> Bool) throws(StoreError) {
+        let column = columns[k]
         let positions = positions.map { $0.clamped(to: 0..<count) } ?? 0..<count
         var first = positions.lowerBound
         while first < positions.upperBound {
@@ -341,25 +420,11 @@ package final class _BaseEntity: @unchecked Sendable {
         }
     }
 
-    /// A block of an index's entries: each the ordinal of a record (4
-    /// bytes), then its identity's bytes.
-    package struct IndexBlock {
-        let start: UnsafeRawPointer
-        package let count: Int
-        let width: Int
-
-        /// The ordinal of entry `j`.
-        package func ordinal(_ j: Int) -> Int { Int(UInt32(littleEndian: (start + j * width).loadUnaligned(as: UInt32.self))) }
-        /// The identity's bytes of entry `j`.
-        package func identity(_ j: Int) -> UnsafeRawPointer { start + j * width + 4 }
-    }
-
-    /// Entry `i` of declared index `k`: the ordinal, and the identity's bytes.
-    package func indexEntry(_ k: Int, _ i: Int) throws(StoreError) -> (ordinal: Int, identity: UnsafeRawPointer) {
-        let p = try entry(i, of: indexes[k].column)
+    override package func indexOrdinal(_ k: Int, _ i: Int) throws(StoreError) -> Int {
+        let p = try entry(i, of: columns[k])
         let ordinal = Int(UInt32(littleEndian: p.loadUnaligned(as: UInt32.self)))
-        guard ordinal < count else { throw reader.damaged(indexes[k].column.block(i / indexes[k].column.perBlock).frame, "an index names record \(ordinal) of \(count)") }
-        return (ordinal, p + 4)
+        guard ordinal < count else { throw reader.damaged(columns[k].block(i / columns[k].perBlock).frame, "an index names record \(ordinal) of \(count)") }
+        return ordinal
     }
 }
 

@@ -29,8 +29,8 @@ package struct _StoreState {
         self.init(model: model)
         var maxSequence: Int64 = 0
         if let snapshot = contents.snapshot {
-            for name in snapshot.entities.keys where model.byName[name] == nil { throw .unknownEntity(name) }
-            for (k, entity) in model.entities.enumerated() { tables[k].attach(snapshot.entities[entity.name]) }
+            for name in snapshot.keys where model.byName[name] == nil { throw .unknownEntity(name) }
+            for (k, entity) in model.entities.enumerated() { tables[k].attach(snapshot[entity.name]) }
         }
         for part in contents.parts {
             try tables[part.entity].load(part)
