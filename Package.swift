@@ -103,7 +103,7 @@ let package = Package(
             exclude: ["__Snapshots__"]),
         .testTarget(
             name: "RecordStoreTests",
-            dependencies: ["RecordStore", "FetchedResults", "Records", "PredicateFormat", "InternalTableUtilities", "TableTestSupport"]),
+            dependencies: ["RecordStore", "FetchedResults", "Records", "PredicateFormat", "TableDiff", "InternalTableUtilities", "TableTestSupport"]),
         .testTarget(
             name: "FetchedResultsTests",
             dependencies: ["FetchedResults", "RecordStore", "Records", "PredicateFormat", "TableDiff", "InternalTableUtilities", "TableTestSupport", "TableSnapshotTesting"]),

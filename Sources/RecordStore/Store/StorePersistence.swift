@@ -355,7 +355,7 @@ extension _ChangeSet {
     ///
     /// - Throws: ``StoreError/unknownEntity(_:)`` for an entity the model does
     ///   not declare, ``StoreError/corrupt(path:reason:)`` for a record not of
-    ///   its entity's type.
+    ///   its entity's type or of a version after the change set's.
     init(_ changeSet: StoreChangeSet, model: ObjectModel) throws(StoreError) {
         version = changeSet.version
         nextSequence = changeSet.nextSequence
@@ -363,6 +363,9 @@ extension _ChangeSet {
         for (objects, deleted) in [(changeSet.saved, false), (changeSet.deleted, true)] {
             for object in objects {
                 guard let k = model.byName[object.entityName] else { throw .unknownEntity(object.entityName) }
+                guard object.version <= changeSet.version else {
+                    throw .corrupt(path: "the persistence", reason: "an object of \(object.entityName) has version \(object.version), after its save's version \(changeSet.version)")
+                }
                 let part = parts[k] ?? model.entities[k].kind.makeChangeSet(k)
                 parts[k] = part
                 guard model.entities[k].kind.append(object.record, sequence: object.sequence, version: object.version, deleted: deleted, to: part) else {
