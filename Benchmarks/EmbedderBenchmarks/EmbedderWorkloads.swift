@@ -51,7 +51,7 @@ public enum EmbedderWorkloads {
             [firstScreen(count), moves(count)] + searchKinds.map { search(count, $0) }
                 + [firstKey(count), firstKeyNewField(count), firstDelete(count), deleteAfterPause(count), laterDeletes(count), selectAll(count), restore(count)]
                 + [heightsReload(count)]
-        } + [restOfResults(1_000_000)] + diary
+        } + [restOfResults(1_000_000)] + diary + ServedLaunch.workloads
     }
 
     static func size(_ count: Int) -> String { count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1000)k" }
