@@ -12,13 +12,15 @@ enum ServedLaunch {
     final class Kept: @unchecked Sendable {
         let records: [StoredRecord<Person>]
         let byName: [StoreIndexEntry<Int>]
+        let nameKinds: [StoreKeyKinds]
 
         init(_ count: Int) {
             let records = People.make(count).enumerated().map { StoredRecord(record: $1, sequence: Int64($0 + 1), version: 1) }
             self.records = records
             do {
-                let order = try EntityDescription.indexOrder(["name"], of: records)
-                byName = order.map { StoreIndexEntry(ordinal: $0, id: records[$0].record.id) }
+                let index = try EntityDescription.indexOrder(["name"], of: records)
+                byName = index.positions.map { StoreIndexEntry(ordinal: $0, id: records[$0].record.id) }
+                nameKinds = index.keyKinds
             } catch {
                 fatalError("the index on name: \(error)")
             }
@@ -29,7 +31,11 @@ enum ServedLaunch {
     /// identity (identities are 0..<count, at their ordinals), the index.
     final class Served: StoreSnapshotEntity, @unchecked Sendable {
         let people: Kept
-        init(_ people: Kept) { self.people = people }
+        let servesKinds: Bool
+        init(_ people: Kept, servesKinds: Bool) {
+            self.people = people
+            self.servesKinds = servesKinds
+        }
 
         var count: Int { people.records.count }
         var indexes: [[String]] { [["name"]] }
@@ -49,6 +55,8 @@ enum ServedLaunch {
             guard let entries = Array(people.byName[positions]) as? [StoreIndexEntry<R.ID>] else { throw .corrupt(path: "the benchmark", reason: "not people") }
             return entries
         }
+
+        func keyKinds(ofIndex k: Int) -> [StoreKeyKinds]? { servesKinds ? people.nameKinds : nil }
     }
 
     /// A persistence of the people that nobody else writes: serving them, or
@@ -56,9 +64,11 @@ enum ServedLaunch {
     final class Persistence: StorePersistence, @unchecked Sendable {
         let people: Kept
         let serves: Bool
-        init(_ people: Kept, serves: Bool) {
+        let servesKinds: Bool
+        init(_ people: Kept, serves: Bool, servesKinds: Bool = true) {
             self.people = people
             self.serves = serves
+            self.servesKinds = servesKinds
         }
 
         func load(model: ObjectModel) throws(StoreError) -> StoreContents {
@@ -66,7 +76,7 @@ enum ServedLaunch {
                 let objects = people.records.map { StoredObject(entityName: "Person", record: $0.record, sequence: $0.sequence, version: $0.version) }
                 return StoreContents(objects: objects, version: 1, nextSequence: Int64(people.records.count + 1))
             }
-            return StoreContents(snapshot: ["Person": Served(people)], version: 1, nextSequence: Int64(people.records.count + 1))
+            return StoreContents(snapshot: ["Person": Served(people, servesKinds: servesKinds)], version: 1, nextSequence: Int64(people.records.count + 1))
         }
 
         func changesSinceLastRead() throws(StoreError) -> ExternalChanges { .none }
@@ -107,6 +117,28 @@ enum ServedLaunch {
                     counters: ["people": count])
             }
             if serves { workload.targets = [("embed/loaded-launch-1M", 0.25)] }
+            return workload
+        } + [true, false].map { kinds in
+            var workload = EmbedderWorkload(
+                name: kinds ? "embed/served-range-1M" : "embed/served-range-unbounded-1M",
+                summary: (kinds
+                    ? "a fetch sorted by name (batch size 50) with the predicate name >= 'Mi' AND name < 'Mj', over a served snapshot with its keys' kinds: the range of the index, found by binary search"
+                    : "the same without the kinds (the baseline): every entry of the index read and its record tested") + " — \(count) people, public API only",
+                smallerCounterpart: nil, maxSamples: 5
+            ) {
+                let people = Kept(count)
+                let store: ObjectStore
+                do { store = try ObjectStore(model: Launch.model, persistence: Persistence(people, serves: true, servesKinds: kinds)) } catch { fatalError("a store over the benchmark's persistence: \(error)") }
+                var matches = 0
+                return EmbedderSamples(
+                    setUp: nil,
+                    action: {
+                        do { matches = try Launch.fetchCount(store, predicate: "name >= 'Mi' AND name < 'Mj'") } catch { fatalError("the range's fetch: \(error)") }
+                        withExtendedLifetime(matches) {}
+                    },
+                    counters: ["people": count])
+            }
+            if kinds { workload.targets = [("embed/served-range-unbounded-1M", 0.2)] }
             return workload
         }
     }

@@ -131,6 +131,17 @@ import Testing
             #expect(persistence.recordFilesRead - before <= 40, "\(keys): \(persistence.recordFilesRead - before) record files read for 20 rows")
             try expectEqual(controller.snapshot().itemIdentifiers, order.map(\.id), "\(keys)")
         }
+        // A predicate on the index's key: the range it bounds, found by
+        // binary search (a record read a step), then no other record.
+        var ranged = FetchRequest<Note>(sortKeys: [SortKey("rank")], fetchBatchSize: 20)
+        ranged.predicate = try RecordPredicate(format: "rank >= 45")
+        let controller = FetchedResultsController(fetchRequest: ranged, context: context)
+        let before = persistence.recordFilesRead
+        try controller.performFetch()
+        #expect(controller._indexPositionsRead != nil)
+        #expect(persistence.recordFilesRead - before <= 24, "\(persistence.recordFilesRead - before) record files read for a range")
+        let matching = expected.indices.filter { expected[$0].rank >= 45 }.sorted { (expected[$0].rank, $0) < (expected[$1].rank, $1) }
+        try expectEqual(controller.snapshot().itemIdentifiers, matching.map { expected[$0].id })
         expectEqual(store.object(Note.self, id: 7), expected[7])
         #expect(store.object(Note.self, id: 8) == nil)
         expectEqual(Set(store.objects(Note.self)), Set(expected))

@@ -11,7 +11,7 @@ import Records
 ///   store.json                      {"snapshot": 12}: the current snapshot
 ///   snapshots/<version>/            written once (by compact()), never changed
 ///     snapshot.json                 {"version": 12, "nextSequence": 40}
-///     <entity>/entity.json          {"count": 3, "indexes": [["year"]]}
+///     <entity>/entity.json          {"count": 3, "indexes": [["year"]], "kinds": [[4]]}
 ///     <entity>/records/<n>.json     record n: {"sequence": 3, "version": 12, "record": {…}}
 ///     <entity>/ids/<id>.json        the n of the record with that identity
 ///     <entity>/index-<k>/<b>.json   block b of index k: [{"ordinal": n, "id": …}, …]
@@ -284,8 +284,11 @@ public final class DirectoryPersistence: StorePersistence, @unchecked Sendable {
                 .write(to: DirectorySnapshotEntity.recordURL(folder, ordinal))
             try encoder.encode(ordinal).write(to: DirectorySnapshotEntity.identityURL(folder, stored.record.id))
         }
+        var kinds: [[StoreKeyKinds]] = []
         for (k, keys) in indexes.enumerated() {
-            let order = try EntityDescription.indexOrder(keys, of: records)
+            let index = try EntityDescription.indexOrder(keys, of: records)
+            let order = index.positions
+            kinds.append(index.keyKinds)
             let blocks = folder.appendingPathComponent("index-\(k)")
             try FileManager.default.createDirectory(at: blocks, withIntermediateDirectories: true)
             for (b, start) in stride(from: 0, to: order.count, by: DirectorySnapshotEntity.blockSize).enumerated() {
@@ -297,7 +300,7 @@ public final class DirectoryPersistence: StorePersistence, @unchecked Sendable {
                 try encoder.encode(entries).write(to: blocks.appendingPathComponent("\(b).json"))
             }
         }
-        try encoder.encode(EntityHead(count: records.count, indexes: indexes)).write(to: folder.appendingPathComponent("entity.json"))
+        try encoder.encode(EntityHead(count: records.count, indexes: indexes, kinds: kinds)).write(to: folder.appendingPathComponent("entity.json"))
     }
 
     /// Runs `body` holding the `lock` folder.
@@ -326,10 +329,12 @@ struct RecordFile<R: Codable>: Codable {
     var record: R
 }
 
-/// An entity's part of a snapshot: its count and indexes.
+/// An entity's part of a snapshot: its count, its indexes and the kinds of
+/// their keys' values.
 struct EntityHead: Codable {
     var count: Int
     var indexes: [[String]]
+    var kinds: [[StoreKeyKinds]]
 }
 
 /// An entry of an index block, read.
@@ -360,6 +365,7 @@ final class DirectorySnapshotEntity: StoreSnapshotEntity {
     let folder: URL
     let count: Int
     let indexes: [[String]]
+    let kinds: [[StoreKeyKinds]]
     private let reads: ReadCounter
 
     /// The entity's part of a snapshot (an entity without one has no records).
@@ -367,9 +373,10 @@ final class DirectorySnapshotEntity: StoreSnapshotEntity {
         self.folder = folder
         self.reads = reads
         let headURL = folder.appendingPathComponent("entity.json")
-        let head: EntityHead = FileManager.default.fileExists(atPath: headURL.path) ? try DirectoryPersistence.read(headURL) : EntityHead(count: 0, indexes: [])
+        let head: EntityHead = FileManager.default.fileExists(atPath: headURL.path) ? try DirectoryPersistence.read(headURL) : EntityHead(count: 0, indexes: [], kinds: [])
         count = head.count
         indexes = head.indexes
+        kinds = head.kinds
     }
 
     static func recordURL(_ folder: URL, _ ordinal: Int) -> URL {
@@ -412,6 +419,8 @@ final class DirectorySnapshotEntity: StoreSnapshotEntity {
         }
         return entries
     }
+
+    func keyKinds(ofIndex k: Int) -> [StoreKeyKinds]? { kinds.indices.contains(k) ? kinds[k] : nil }
 
     /// Every record, read (for a compaction: not counted).
     func all(_ type: any (Record & Codable).Type) throws(StoreError) -> [StoredObject] {

@@ -260,19 +260,38 @@ public struct EntityDescription: Sendable, CustomStringConvertible {
     /// serves a snapshot keeps it (``StoreSnapshotEntity``): the positions of
     /// `records`, ordered by the keys' values, each ascending and compared
     /// as a ``SortKey`` compares them by default, ties by first insertion
-    /// (``StoredRecord/sequence``) — the order of a fetch sorted by those keys.
+    /// (``StoredRecord/sequence``) — the order of a fetch sorted by those
+    /// keys — and the kinds of each key's values, which a store needs to
+    /// read the range of the index a predicate bounds
+    /// (``StoreSnapshotEntity/keyKinds(ofIndex:)``).
     ///
     /// - Throws: ``StoreError/unencodable(_:)`` for a key the record type
-    ///   does not read.
+    ///   does not read, or more records than an index holds (2³¹ − 1).
     /// - Complexity: O(*n* log *n*) for *n* records.
-    public static func indexOrder<R: Record & Codable>(_ keys: [String], of records: [StoredRecord<R>]) throws(StoreError) -> [Int] {
-        guard records.count <= Int(Int32.max) else { throw .unencodable("an index of \(records.count) records is more than an order holds (2³¹ − 1)") }
+    public static func indexOrder<R: Record & Codable>(_ keys: [String], of records: [StoredRecord<R>]) throws(StoreError) -> StoreIndexOrder {
+        let index = try Self.index(keys, of: records)
+        return StoreIndexOrder(positions: index.order.map(Int.init), keyKinds: index.kinds.map(StoreKeyKinds.init))
+    }
+
+    /// The order of an index of `keys` over `records`, and each key's
+    /// kinds, noted as the order reads each value once: what the store's
+    /// file and ``indexOrder(_:of:)`` keep.
+    static func index<R: Record & Codable>(_ keys: [String], of records: [StoredRecord<R>]) throws(StoreError) -> (order: [Int32], kinds: [_KeyKinds]) {
+        guard records.count <= Int(Int32.max) else { throw .unencodable("an index of \(records.count) records is more than an index holds (2³¹ − 1)") }
         var readers: [RecordReader<R>] = []
         for key in keys {
             do throws(RecordKeyError) { readers.append(try R._reader(forKeyPath: key)) } catch { throw .unencodable("the index key \(key): \(error)") }
         }
-        let columns = readers.map { reader in { (k: Int) -> RecordValue in reader(records[k].record) } }
-        return _indexOrder(records.count, keys: columns, sequences: records.map(\.sequence)).map(Int.init)
+        var kinds = [_KeyKinds](repeating: _KeyKinds(), count: readers.count)
+        let columns = readers.enumerated().map { key, reader in
+            { (k: Int) -> RecordValue in
+                let value = reader(records[k].record)
+                kinds[key].add(_SortValue(value, comparison: .plain))
+                return value
+            }
+        }
+        let order = _indexOrder(records.count, keys: columns, sequences: records.map(\.sequence))
+        return (order, kinds)
     }
 }
 

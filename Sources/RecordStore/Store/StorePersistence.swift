@@ -196,10 +196,13 @@ public struct StoreContents: Sendable {
 /// keys' values, each ascending, compared as a ``SortKey`` compares them by
 /// default (``SortKey/StringComparison/plain``: nil first, numbers by value,
 /// strings by the Unicode scalars of their NFC forms), ties by first
-/// insertion (``StoredRecord/sequence``);
-/// ``EntityDescription/indexOrder(_:of:)`` computes it. A controller with a batch size, sorted by exactly an
-/// index's keys, reads its identities from the index and its records a
-/// batch at a time; a fetch no index covers reads every record.
+/// insertion (``StoredRecord/sequence``) — ``EntityDescription/indexOrder(_:of:)``
+/// computes it, and the kinds of each key's values
+/// (``keyKinds(ofIndex:)``), which a fetch needs to read only the range of
+/// the index its predicate bounds. A controller with a batch size, sorted by
+/// exactly an index's keys, reads its identities from the index and its
+/// records a batch at a time; a fetch no index covers reads every record.
+/// The store does not read every record to check an index's order or kinds.
 public protocol StoreSnapshotEntity: AnyObject, Sendable {
     /// How many records the snapshot holds of the entity.
     var count: Int { get }
@@ -218,6 +221,14 @@ public protocol StoreSnapshotEntity: AnyObject, Sendable {
     /// index's order: each the ordinal and the identity of a record.
     func indexEntries<R: Record & Codable>(ofIndex k: Int, _ positions: Range<Int>, as type: R.Type) throws(StoreError) -> [StoreIndexEntry<R.ID>]
     where R.ID: Codable
+
+    /// The kinds of values each key of index `k` holds among the snapshot's
+    /// records (``StoreIndexOrder/keyKinds``, one per key); nil when not
+    /// known — the default. With them, a fetch whose predicate begins by
+    /// comparing the index's first key with constants reads only the
+    /// index's entries in that range, found by binary search (O(log *n*)
+    /// records read); without, it reads every entry and tests each record.
+    func keyKinds(ofIndex k: Int) -> [StoreKeyKinds]?
 }
 
 extension StoreSnapshotEntity {
@@ -227,6 +238,48 @@ extension StoreSnapshotEntity {
     where R.ID: Codable {
         throw .corrupt(path: "the persistence", reason: "its snapshot keeps no index \(k)")
     }
+
+    public func keyKinds(ofIndex k: Int) -> [StoreKeyKinds]? { nil }
+}
+
+/// The order of an index a persistence keeps
+/// (``EntityDescription/indexOrder(_:of:)``): the records' positions in the
+/// index's order, and the kinds of each key's values.
+public struct StoreIndexOrder: Sendable {
+    /// The positions of the records given, in the index's order.
+    public var positions: [Int]
+    /// The kinds of each key's values, key by key: keep them with the index
+    /// (``StoreSnapshotEntity/keyKinds(ofIndex:)``).
+    public var keyKinds: [StoreKeyKinds]
+
+    /// Creates one from its parts.
+    public init(positions: [Int], keyKinds: [StoreKeyKinds]) {
+        self.positions = positions
+        self.keyKinds = keyKinds
+    }
+}
+
+/// The kinds of values one key of an index holds among a snapshot's records
+/// — numbers, strings, dates, …, and whether a NaN is among them — which a
+/// store needs to read the range of the index a predicate bounds. Computed
+/// with the index's order (``EntityDescription/indexOrder(_:of:)``); it
+/// encodes as one integer, to keep beside the index.
+public struct StoreKeyKinds: Hashable, Sendable, Codable {
+    let kinds: _KeyKinds
+
+    init(_ kinds: _KeyKinds) { self.kinds = kinds }
+
+    public init(from decoder: any Decoder) throws {
+        kinds = _KeyKinds(rawValue: try decoder.singleValueContainer().decode(UInt64.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(kinds.rawValue)
+    }
+
+    public static func == (a: StoreKeyKinds, b: StoreKeyKinds) -> Bool { a.kinds.rawValue == b.kinds.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kinds.rawValue) }
 }
 
 /// An entry of an index a persistence serves: a record's ordinal in the

@@ -467,21 +467,8 @@ package final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @uncheck
         }
         var orders: [(keys: [String], order: [Int32], kinds: [_KeyKinds])] = []
         for keys in indexes {
-            var readers: [RecordReader<R>] = []
-            for key in keys {
-                do throws(RecordKeyError) { readers.append(try R._reader(forKeyPath: key)) } catch { throw .unencodable("the index key \(key): \(error)") }
-            }
-            // Each key's kinds, noted as the order reads each value once.
-            var kinds = [_KeyKinds](repeating: _KeyKinds(), count: readers.count)
-            let columns = readers.enumerated().map { key, reader in
-                { (k: Int) -> RecordValue in
-                    let value = reader(all[k].record)
-                    kinds[key].add(_SortValue(value, comparison: .plain))
-                    return value
-                }
-            }
-            let order = _indexOrder(all.count, keys: columns, sequences: all.map(\.sequence))
-            orders.append((keys, order, kinds))
+            let index = try EntityDescription.index(keys, of: all)
+            orders.append((keys, index.order, index.kinds))
         }
         try writer.addEntity(name: name, records: encoded, identityWidth: layout.width, identities: identities, hashes: hashes, indexes: orders)
     }

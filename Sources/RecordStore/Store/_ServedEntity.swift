@@ -29,14 +29,19 @@ final class _ServedEntity<R: Record & Codable>: _BaseEntity, @unchecked Sendable
         self.name = name
         let count = source.count
         let indexes = source.indexes
-        held = .allocate(byteCount: 64, alignment: 8)
         guard count >= 0, count <= Int(UInt32.max) else {
-            held.deallocate()
             throw .corrupt(path: "the persistence", reason: "its snapshot of \(name) holds \(count) records; a snapshot holds 0 to \(UInt32.max)")
         }
-        super.init(
-            count: count, chunkCount: (count + Self.chunkSize - 1) / Self.chunkSize, identityWidth: 0,
-            indexKeys: indexes, keyKinds: Array(repeating: nil, count: indexes.count))
+        var kinds: [[_KeyKinds]?] = []
+        for (k, keys) in indexes.enumerated() {
+            let ofKeys = source.keyKinds(ofIndex: k)
+            guard ofKeys == nil || ofKeys?.count == keys.count else {
+                throw .corrupt(path: "the persistence", reason: "its snapshot of \(name) gives the kinds of \(ofKeys?.count ?? 0) keys for index \(keys)")
+            }
+            kinds.append(ofKeys?.map(\.kinds))
+        }
+        held = .allocate(byteCount: 64, alignment: 8)
+        super.init(count: count, chunkCount: (count + Self.chunkSize - 1) / Self.chunkSize, identityWidth: 0, indexKeys: indexes, keyKinds: kinds)
     }
 
     deinit { held.deallocate() }
