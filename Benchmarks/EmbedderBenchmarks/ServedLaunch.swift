@@ -95,51 +95,58 @@ enum ServedLaunch {
         return screen
     }
 
-    /// The two launches at a million people; the served one's target: at
-    /// most a quarter of the launch that loads everything.
-    static var workloads: [EmbedderWorkload] {
-        let count = 1_000_000
-        return [true, false].map { serves in
+    /// Two workloads at a million people: one, and the baseline it must stay
+    /// within `atMost` of (`first` says which a sample prepares).
+    static func pair(
+        _ names: (String, baseline: String), _ summaries: (String, baseline: String), atMost: Double, _ samples: @escaping (_ first: Bool) -> EmbedderSamples
+    ) -> [EmbedderWorkload] {
+        [true, false].map { first in
             var workload = EmbedderWorkload(
-                name: serves ? "embed/served-launch-1M" : "embed/loaded-launch-1M",
-                summary: (serves
-                    ? "your own persistence serving a snapshot as rows are shown: the store opened, performFetch sorted by the served index on name (batch size 50), a 24-line table bound, the first frame drawn"
-                    : "the same, the persistence loading every object when the store opens (the baseline)") + " — \(count) people, public API only",
+                name: first ? names.0 : names.baseline, summary: (first ? summaries.0 : summaries.baseline) + " — 1000000 people, public API only",
                 smallerCounterpart: nil, maxSamples: 5
-            ) {
-                let people = Kept(count)
-                var screens: [String] = []
-                return EmbedderSamples(
-                    setUp: { screens.removeAll() },
-                    action: {
-                        do { screens.append(try firstScreen(people, serves: serves)) } catch { fatalError("a launch over the benchmark's persistence: \(error)") }
-                    },
-                    counters: ["people": count])
-            }
-            if serves { workload.targets = [("embed/loaded-launch-1M", 0.25)] }
-            return workload
-        } + [true, false].map { kinds in
-            var workload = EmbedderWorkload(
-                name: kinds ? "embed/served-range-1M" : "embed/served-range-unbounded-1M",
-                summary: (kinds
-                    ? "a fetch sorted by name (batch size 50) with the predicate name >= 'Mi' AND name < 'Mj', over a served snapshot with its keys' kinds: the range of the index, found by binary search"
-                    : "the same without the kinds (the baseline): every entry of the index read and its record tested") + " — \(count) people, public API only",
-                smallerCounterpart: nil, maxSamples: 5
-            ) {
-                let people = Kept(count)
-                let store: ObjectStore
-                do { store = try ObjectStore(model: Launch.model, persistence: Persistence(people, serves: true, servesKinds: kinds)) } catch { fatalError("a store over the benchmark's persistence: \(error)") }
-                var matches = 0
-                return EmbedderSamples(
-                    setUp: nil,
-                    action: {
-                        do { matches = try Launch.fetchCount(store, predicate: "name >= 'Mi' AND name < 'Mj'") } catch { fatalError("the range's fetch: \(error)") }
-                        withExtendedLifetime(matches) {}
-                    },
-                    counters: ["people": count])
-            }
-            if kinds { workload.targets = [("embed/served-range-unbounded-1M", 0.2)] }
+            ) { samples(first) }
+            if first { workload.targets = [(names.baseline, atMost)] }
             return workload
         }
+    }
+
+    /// The launch served against loading everything (at most a quarter), and
+    /// a predicate's range of the served index against every record (at most
+    /// a fifth).
+    static var workloads: [EmbedderWorkload] {
+        let count = 1_000_000
+        let launches = pair(
+            ("embed/served-launch-1M", "embed/loaded-launch-1M"),
+            ("your own persistence serving a snapshot as rows are shown: the store opened, performFetch sorted by the served index on name (batch size 50), a 24-line table bound, the first frame drawn",
+             "the same, the persistence loading every object when the store opens (the baseline)"),
+            atMost: 0.25
+        ) { serves in
+            let people = Kept(count)
+            var screens: [String] = []
+            return EmbedderSamples(
+                setUp: { screens.removeAll() },
+                action: {
+                    do { screens.append(try firstScreen(people, serves: serves)) } catch { fatalError("a launch over the benchmark's persistence: \(error)") }
+                },
+                counters: ["people": count])
+        }
+        let ranges = pair(
+            ("embed/served-range-1M", "embed/served-range-unbounded-1M"),
+            ("a fetch sorted by name (batch size 50) with the predicate name >= 'Mi' AND name < 'Mj', over a served snapshot with its keys' kinds: the range of the index, found by binary search",
+             "the same without the kinds (the baseline): every entry of the index read and its record tested"),
+            atMost: 0.2
+        ) { kinds in
+            let store: ObjectStore
+            do { store = try ObjectStore(model: Launch.model, persistence: Persistence(Kept(count), serves: true, servesKinds: kinds)) } catch { fatalError("a store over the benchmark's persistence: \(error)") }
+            var matches = 0
+            return EmbedderSamples(
+                setUp: nil,
+                action: {
+                    do { matches = try Launch.fetchCount(store, predicate: "name >= 'Mi' AND name < 'Mj'") } catch { fatalError("the range's fetch: \(error)") }
+                    withExtendedLifetime(matches) {}
+                },
+                counters: ["people": count])
+        }
+        return launches + ranges
     }
 }

@@ -169,7 +169,9 @@ public final class DirectoryPersistence: StorePersistence, @unchecked Sendable {
                 throw .unwritable(path: written.path, reason: "\(error)")
             }
             // The saves the new snapshot holds: a store that still needs them
-            // is handed the new snapshot instead.
+            // is handed the new snapshot instead. (One whose removal fails is
+            // left: a store behind reads it as before, one that opens now
+            // reads the saves after the snapshot only.)
             for version in snapshot + 1...last.version { try? FileManager.default.removeItem(at: saveURL(version)) }
         }
     }

@@ -140,7 +140,8 @@ package final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @uncheck
     func baseOrdinal(of id: R.ID) throws(StoreError) -> Int? {
         guard let base else { return nil }
         if base.findsIdentities {
-            // Served: the persistence finds it; the record must hold it.
+            // Served: the persistence finds it; the record must hold it
+            // (read into the cache, where the caller reads it next).
             guard let ordinal = try base.servedOrdinal(of: id) else { return nil }
             let found = try baseRecord(ordinal).record.id
             guard found == id else { throw base.damaged(ordinal, "the identity \(id) leads to record \(ordinal), whose identity is \(found)") }
