@@ -173,6 +173,53 @@ import TableTestSupport
         }
     }
 
+    /// A controller read from an index follows another store's saves on the
+    /// same file — and its compactions, which hand this store a new
+    /// snapshot and forget the versions its results were placed by: then it
+    /// fetches again, and reports what changed.
+    @Test func aControllerReadFromAnIndexFollowsAnotherStoresCompactions() throws {
+        let seed = SeededGenerator.runSeed()
+        var g = SeededGenerator(seed: seed)
+        let folder = TemporaryFolder()
+        let url = folder.url("notes.htstore")
+        _ = try Self.compactedStore(Self.notes(300, seed: seed), at: url)
+        let writer = try ObjectStore(model: Self.model, fileURL: url), reader = try ObjectStore(model: Self.model, fileURL: url)
+        let editor = ObjectContext(store: writer), view = ObjectContext(store: reader)
+        let controller = FetchedResultsController(fetchRequest: try request(["rank"], batch: g.int(1...20)), context: view)
+        let recorder = Recorder()
+        controller.delegate = recorder
+        try controller.performFetch()
+        #expect(controller._readFromIndex)
+        var nextID = 300, compactions = 0
+        for step in 0..<TestScale.cases(15, full: 60) {
+            let before = controller.tableSections
+            try writer.mergeExternalChanges()
+            let existing = writer.objects(Note.self).map(\.id)
+            for _ in 0..<g.int(1...5) {
+                let id = existing[g.int(0..<existing.count)]
+                guard try editor.object(Note.self, id: id) != nil else { continue }
+                switch g.int(0..<3) {
+                case 0:
+                    try editor.insert(Note(id: nextID, group: "g\(g.int(0..<5))", rank: g.int(0..<120)))
+                    nextID += 1
+                case 1: try editor.update(Note(id: id, group: "g1", rank: g.int(0..<120), title: "s\(step)"))
+                default: try editor.delete(Note.self, id: id)
+                }
+            }
+            try editor.save()
+            if g.chance(0.4) {
+                try writer.compact()
+                compactions += 1
+            }
+            for save in try reader.mergeExternalChanges() { view.mergeChanges(fromContextDidSave: save) }
+            let events = recorder.take()
+            try expectEqual(controller.snapshot().itemIdentifiers, try view.fetch(controller.fetchRequest).map(\.id), "seed \(seed), step \(step)")
+            if !events.isEmpty { expectEqual(replayCoreData(events, on: before), controller.tableSections, "seed \(seed), step \(step)") }
+            controller._checkInvariants()
+        }
+        #expect(compactions > 0, "seed \(seed)")
+    }
+
     /// A predicate that begins by comparing an index's first key with
     /// constants reads only the index's entries in that range (found by
     /// binary search; each tested only when the comparisons are not the

@@ -31,7 +31,8 @@ import Records
 ///   then points `store.json` at it. (Old snapshots are left for the stores
 ///   still reading them: remove one when none has it open.)
 /// - **Atomic saves.** A save is one file, `saves/<version>.json`, written
-///   whole or not at all (written beside, then renamed).
+///   whole or not at all (written beside, then renamed; not synced to the
+///   disk, which a real adapter's database does).
 /// - **Holding off other writers.** A writer holds the `lock` folder
 ///   (creating a folder is atomic on every file system) from before it looks
 ///   for other stores' saves until its own is written.

@@ -70,11 +70,15 @@ extension FetchedResultsController {
     func changes(of contextChange: _TypedChange<R>, compiled: _CompiledRequest<R>, placementUnknown: inout Bool) throws(FetchError) -> [_Change<R>] {
         var changes: [_Change<R>] = []
         results.ordered.takeMembersIfMade()
+        // A lean order placed by records the store no longer knows (it was
+        // handed a new snapshot since the fetch): fetched again.
+        if let placement = results.ordered.placement, placement.epoch != context.store.state.withLock({ $0.historyEpoch }) { placementUnknown = true }
         let relationships = compiled.relationships
         var reads: [(R.ID, [_Ref])] = []
         for id in contextChange.ids {
             var change = _Change<R>()
             var oldRecord: R?
+            var forgotten = false
             if let position = position(of: id, removed: contextChange.removed[id], compiled: compiled) {
                 if let element = results.ordered.element(at: position) {
                     change.old = _Change.Old(element: element, path: path(ofPosition: position))
@@ -84,6 +88,11 @@ extension FetchedResultsController {
                     change.old = _Change.Old(element: _Element(id: id, sequence: .max, sortValues: _SortValues(first: .null), sectionName: ""), path: path(ofPosition: position))
                 }
                 oldRecord = results.ordered.record(at: position)
+            } else if let placement = results.ordered.placement, placement.forgot(id, sequence: access.sequence(of: id)) {
+                // A lean order that cannot tell whether it holds the object:
+                // refetch (the change kept, with its record, for the report).
+                placementUnknown = true
+                forgotten = true
             }
             if relationships != nil { relationships?.visits = [] }
             if let record = access.object(withID: id), try compiled.matches?(record) ?? true {
@@ -115,7 +124,8 @@ extension FetchedResultsController {
                     continue
                 }
             }
-            if change.old != nil || change.new != nil { changes.append(change) }
+            // (A lean order to fetch again keeps every change's record for the report.)
+            if change.old != nil || change.new != nil || forgotten || placementUnknown { changes.append(change) }
         }
         // What the changed objects read now (kept only once every change is known).
         for (id, refs) in reads { reverse?.replaceReads(of: id, with: refs) }

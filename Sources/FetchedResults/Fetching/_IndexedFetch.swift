@@ -40,12 +40,13 @@ extension FetchedResultsController {
         let store = context.store
         let sectioned = sectionNameKeyPath != nil
 
-        let result: Result<(ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64, positions: Range<Int>?, served: Bool)?, FetchError> = store.state.withLock { state in
+        typealias Read = (ids: _ChunkedIDs, placed: [R.ID: _ElementDetails], version: Int64, nextSequence: Int64, epoch: Int, positions: Range<Int>?, served: Bool)
+        let result: Result<Read?, FetchError> = store.state.withLock { state in
             let table = state.table(k, R.self)
             guard let base = table.base, let number = base.indexKeys.firstIndex(of: keys) else { return .success(nil) }
             do throws(FetchError) {
                 let read = try Self.readIndex(number, of: table, base: base, pending: pending, compiled: compiled)
-                return .success((read.ids, read.placed, state.version, read.positions, base.findsIdentities))
+                return .success((read.ids, read.placed, state.version, state.nextSequence, state.historyEpoch, read.positions, base.findsIdentities))
             } catch {
                 return .failure(error)
             }
@@ -61,7 +62,7 @@ extension FetchedResultsController {
         if start > 0 || end < read.ids.count { read.ids = _ChunkedIDs(Array(read.ids.all.dropFirst(start).prefix(end - start))) }
 
         let placement = _Placement<R>(
-            version: version, compare: { compiled.compare($0, 0, $1, 0) },
+            version: version, nextSequence: read.nextSequence, epoch: read.epoch, compare: { compiled.compare($0, 0, $1, 0) },
             read: { [store] id in
                 store.state.withLock { state in state.table(k, R.self).record(id, asOf: version) }.map { compiled.element($0.record, sequence: $0.sequence).details }
             })

@@ -130,6 +130,12 @@ final class _Chunk<R: Record> {
 final class _Placement<R: Record> {
     /// The store's version the fetch read.
     let version: Int64
+    /// The first first-insertion order after the fetch: a record of this
+    /// one or a later one was inserted since, and the fetch did not place it.
+    let nextSequence: Int64
+    /// The store's history epoch at the fetch (`_StoreState.historyEpoch`):
+    /// when it moved on, the records as of `version` are no longer known.
+    let epoch: Int
     /// Details kept: of the objects placed since the fetch, and of the
     /// context's unsaved records the fetch placed.
     var placed: [R.ID: _ElementDetails] = [:]
@@ -139,14 +145,25 @@ final class _Placement<R: Record> {
     /// The order of two elements' sort values (-1, 0, 1), before sequences.
     let compare: (_SortValues, _SortValues) -> Int
 
-    init(version: Int64, compare: @escaping (_SortValues, _SortValues) -> Int, read: @escaping (R.ID) -> _ElementDetails?) {
+    init(version: Int64, nextSequence: Int64, epoch: Int, compare: @escaping (_SortValues, _SortValues) -> Int, read: @escaping (R.ID) -> _ElementDetails?) {
         self.version = version
+        self.nextSequence = nextSequence
+        self.epoch = epoch
         self.compare = compare
         self.read = read
     }
 
     /// The details an object was placed by; nil when not known.
     func details(of id: R.ID) -> _ElementDetails? { placed[id] ?? read(id) }
+
+    /// Whether the placement cannot tell if, or where, it placed an object
+    /// of this first-insertion order (nil: the object is gone): its record
+    /// as of the fetch is no longer known — another store's compaction
+    /// handed the store a new snapshot, or the versions saves replaced were
+    /// forgotten — and it is not newer than the fetch.
+    func forgot(_ id: R.ID, sequence: Int64?) -> Bool {
+        details(of: id) == nil && (sequence ?? 0) < nextSequence
+    }
 }
 
 /// The fetched objects in order: a list of chunks of at most `maxChunk`

@@ -376,18 +376,36 @@ package final class _EntityTable<R: Record & Codable>: _AnyEntityTable, @uncheck
         } ?? nil
     }
 
+    /// Compares the two tables in one pass over each, in their own order
+    /// (a snapshot's a chunk at a time), not a look-up by identity per
+    /// record: a served snapshot would answer each with a query.
+    ///
+    /// - Complexity: O(*n* + *m*) records read once each, and a table of
+    ///   this one's *n* identities.
     override func difference(to fresh: _AnyEntityTable) throws(StoreError) -> _AnyEntityPart {
         let fresh = unsafeDowncast(fresh, to: _EntityTable<R>.self)
         let part = _EntityPart<R>(entity: entity)
+        // This table's records: identity to (order, version), and which `fresh` holds.
+        var ids: [R.ID] = []
+        var known: [R.ID: (order: Int, version: Int64)] = [:]
+        ids.reserveCapacity(count)
+        known.reserveCapacity(count)
+        try forEachRecord(damaged: { $0 }) { record, _, version throws(StoreError) in
+            known[record.id] = (ids.count, version)
+            ids.append(record.id)
+        }
+        var kept = _Bits(count: ids.count)
         try fresh.forEachRecord(damaged: { $0 }) { record, _, version throws(StoreError) in
-            if let old = try find(record.id) {
+            if let old = known[record.id] {
+                kept[old.order] = true
                 if old.version != version { part.updated.append(copy record) }
             } else {
                 part.inserted.append(copy record)
             }
         }
-        try forEachRecord(damaged: { $0 }) { record, _, _ throws(StoreError) in
-            if try fresh.find(record.id) == nil { part.deleted.append(copy record) }
+        // The deleted, in this table's order, read again by identity (few, usually).
+        for (k, id) in ids.enumerated() where !kept[k] {
+            if let old = try find(id) { part.deleted.append(old.record) }
         }
         return part
     }

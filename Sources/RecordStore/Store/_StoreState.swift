@@ -8,7 +8,7 @@ import Records
 package struct _StoreState {
     /// One table per entity, in the model's order.
     @usableFromInline package var tables: [_AnyEntityTable]
-    @usableFromInline var nextSequence: Int64 = 1
+    @usableFromInline package var nextSequence: Int64 = 1
     /// The version of the last save.
     @usableFromInline package var version: Int64 = 0
     var subscribers: [UUID: AsyncStream<ContextDidSave>.Continuation] = [:]
@@ -16,6 +16,10 @@ package struct _StoreState {
     @usableFromInline package var fetchCaches: [String: _FetchCacheEntry] = [:]
     /// Damage the persistence repaired.
     var recoveries: [StoreRecovery] = []
+    /// How many times the state was replaced whole (another store's
+    /// compaction handed a new snapshot): the versions recent saves
+    /// replaced, which a lean order places its rows by, are forgotten then.
+    package var historyEpoch = 0
 
     /// An empty state: a table for each entity of `model`.
     init(model: ObjectModel) {
@@ -108,6 +112,7 @@ package struct _StoreState {
         let first = version + 1
         fresh.subscribers = subscribers
         fresh.recoveries = recoveries
+        fresh.historyEpoch = historyEpoch + 1
         fresh.nextSequence = max(fresh.nextSequence, nextSequence)
         self = fresh
         _checkInvariants()
