@@ -18,7 +18,7 @@ import Records
 ///   a context, a fetch or a batch of rows needs it, keeps the recent ones in
 ///   a bounded cache, and a controller sorted by an index reads identities
 ///   from it, records a batch at a time. Opening costs what the snapshot's
-///   `count` and `indexes` cost.
+///   `count`, `indexes` and their keys' kinds cost.
 ///
 /// The package has two: ``JournalFilePersistence`` (the store's file: a
 /// checksummed snapshot, read as rows are needed, and an append-only journal,
