@@ -1,13 +1,4 @@
 import Foundation
-#if canImport(Darwin)
-import Darwin   // kill: the crash test stops and kills its writer
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#else
-#error("the store tests need a POSIX C library: Darwin, Glibc or Musl")
-#endif
 import InternalTableUtilities
 import Testing
 import FetchedResults

@@ -1,13 +1,4 @@
 import Foundation
-#if canImport(Darwin)
-import Darwin   // kill: the torn-save test kills its writer
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#else
-#error("the store tests need a POSIX C library: Darwin, Glibc or Musl")
-#endif
 import Testing
 import RecordStore
 import Records
