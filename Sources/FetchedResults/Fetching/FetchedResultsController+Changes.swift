@@ -78,7 +78,6 @@ extension FetchedResultsController {
         for id in contextChange.ids {
             var change = _Change<R>()
             var oldRecord: R?
-            var forgotten = false
             if let position = position(of: id, removed: contextChange.removed[id], compiled: compiled) {
                 if let element = results.ordered.element(at: position) {
                     change.old = _Change.Old(element: element, path: path(ofPosition: position))
@@ -92,7 +91,6 @@ extension FetchedResultsController {
                 // A lean order that cannot tell whether it holds the object:
                 // refetch (the change kept, with its record, for the report).
                 placementUnknown = true
-                forgotten = true
             }
             if relationships != nil { relationships?.visits = [] }
             if let record = access.object(withID: id), try compiled.matches?(record) ?? true {
@@ -125,7 +123,7 @@ extension FetchedResultsController {
                 }
             }
             // (A lean order to fetch again keeps every change's record for the report.)
-            if change.old != nil || change.new != nil || forgotten || placementUnknown { changes.append(change) }
+            if change.old != nil || change.new != nil || placementUnknown { changes.append(change) }
         }
         // What the changed objects read now (kept only once every change is known).
         for (id, refs) in reads { reverse?.replaceReads(of: id, with: refs) }

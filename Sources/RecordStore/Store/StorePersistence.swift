@@ -265,21 +265,20 @@ public struct StoreIndexOrder: Sendable {
 /// with the index's order (``EntityDescription/indexOrder(_:of:)``); it
 /// encodes as one integer, to keep beside the index.
 public struct StoreKeyKinds: Hashable, Sendable, Codable {
-    let kinds: _KeyKinds
+    private let rawValue: UInt64
 
-    init(_ kinds: _KeyKinds) { self.kinds = kinds }
+    init(_ kinds: _KeyKinds) { rawValue = kinds.rawValue }
+
+    var kinds: _KeyKinds { _KeyKinds(rawValue: rawValue) }
 
     public init(from decoder: any Decoder) throws {
-        kinds = _KeyKinds(rawValue: try decoder.singleValueContainer().decode(UInt64.self))
+        rawValue = try decoder.singleValueContainer().decode(UInt64.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(kinds.rawValue)
+        try container.encode(rawValue)
     }
-
-    public static func == (a: StoreKeyKinds, b: StoreKeyKinds) -> Bool { a.kinds.rawValue == b.kinds.rawValue }
-    public func hash(into hasher: inout Hasher) { hasher.combine(kinds.rawValue) }
 }
 
 /// An entry of an index a persistence serves: a record's ordinal in the
@@ -484,8 +483,13 @@ extension StoreContents {
         for (name, entity) in contents.snapshot ?? [:] {
             guard let k = model.byName[name] else { throw .unknownEntity(name) }
             let kind = model.entities[k].kind
-            let part = parts.first { $0.entity == k } ?? kind.makeChangeSet(k)
-            if !parts.contains(where: { $0 === part }) { parts.append(part) }
+            let part: _AnyEntityChangeSet
+            if let existing = parts.first(where: { $0.entity == k }) {
+                part = existing
+            } else {
+                part = kind.makeChangeSet(k)
+                parts.append(part)
+            }
             for c in 0..<entity.chunkCount {
                 try entity.forEachRecord(inChunk: c, from: 0) { ordinal, sequence, version, bytes throws(StoreError) in
                     do {
